@@ -1,0 +1,39 @@
+// Jest runs the TypeScript sources as ES modules through @swc/jest (see docs/stack.md).
+const swc = [
+  '@swc/jest',
+  {
+    sourceMaps: 'inline',
+    module: { type: 'es6' },
+    jsc: {
+      target: 'es2022',
+      parser: { syntax: 'typescript', decorators: true },
+      transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: false },
+      keepClassNames: true,
+    },
+  },
+];
+
+const common = {
+  extensionsToTreatAsEsm: ['.ts'],
+  transform: { '^.+\\.ts$': swc },
+  moduleNameMapper: {
+    '^@nodes-manager/platform/testing$': '<rootDir>/libs/platform/src/testing/index.ts',
+    '^@nodes-manager/(contracts|platform|scoring|sim)$': '<rootDir>/libs/$1/src/index.ts',
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+  },
+  testEnvironment: 'node',
+  rootDir: '.',
+  modulePathIgnorePatterns: ['<rootDir>/dist/'],
+};
+
+export default {
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{libs,services}/**/*.spec.ts'] },
+    {
+      ...common,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/{libs,services,test}/**/*.int.ts'],
+      slowTestThreshold: 30,
+    },
+  ],
+};
