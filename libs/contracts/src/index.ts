@@ -1,1 +1,2 @@
 export * from './catalog/instance-types.js';
+export * from './uncordon.js';
