@@ -8,6 +8,7 @@ import {
   paginateDescribeSpotPriceHistory,
   RunInstancesCommand,
   TerminateInstancesCommand,
+  type DescribeSpotPriceHistoryCommandInput,
   type SpotPrice,
 } from '@aws-sdk/client-ec2';
 import { INSTANCE_TYPES } from '@nodes-manager/contracts';
@@ -99,7 +100,7 @@ describe('EC2 simulator through @aws-sdk/client-ec2', () => {
   it('is deterministic: the same seed and instant give the same prices', async () => {
     const other = await startEc2Sim({ clock: () => NOW, seed: 7 });
     const otherClient = clientFor(other);
-    const input = { InstanceTypes: ['g5.xlarge'], StartTime: new Date(NOW.getTime() - 48 * HOUR), EndTime: NOW };
+    const input: DescribeSpotPriceHistoryCommandInput = { InstanceTypes: ['g5.xlarge'], StartTime: new Date(NOW.getTime() - 48 * HOUR), EndTime: NOW };
     try {
       const a = await ec2.send(new DescribeSpotPriceHistoryCommand(input));
       const b = await otherClient.send(new DescribeSpotPriceHistoryCommand(input));
@@ -111,7 +112,7 @@ describe('EC2 simulator through @aws-sdk/client-ec2', () => {
   });
 
   it('pages with MaxResults and NextToken, and the paginator visits every page exactly once', async () => {
-    const input = { InstanceTypes: ['m5.large', 'c5.large'], StartTime: new Date(NOW.getTime() - 3 * 24 * HOUR), EndTime: NOW };
+    const input: DescribeSpotPriceHistoryCommandInput = { InstanceTypes: ['m5.large', 'c5.large'], StartTime: new Date(NOW.getTime() - 3 * 24 * HOUR), EndTime: NOW };
     const whole = (await ec2.send(new DescribeSpotPriceHistoryCommand(input))).SpotPriceHistory ?? [];
     sim.resetCalls();
     const pages: SpotPrice[][] = [];
@@ -129,7 +130,7 @@ describe('EC2 simulator through @aws-sdk/client-ec2', () => {
     const moving = await startEc2Sim({ clock: () => now, seed: 7 });
     const client = clientFor(moving);
     try {
-      const input = { InstanceTypes: ['m5.large'], StartTime: new Date(NOW.getTime() - 3 * 24 * HOUR), MaxResults: 5 };
+      const input: DescribeSpotPriceHistoryCommandInput = { InstanceTypes: ['m5.large'], StartTime: new Date(NOW.getTime() - 3 * 24 * HOUR), MaxResults: 5 };
       const first = await client.send(new DescribeSpotPriceHistoryCommand(input));
       now = new Date(NOW.getTime() + 6 * HOUR);
       const second = await client.send(new DescribeSpotPriceHistoryCommand({ ...input, NextToken: first.NextToken }));
@@ -160,7 +161,7 @@ describe('EC2 simulator through @aws-sdk/client-ec2', () => {
       { Filters: [{ Name: 'product-description', Values: ['Linux/UNIX'] }] },
       (p: SpotPrice) => p.ProductDescription === 'Linux/UNIX',
     ],
-  ])('filters by %s', async (_name, filter, predicate) => {
+  ] as [string, DescribeSpotPriceHistoryCommandInput, (p: SpotPrice) => boolean][])('filters by %s', async (_name, filter, predicate) => {
     const out = await ec2.send(
       new DescribeSpotPriceHistoryCommand({ StartTime: new Date(NOW.getTime() - 6 * HOUR), EndTime: NOW, ...filter }),
     );
