@@ -1,2 +1,5 @@
 export * from './catalog/instance-types.js';
+export * from './events.js';
+export * from './errors.js';
+export * from './commands.js';
 export * from './uncordon.js';

@@ -1,0 +1,60 @@
+import type { ServiceName } from './events.js';
+
+/** Commands — request/reply patterns (`<noun>.<verb>`) and the service that owns each. */
+export const Commands = {
+  nodesList: 'nodes.list',
+  nodeGet: 'node.get',
+  nodeDrain: 'node.drain',
+  drainGet: 'drain.get',
+  cordonsList: 'cordons.list',
+  eventsList: 'events.list',
+  decisionsList: 'decisions.list',
+  optimizePlan: 'optimize.plan',
+  optimizeTrigger: 'optimize.trigger',
+  simulate: 'simulate.run',
+  placementList: 'placement.list',
+  nodepoolsList: 'nodepools.list',
+  nodepoolGet: 'nodepool.get',
+  nodepoolCreate: 'nodepool.create',
+  nodepoolUpdate: 'nodepool.update',
+  nodepoolDelete: 'nodepool.delete',
+  nodeclaimsList: 'nodeclaims.list',
+  nodepoolConsolidate: 'nodepool.consolidate',
+  spotMarket: 'spot.market',
+  spotPrices: 'spot.prices',
+  instanceTypesList: 'instancetypes.list',
+  instanceProvision: 'instance.provision',
+  serviceStatus: 'service.status',
+} as const;
+export type CommandPattern = (typeof Commands)[keyof typeof Commands];
+
+export const COMMAND_OWNER: Record<Exclude<CommandPattern, 'service.status'>, ServiceName> = {
+  'nodes.list': 'node-sync',
+  'node.get': 'node-sync',
+  'node.drain': 'uncordon',
+  'drain.get': 'uncordon',
+  'cordons.list': 'uncordon',
+  'events.list': 'uncordon',
+  'decisions.list': 'scheduler-scoring',
+  'optimize.plan': 'scheduler-scoring',
+  'optimize.trigger': 'scheduler-scoring',
+  'simulate.run': 'scheduler-scoring',
+  'placement.list': 'scheduler-scoring',
+  'nodepools.list': 'karpenter-gateway',
+  'nodepool.get': 'karpenter-gateway',
+  'nodepool.create': 'karpenter-gateway',
+  'nodepool.update': 'karpenter-gateway',
+  'nodepool.delete': 'karpenter-gateway',
+  'nodeclaims.list': 'karpenter-gateway',
+  'nodepool.consolidate': 'karpenter-gateway',
+  'spot.market': 'spot-advisor',
+  'spot.prices': 'spot-advisor',
+  'instancetypes.list': 'spot-advisor',
+  'instance.provision': 'spot-advisor',
+};
+
+/** serviceQueue — the durable command queue of a service. */
+export const serviceQueue = (service: ServiceName): string => `nodes-manager.${service}`;
+
+/** serviceStatusPattern — every service answers this with its readiness, so the gateway's /readyz can ask. */
+export const serviceStatusPattern = (service: ServiceName): string => `service.status.${service}`;

@@ -1,0 +1,64 @@
+/**
+ * Events on the `nodes.events` topic exchange: CloudEvents 1.0 in JSON structured mode. The routing key is the
+ * CloudEvents `type`. Data only — the AsyncAPI document (docs/asyncapi.yaml) is checked against this file in a test.
+ */
+export const EVENTS_EXCHANGE = 'nodes.events';
+export const EVENTS_DEAD_LETTER_EXCHANGE = 'nodes.events.dlx';
+
+export const ServiceNames = [
+  'api-gateway',
+  'node-sync',
+  'uncordon',
+  'scheduler-scoring',
+  'karpenter-gateway',
+  'spot-advisor',
+] as const;
+export type ServiceName = (typeof ServiceNames)[number];
+
+export const EventTypes = {
+  nodeAdded: 'node.added',
+  nodeRemoved: 'node.removed',
+  nodeChanged: 'node.changed',
+  nodesSynced: 'nodes.synced',
+  nodeUncordoned: 'node.uncordoned',
+  nodeDrainStarted: 'node.drain.started',
+  nodeDrainCompleted: 'node.drain.completed',
+  nodeDrainFailed: 'node.drain.failed',
+  schedulingDecided: 'scheduling.decided',
+  optimizePlanned: 'optimize.planned',
+  optimizeExecuted: 'optimize.executed',
+  nodepoolCreated: 'nodepool.created',
+  nodepoolUpdated: 'nodepool.updated',
+  nodepoolDeleted: 'nodepool.deleted',
+  nodepoolConsolidationRequested: 'nodepool.consolidation.requested',
+  spotPricesRefreshed: 'spot.prices.refreshed',
+  instanceProvisioned: 'instance.provisioned',
+} as const;
+export type ActionEventType = (typeof EventTypes)[keyof typeof EventTypes];
+export type HeartbeatEventType = `heartbeat.${ServiceName}`;
+export type EventType = ActionEventType | HeartbeatEventType;
+
+export const heartbeatType = (service: ServiceName): HeartbeatEventType => `heartbeat.${service}`;
+
+/** Every routing key the system publishes, heartbeats included. */
+export const ALL_EVENT_TYPES: readonly EventType[] = [
+  ...Object.values(EventTypes),
+  ...ServiceNames.map(heartbeatType),
+];
+
+/**
+ * CloudEvent — the envelope of every message on `nodes.events`. `actor` (who asked for the action: a JWT `sub`,
+ * or `system:<service>` for the loops) and `correlationid` are CloudEvents extension attributes.
+ */
+export interface CloudEvent<T = unknown> {
+  specversion: '1.0';
+  id: string;
+  source: `nodes-manager/${ServiceName}`;
+  type: EventType;
+  time: string;
+  datacontenttype: 'application/json';
+  subject?: string;
+  actor?: string;
+  correlationid?: string;
+  data: T;
+}

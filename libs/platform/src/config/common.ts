@@ -1,0 +1,25 @@
+import { env, type EnvShape } from './config.js';
+
+/**
+ * The variables every service shares (README configuration table). `SCAN_INTERVAL_SECONDS` and
+ * `AUTH_JWT_ACCESS_SECRET` are required with no default, as in the original service.
+ */
+export const commonShape = {
+  DATABASE_URL: env.url(['postgres', 'postgresql']),
+  RABBITMQ_URL: env.optionalString(),
+  AUTH_JWT_ACCESS_SECRET: env.string(),
+  SCAN_INTERVAL_SECONDS: env.number({ min: 1, max: 86400 }),
+  LOG_LEVEL: env.oneOf(['debug', 'info', 'warn', 'error'], 'info'),
+  COMMAND_TIMEOUT_MS: env.number({ dflt: 10000, min: 100, max: 300000, int: true }),
+} satisfies EnvShape;
+
+export const COMMON_SECRETS = ['AUTH_JWT_ACCESS_SECRET'] as const;
+
+/** Default health ports, distinct per service so all six run side by side on one machine. */
+export const DEFAULT_HEALTH_PORTS = {
+  'node-sync': 8121,
+  uncordon: 8122,
+  'scheduler-scoring': 8123,
+  'karpenter-gateway': 8124,
+  'spot-advisor': 8125,
+} as const;

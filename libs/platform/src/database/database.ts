@@ -1,0 +1,60 @@
+import { DataSource, type EntitySchema, type MigrationInterface } from 'typeorm';
+import pg from 'pg';
+
+export const DB_SCHEMA = 'nodes';
+
+export type MigrationClass = new () => MigrationInterface;
+// TypeORM accepts entity classes or EntitySchema; services pass their entity classes.
+export type EntityTarget = (new (...args: never[]) => unknown) | EntitySchema;
+
+/** tableSuffix — a service name as a SQL identifier fragment: `scheduler-scoring` → `scheduler_scoring`. */
+export const tableSuffix = (service: string): string => service.replace(/[^a-z0-9]/gi, '_').toLowerCase();
+export const migrationsTable = (service: string): string => `migrations_${tableSuffix(service)}`;
+export const outboxTable = (service: string): string => `outbox_${tableSuffix(service)}`;
+export const inboxTable = (service: string): string => `inbox_${tableSuffix(service)}`;
+
+export interface ServiceDatabaseSpec {
+  service: string;
+  url: string;
+  entities: readonly EntityTarget[];
+  /** The service's migrations, imported statically so a build cannot leave them out. */
+  migrations: readonly MigrationClass[];
+  poolSize?: number;
+}
+
+/** createDataSource — one TypeORM DataSource (its own pg pool) per service, in schema `nodes`. */
+export function createDataSource(spec: ServiceDatabaseSpec): DataSource {
+  return new DataSource({
+    type: 'postgres',
+    url: spec.url,
+    schema: DB_SCHEMA,
+    entities: [...spec.entities] as never,
+    migrations: [...spec.migrations],
+    migrationsTableName: migrationsTable(spec.service),
+    migrationsTransactionMode: 'each',
+    synchronize: false,
+    logging: false,
+    extra: { max: spec.poolSize ?? 10, application_name: `nodes-manager/${spec.service}` },
+  });
+}
+
+/** MIGRATION_LOCK_KEY — the advisory lock every replica of every service takes while migrating. */
+export const MIGRATION_LOCK_KEY = 0x6e6d6d67; // "nmmg"
+
+/**
+ * runMigrations — applies the service's pending migrations under a Postgres advisory lock, so replicas (and
+ * services) starting together apply each migration exactly once. Returns the names applied by this call.
+ */
+export async function runMigrations(ds: DataSource, spec: ServiceDatabaseSpec): Promise<string[]> {
+  const client = new pg.Client({ connectionString: spec.url, application_name: `nodes-manager/${spec.service}/migrate` });
+  await client.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${DB_SCHEMA}`);
+    const applied = await ds.runMigrations({ transaction: 'each' });
+    return applied.map((m) => m.name);
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
+    await client.end();
+  }
+}

@@ -1,0 +1,123 @@
+import type { DataSource } from 'typeorm';
+import { DB_SCHEMA, migrationsTable, type ServiceDatabaseSpec } from './database.js';
+
+/** SchemaProblem — one way the database does not match what this build's code expects. */
+export interface SchemaProblem {
+  kind: 'NO_MIGRATIONS_IN_BUILD' | 'MIGRATION_NOT_APPLIED' | 'TABLE_MISSING' | 'COLUMN_MISSING' | 'COLUMN_TYPE_MISMATCH';
+  message: string;
+}
+
+export class SchemaCheckError extends Error {
+  constructor(
+    readonly service: string,
+    readonly problems: readonly SchemaProblem[],
+  ) {
+    super(
+      `${service}: refusing to start, the database does not match this build:\n` +
+        problems.map((p) => `  - ${p.kind}: ${p.message}`).join('\n'),
+    );
+    this.name = 'SchemaCheckError';
+  }
+}
+
+/** Postgres' `udt_name` for each TypeORM column type we use; anything unlisted must match by name. */
+const UDT: Record<string, string> = {
+  jsonb: 'jsonb',
+  json: 'json',
+  uuid: 'uuid',
+  text: 'text',
+  varchar: 'varchar',
+  'character varying': 'varchar',
+  boolean: 'bool',
+  bool: 'bool',
+  integer: 'int4',
+  int: 'int4',
+  int4: 'int4',
+  bigint: 'int8',
+  int8: 'int8',
+  smallint: 'int2',
+  'double precision': 'float8',
+  float8: 'float8',
+  real: 'float4',
+  numeric: 'numeric',
+  decimal: 'numeric',
+  timestamptz: 'timestamptz',
+  'timestamp with time zone': 'timestamptz',
+  timestamp: 'timestamp',
+  date: 'date',
+  'text[]': '_text',
+  bytea: 'bytea',
+};
+
+function expectedUdt(type: unknown, isArray: boolean): string | undefined {
+  const name = typeof type === 'string' ? type : typeof type === 'function' ? (type as { name: string }).name : undefined;
+  if (!name) return undefined;
+  const mapped =
+    UDT[name.toLowerCase()] ??
+    ({ String: 'varchar', Number: 'int4', Boolean: 'bool', Date: 'timestamp' } as Record<string, string>)[name];
+  if (!mapped) return undefined;
+  return isArray ? `_${mapped}` : mapped;
+}
+
+/**
+ * checkSchema — the start-up self-check: the build carries migrations, all of them are applied, and every table and
+ * column the entities declare exists in schema `nodes` with the declared type (a JSON column that is `json` instead of
+ * `jsonb` is a mismatch). Returns every problem found; the caller refuses to start when there is any.
+ */
+export async function checkSchema(ds: DataSource, spec: ServiceDatabaseSpec): Promise<SchemaProblem[]> {
+  const problems: SchemaProblem[] = [];
+  if (spec.migrations.length === 0) {
+    problems.push({
+      kind: 'NO_MIGRATIONS_IN_BUILD',
+      message: `this build of ${spec.service} carries no migrations (migrations/${spec.service}/ was not compiled in)`,
+    });
+  }
+  const history = await ds
+    .query(`SELECT name FROM ${DB_SCHEMA}.${migrationsTable(spec.service)}`)
+    .then((rows: { name: string }[]) => new Set(rows.map((r) => r.name)))
+    .catch(() => new Set<string>());
+  for (const m of ds.migrations) {
+    const name = m.name ?? m.constructor.name;
+    if (!history.has(name)) problems.push({ kind: 'MIGRATION_NOT_APPLIED', message: `migration ${name} is not applied` });
+  }
+  const cols: { table_name: string; column_name: string; udt_name: string }[] = await ds.query(
+    `SELECT table_name, column_name, udt_name FROM information_schema.columns WHERE table_schema = $1`,
+    [DB_SCHEMA],
+  );
+  const byTable = new Map<string, Map<string, string>>();
+  for (const c of cols) {
+    if (!byTable.has(c.table_name)) byTable.set(c.table_name, new Map());
+    byTable.get(c.table_name)!.set(c.column_name, c.udt_name);
+  }
+  for (const meta of ds.entityMetadatas) {
+    const table = byTable.get(meta.tableName);
+    if (!table) {
+      problems.push({
+        kind: 'TABLE_MISSING',
+        message: `table ${DB_SCHEMA}.${meta.tableName} does not exist (its migration is missing from this build or was never applied)`,
+      });
+      continue;
+    }
+    for (const col of meta.columns) {
+      const actual = table.get(col.databaseName);
+      if (!actual) {
+        problems.push({ kind: 'COLUMN_MISSING', message: `column ${meta.tableName}.${col.databaseName} does not exist` });
+        continue;
+      }
+      const expected = expectedUdt(col.type, col.isArray);
+      if (expected && expected !== actual) {
+        problems.push({
+          kind: 'COLUMN_TYPE_MISMATCH',
+          message: `column ${meta.tableName}.${col.databaseName} is ${actual} but the code expects ${expected}`,
+        });
+      }
+    }
+  }
+  return problems;
+}
+
+/** migrateAndCheck — migrations under the lock, then the self-check; throws SchemaCheckError on any problem. */
+export async function assertSchema(ds: DataSource, spec: ServiceDatabaseSpec): Promise<void> {
+  const problems = await checkSchema(ds, spec);
+  if (problems.length > 0) throw new SchemaCheckError(spec.service, problems);
+}

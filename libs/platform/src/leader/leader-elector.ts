@@ -1,0 +1,99 @@
+import pg from 'pg';
+import type { JsonLogger } from '../logging/logger.js';
+
+/**
+ * LeaderElector — one leader per `name` across all replicas, through a Postgres session advisory lock held on a
+ * dedicated connection (docs/leader-election.md). The lock dies with the connection, so a crashed leader is
+ * replaced within `retryMs`; a leader that loses its connection stops acting at once. Before each action a loop
+ * calls {@link stillLeader}, which verifies the lock on the server (fencing a leader whose connection silently died).
+ */
+export class LeaderElector {
+  private client?: pg.Client;
+  private leader = false;
+  private timer?: NodeJS.Timeout;
+  private stopped = true;
+  private readonly listeners: ((leader: boolean) => void)[] = [];
+
+  constructor(
+    private readonly url: string,
+    readonly name: string,
+    private readonly logger?: JsonLogger,
+    private readonly retryMs = 2000,
+  ) {}
+
+  get isLeader(): boolean {
+    return this.leader;
+  }
+
+  onChange(fn: (leader: boolean) => void): void {
+    this.listeners.push(fn);
+  }
+
+  start(): void {
+    this.stopped = false;
+    void this.attempt();
+  }
+
+  private set(leader: boolean): void {
+    if (leader === this.leader) return;
+    this.leader = leader;
+    this.logger?.info(leader ? 'became leader' : 'lost leadership', { lock: this.name });
+    for (const l of this.listeners) l(leader);
+  }
+
+  private async attempt(): Promise<void> {
+    if (this.stopped) return;
+    try {
+      if (!this.client) {
+        const c = new pg.Client({ connectionString: this.url, application_name: `nodes-manager/leader/${this.name}` });
+        c.on('error', () => this.drop());
+        c.on('end', () => this.drop());
+        await c.connect();
+        this.client = c;
+      }
+      if (!this.leader) {
+        const [row] = (await this.client.query('SELECT pg_try_advisory_lock(hashtext($1)) AS got', [this.lockName()])).rows;
+        if (row.got) this.set(true);
+      } else if (!(await this.stillLeader())) this.drop();
+    } catch {
+      this.drop();
+    }
+    if (!this.stopped) this.timer = setTimeout(() => void this.attempt(), this.retryMs);
+  }
+
+  private lockName(): string {
+    return `nodes-manager.leader.${this.name}`;
+  }
+
+  /** stillLeader — true only if this process holds the lock according to the server, right now. */
+  async stillLeader(): Promise<boolean> {
+    if (!this.leader || !this.client) return false;
+    try {
+      const { rows } = await this.client.query(
+        `SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid() AND granted
+           AND objsubid = 1 AND objid::bigint = (hashtext($1)::bigint & 4294967295)`,
+        [this.lockName()],
+      );
+      return rows.length > 0;
+    } catch {
+      this.drop();
+      return false;
+    }
+  }
+
+  private drop(): void {
+    const c = this.client;
+    this.client = undefined;
+    this.set(false);
+    c?.end().catch(() => undefined);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    const c = this.client;
+    this.client = undefined;
+    this.set(false);
+    await c?.end().catch(() => undefined);
+  }
+}

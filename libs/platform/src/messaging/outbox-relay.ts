@@ -1,0 +1,150 @@
+import type { DataSource } from 'typeorm';
+import type { CloudEvent } from '@nodes-manager/contracts';
+import type { EventPublisher } from './event-publisher.js';
+import type { Outbox } from './outbox.js';
+import type { JsonLogger } from '../logging/logger.js';
+
+export interface OutboxRelayOptions {
+  pollMs?: number;
+  batchSize?: number;
+  maxBackoffMs?: number;
+  /** Sent rows older than this are deleted. */
+  retentionMs?: number;
+}
+
+export interface OutboxBacklog {
+  pending: number;
+  oldestAgeSeconds: number;
+}
+
+/**
+ * OutboxRelay — moves committed outbox rows to the publisher in `seq` order. Rows are locked with
+ * `FOR UPDATE SKIP LOCKED`, so several replicas relay without double work; a row is marked sent only after the
+ * broker confirmed it. On failure the transaction rolls back, the rows stay pending and the relay backs off.
+ */
+export class OutboxRelay {
+  private timer?: NodeJS.Timeout;
+  private running = false;
+  private stopped = true;
+  private again = false;
+  private failures = 0;
+  private lastPurge = 0;
+  readonly stats = { published: 0, failures: 0 };
+
+  constructor(
+    private readonly ds: DataSource,
+    private readonly outbox: Outbox,
+    private readonly publisher: EventPublisher,
+    private readonly logger?: JsonLogger,
+    private readonly opts: OutboxRelayOptions = {},
+  ) {
+    outbox.onAdded(() => this.kick());
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    while (this.running) await new Promise((r) => setTimeout(r, 10));
+  }
+
+  kick(): void {
+    if (this.stopped) return;
+    if (this.running) this.again = true;
+    else if (this.failures === 0) this.schedule(0);
+  }
+
+  private schedule(ms: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.loop(), ms);
+  }
+
+  private async loop(): Promise<void> {
+    if (this.stopped || this.running) return;
+    this.running = true;
+    let next = this.opts.pollMs ?? 500;
+    try {
+      let n: number;
+      do {
+        this.again = false;
+        n = await this.relayOnce();
+      } while (!this.stopped && (n === (this.opts.batchSize ?? 500) || this.again));
+      this.failures = 0;
+      await this.purge();
+    } catch (err) {
+      this.failures++;
+      this.stats.failures++;
+      next = Math.min(this.opts.maxBackoffMs ?? 10_000, 250 * 2 ** Math.min(this.failures, 6));
+      if (this.failures === 1 || this.failures % 20 === 0) {
+        this.logger?.warn('outbox relay cannot publish; events wait in the outbox', {
+          outbox: this.outbox.table,
+          attempt: this.failures,
+          err: (err as Error).message,
+        });
+      }
+    } finally {
+      this.running = false;
+      if (!this.stopped) this.schedule(next);
+    }
+  }
+
+  /** relayOnce — publishes one batch; returns how many rows were sent. Throws when the publisher fails. */
+  async relayOnce(): Promise<number> {
+    const qr = this.ds.createQueryRunner();
+    await qr.connect();
+    try {
+      await qr.startTransaction();
+      const rows: { seq: string; payload: CloudEvent }[] = await qr.query(
+        `SELECT seq, payload FROM ${this.outbox.table} WHERE sent_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        [this.opts.batchSize ?? 500],
+      );
+      if (rows.length === 0) {
+        await qr.commitTransaction();
+        return 0;
+      }
+      try {
+        await this.publisher.publish(rows.map((r) => r.payload));
+      } catch (err) {
+        await qr.rollbackTransaction();
+        await this.ds
+          .query(`UPDATE ${this.outbox.table} SET attempts = attempts + 1, last_error = $2 WHERE seq = ANY($1::bigint[])`, [
+            rows.map((r) => r.seq),
+            (err as Error).message.slice(0, 500),
+          ])
+          .catch(() => undefined);
+        throw err;
+      }
+      await qr.query(`UPDATE ${this.outbox.table} SET sent_at = now() WHERE seq = ANY($1::bigint[])`, [rows.map((r) => r.seq)]);
+      await qr.commitTransaction();
+      this.stats.published += rows.length;
+      return rows.length;
+    } catch (err) {
+      if (qr.isTransactionActive) await qr.rollbackTransaction().catch(() => undefined);
+      throw err;
+    } finally {
+      await qr.release();
+    }
+  }
+
+  async backlog(): Promise<OutboxBacklog> {
+    const [r] = await this.ds.query(
+      `SELECT count(*)::int AS pending, COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0)::float8 AS age
+         FROM ${this.outbox.table} WHERE sent_at IS NULL`,
+    );
+    return { pending: r.pending, oldestAgeSeconds: Math.max(0, r.age) };
+  }
+
+  private async purge(): Promise<void> {
+    const retention = this.opts.retentionMs ?? 24 * 3600_000;
+    if (Date.now() - this.lastPurge < 60_000) return;
+    this.lastPurge = Date.now();
+    await this.ds.query(
+      `DELETE FROM ${this.outbox.table} WHERE sent_at IS NOT NULL AND sent_at < now() - ($1::float8 * interval '1 millisecond')`,
+      [retention],
+    );
+  }
+}

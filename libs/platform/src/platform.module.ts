@@ -1,0 +1,216 @@
+import {
+  Inject,
+  Injectable,
+  Module,
+  type DynamicModule,
+  type OnApplicationShutdown,
+  type OnModuleInit,
+  type Provider,
+} from '@nestjs/common';
+import { MessagePattern } from '@nestjs/microservices';
+import type { DataSource } from 'typeorm';
+import { heartbeatType, serviceStatusPattern, type ServiceName } from '@nodes-manager/contracts';
+import { createDataSource, runMigrations, type EntityTarget, type MigrationClass } from './database/database.js';
+import { assertSchema } from './database/self-check.js';
+import { JsonLogger, type LogLevel } from './logging/logger.js';
+import { AmqpConnection } from './messaging/amqp-connection.js';
+import { AmqpEventPublisher, EVENT_PUBLISHER, type EventPublisher } from './messaging/event-publisher.js';
+import { AmqpEventSubscriber, EVENT_SUBSCRIBER, InProcessEventSubscriber, type EventSubscriber } from './messaging/event-subscriber.js';
+import { makeEvent, Outbox } from './messaging/outbox.js';
+import { OutboxRelay } from './messaging/outbox-relay.js';
+import { CommandController } from './messaging/commands.js';
+import { LeaderElector } from './leader/leader-elector.js';
+import { RUNTIME, type Runtime } from './runtime/runtime.js';
+import type { HealthRegistry } from './health/health.js';
+
+export const SERVICE_NAME = Symbol('SERVICE_NAME');
+export const SERVICE_CONFIG = Symbol('SERVICE_CONFIG');
+export const LOGGER = Symbol('LOGGER');
+export const DATA_SOURCE = Symbol('DATA_SOURCE');
+export const OUTBOX = Symbol('OUTBOX');
+export const OUTBOX_RELAY = Symbol('OUTBOX_RELAY');
+export const LEADER_FACTORY = Symbol('LEADER_FACTORY');
+
+/** The variables PlatformModule itself reads from a service's validated config. */
+export interface PlatformConfig {
+  DATABASE_URL: string;
+  RABBITMQ_URL?: string | undefined;
+  SCAN_INTERVAL_SECONDS: number;
+  LOG_LEVEL?: LogLevel;
+}
+
+export interface ServicePlatformSpec<C extends PlatformConfig> {
+  service: ServiceName;
+  config: C;
+  entities: readonly EntityTarget[];
+  migrations: readonly MigrationClass[];
+  poolSize?: number;
+}
+
+export type LeaderFactory = (name?: string) => LeaderElector;
+
+/**
+ * PlatformLifecycle — starts the outbox relay and the heartbeat, and closes the pools and connections in order on
+ * shutdown (relay drained before the broker connection and the database pool close).
+ */
+@Injectable()
+class PlatformLifecycle implements OnModuleInit, OnApplicationShutdown {
+  private heartbeat?: NodeJS.Timeout;
+  private readonly leaders: LeaderElector[] = [];
+  constructor(
+    @Inject(SERVICE_NAME) private readonly service: ServiceName,
+    @Inject(SERVICE_CONFIG) private readonly config: PlatformConfig,
+    @Inject(RUNTIME) private readonly runtime: Runtime,
+    @Inject(DATA_SOURCE) private readonly ds: DataSource,
+    @Inject(OUTBOX_RELAY) private readonly relay: OutboxRelay,
+    @Inject(EVENT_PUBLISHER) private readonly publisher: EventPublisher,
+    @Inject(EVENT_SUBSCRIBER) private readonly subscriber: EventSubscriber,
+    @Inject('AMQP_CONNECTION') private readonly amqp: AmqpConnection | null,
+    @Inject(LOGGER) private readonly logger: JsonLogger,
+  ) {}
+
+  track(l: LeaderElector): LeaderElector {
+    this.leaders.push(l);
+    return l;
+  }
+
+  onModuleInit(): void {
+    this.relay.start();
+    const beat = () =>
+      void this.publisher
+        .publish([makeEvent(this.service, heartbeatType(this.service), { service: this.service, mode: this.runtime.mode }, this.runtime.clock.now())])
+        .catch((err) => this.logger.debug('heartbeat not published', { err: (err as Error).message }));
+    beat();
+    this.heartbeat = setInterval(beat, this.config.SCAN_INTERVAL_SECONDS * 1000);
+    this.heartbeat.unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    for (const l of this.leaders) await l.stop();
+    await this.subscriber.close();
+    await this.relay.stop();
+    await this.amqp?.close();
+    if (this.ds.isInitialized) await this.ds.destroy();
+  }
+}
+
+function statusController(service: ServiceName) {
+  @CommandController()
+  class ServiceStatusController {
+    constructor(@Inject(RUNTIME) readonly runtime: Runtime) {}
+    @MessagePattern(serviceStatusPattern(service))
+    status() {
+      return (this.runtime.health as HealthRegistry).run(service);
+    }
+  }
+  return ServiceStatusController;
+}
+
+@Module({})
+export class PlatformModule {
+  /**
+   * forService — everything a service needs from the platform, scoped to that service: its config, logger,
+   * database (migrated under the advisory lock and self-checked before anything else starts), outbox and relay,
+   * event publisher and subscriber (RabbitMQ or in-process), leader electors, heartbeat and status command.
+   */
+  static forService<C extends PlatformConfig>(spec: ServicePlatformSpec<C>): DynamicModule {
+    const { service, config } = spec;
+    const providers: Provider[] = [
+      { provide: SERVICE_NAME, useValue: service },
+      { provide: SERVICE_CONFIG, useValue: config },
+      {
+        provide: LOGGER,
+        inject: [RUNTIME],
+        useFactory: (rt: Runtime) => new JsonLogger(service, config.LOG_LEVEL ?? rt.logLevel),
+      },
+      {
+        provide: DATA_SOURCE,
+        inject: [RUNTIME, LOGGER],
+        useFactory: async (rt: Runtime, logger: JsonLogger) => {
+          const dbSpec = { service, url: config.DATABASE_URL, entities: spec.entities, migrations: spec.migrations, poolSize: spec.poolSize };
+          const ds = createDataSource(dbSpec);
+          await ds.initialize();
+          try {
+            const applied = await runMigrations(ds, dbSpec);
+            if (applied.length) logger.info('migrations applied', { migrations: applied });
+            await assertSchema(ds, dbSpec);
+          } catch (err) {
+            await ds.destroy().catch(() => undefined);
+            throw err;
+          }
+          rt.health.register(`${service}.database`, async () => {
+            await ds.query('SELECT 1');
+            return { ok: true };
+          });
+          return ds;
+        },
+      },
+      { provide: OUTBOX, useValue: new Outbox(service) },
+      {
+        provide: 'AMQP_CONNECTION',
+        inject: [RUNTIME, LOGGER],
+        useFactory: (rt: Runtime, logger: JsonLogger) => {
+          const url = config.RABBITMQ_URL ?? rt.rabbitmqUrl;
+          if (!url) return null;
+          const conn = new AmqpConnection(url, `nodes-manager/${service}`, logger);
+          rt.health.register(`${service}.broker`, async () => {
+            try {
+              await conn.channel();
+              return { ok: true };
+            } catch (err) {
+              return { ok: false, detail: (err as Error).message };
+            }
+          });
+          return conn;
+        },
+      },
+      {
+        provide: EVENT_PUBLISHER,
+        inject: [RUNTIME, 'AMQP_CONNECTION'],
+        useFactory: (rt: Runtime, conn: AmqpConnection | null) => {
+          if (conn) return new AmqpEventPublisher(conn);
+          if (rt.eventBus) return rt.eventBus;
+          throw new Error(`${service}: RABBITMQ_URL is required in split mode`);
+        },
+      },
+      {
+        provide: EVENT_SUBSCRIBER,
+        inject: [RUNTIME, 'AMQP_CONNECTION', DATA_SOURCE, LOGGER],
+        useFactory: (rt: Runtime, conn: AmqpConnection | null, ds: DataSource, logger: JsonLogger) =>
+          conn ? new AmqpEventSubscriber(conn, ds, service, logger) : new InProcessEventSubscriber(rt.eventBus!, ds, service),
+      },
+      {
+        provide: OUTBOX_RELAY,
+        inject: [RUNTIME, DATA_SOURCE, OUTBOX, EVENT_PUBLISHER, LOGGER],
+        useFactory: (rt: Runtime, ds: DataSource, outbox: Outbox, pub: EventPublisher, logger: JsonLogger) => {
+          const relay = new OutboxRelay(ds, outbox, pub, logger, { pollMs: 500 });
+          const pending = rt.metrics.gauge('nodes_manager_outbox_pending', 'Events waiting in the outbox', [], undefined);
+          const age = rt.metrics.gauge('nodes_manager_outbox_oldest_age_seconds', 'Age of the oldest unsent event');
+          rt.health.register(`${service}.outbox`, async () => {
+            const b = await relay.backlog();
+            pending.set({ service }, b.pending);
+            age.set({ service }, b.oldestAgeSeconds);
+            return { ok: true, detail: `${b.pending} pending` };
+          });
+          return relay;
+        },
+      },
+      PlatformLifecycle,
+      {
+        provide: LEADER_FACTORY,
+        inject: [RUNTIME, LOGGER, PlatformLifecycle],
+        useFactory:
+          (rt: Runtime, logger: JsonLogger, life: PlatformLifecycle): LeaderFactory =>
+          (name = service) =>
+            life.track(new LeaderElector(config.DATABASE_URL, name, logger, rt.leaderRetryMs ?? 2000)),
+      },
+    ];
+    return {
+      module: PlatformModule,
+      providers,
+      controllers: [statusController(service)],
+      exports: [SERVICE_NAME, SERVICE_CONFIG, LOGGER, DATA_SOURCE, OUTBOX, OUTBOX_RELAY, EVENT_PUBLISHER, EVENT_SUBSCRIBER, LEADER_FACTORY],
+    };
+  }
+}
