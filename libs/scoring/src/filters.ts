@@ -1,0 +1,167 @@
+import {
+  TAINT_UNSCHEDULABLE,
+  type NodeResources,
+  type NodeSelectorRequirement,
+  type NodeSelectorTerm,
+  type ResourceRequests,
+  type ScoringNode,
+  type ScoringPod,
+  type Taint,
+  type Toleration,
+} from './types.js';
+
+/** FilterReason — why a node cannot take a pod; one per kube-scheduler filter plugin it mirrors. */
+export type FilterReason =
+  | 'insufficient_cpu'
+  | 'insufficient_memory'
+  | 'insufficient_gpu'
+  | 'too_many_pods'
+  | 'untolerated_taint'
+  | 'node_selector_mismatch'
+  | 'node_affinity_mismatch'
+  | 'node_unschedulable'
+  | 'node_not_ready'
+  | 'volume_zone_conflict';
+
+export interface FilterFailure {
+  readonly reason: FilterReason;
+  readonly detail: string;
+}
+
+/**
+ * filterNode — every hard filter the node fails for this pod (empty when the pod fits), in kube-scheduler's
+ * order: NodeUnschedulable, node readiness, NodeResourcesFit, TaintToleration, NodeAffinity (nodeSelector and
+ * required terms), VolumeZone. `extra` is capacity already promised on this node (e.g. pods moved there by a
+ * plan) and counts as requested.
+ */
+export function filterNode(pod: ScoringPod, node: ScoringNode, extra?: NodeResources): FilterFailure[] {
+  const failures: FilterFailure[] = [];
+  if (node.unschedulable && !toleratesUnschedulable(pod.tolerations)) {
+    failures.push({ reason: 'node_unschedulable', detail: `${node.name} is cordoned` });
+  }
+  if (!node.ready) failures.push({ reason: 'node_not_ready', detail: `${node.name} is not Ready` });
+  failures.push(...resourceFailures(pod.requests, node.allocatable, node.requested, extra));
+  const taint = firstUntoleratedTaint(node.taints, pod.tolerations);
+  if (taint) {
+    failures.push({
+      reason: 'untolerated_taint',
+      detail: `taint ${taint.key}${taint.value ? `=${taint.value}` : ''}:${taint.effect} not tolerated`,
+    });
+  }
+  const selectorKey = nodeSelectorMismatch(pod.nodeSelector, node.labels);
+  if (selectorKey !== undefined) {
+    failures.push({ reason: 'node_selector_mismatch', detail: `nodeSelector ${selectorKey} does not match` });
+  }
+  if (pod.requiredNodeAffinity && !matchesNodeAffinity(pod.requiredNodeAffinity, node.labels)) {
+    failures.push({ reason: 'node_affinity_mismatch', detail: 'no required node affinity term matches' });
+  }
+  if (!volumeZoneOk(pod.pvcZones, node.zone)) {
+    failures.push({
+      reason: 'volume_zone_conflict',
+      detail: `volume in ${pod.pvcZones!.join(', ')}, node in ${node.zone}`,
+    });
+  }
+  return failures;
+}
+
+/** resourceFailures — NodeResourcesFit: requested + extra + pod ≤ allocatable for cpu, memory, gpu and pod count. */
+export function resourceFailures(
+  req: ResourceRequests,
+  allocatable: NodeResources,
+  requested: NodeResources,
+  extra?: NodeResources,
+): FilterFailure[] {
+  const failures: FilterFailure[] = [];
+  const free = (d: keyof NodeResources): number => allocatable[d] - requested[d] - (extra?.[d] ?? 0);
+  if (req.cpuMilli > free('cpuMilli')) {
+    failures.push({ reason: 'insufficient_cpu', detail: `needs ${req.cpuMilli}m cpu, ${Math.max(0, free('cpuMilli'))}m free` });
+  }
+  if (req.memoryBytes > free('memoryBytes')) {
+    failures.push({
+      reason: 'insufficient_memory',
+      detail: `needs ${mib(req.memoryBytes)} MiB memory, ${mib(Math.max(0, free('memoryBytes')))} MiB free`,
+    });
+  }
+  if (req.gpu > free('gpu')) failures.push({ reason: 'insufficient_gpu', detail: `needs ${req.gpu} gpu, ${free('gpu')} free` });
+  if ((req.pods ?? 1) > free('pods')) failures.push({ reason: 'too_many_pods', detail: 'no pod slot left' });
+  return failures;
+}
+
+const mib = (bytes: number): number => Math.round(bytes / 1048576);
+
+/** tolerates — one toleration matches one taint (Kubernetes `Toleration.ToleratesTaint`). */
+export function tolerates(t: Toleration, taint: Taint): boolean {
+  if (t.effect !== undefined && t.effect !== taint.effect) return false;
+  const key = t.key ?? '';
+  if (key === '') return t.operator === 'Exists';
+  if (key !== taint.key) return false;
+  if (t.operator === 'Exists') return true;
+  return (t.value ?? '') === (taint.value ?? '');
+}
+
+/** firstUntoleratedTaint — the first NoSchedule/NoExecute taint no toleration matches (PreferNoSchedule is a
+ * preference, not a filter). */
+export function firstUntoleratedTaint(taints: readonly Taint[], tolerations: readonly Toleration[]): Taint | undefined {
+  for (const taint of taints) {
+    if (taint.effect === 'PreferNoSchedule') continue;
+    if (!tolerations.some((t) => tolerates(t, taint))) return taint;
+  }
+  return undefined;
+}
+
+const UNSCHEDULABLE_TAINT: Taint = { key: TAINT_UNSCHEDULABLE, effect: 'NoSchedule' };
+
+/** toleratesUnschedulable — as kube-scheduler's NodeUnschedulable plugin: a cordon is ignored by pods that
+ * tolerate `node.kubernetes.io/unschedulable:NoSchedule`. */
+export function toleratesUnschedulable(tolerations: readonly Toleration[]): boolean {
+  return tolerations.some((t) => tolerates(t, UNSCHEDULABLE_TAINT));
+}
+
+/** nodeSelectorMismatch — the first `key=value` of the nodeSelector the labels do not carry, else undefined. */
+export function nodeSelectorMismatch(
+  selector: Readonly<Record<string, string>> | undefined,
+  labels: Readonly<Record<string, string>>,
+): string | undefined {
+  if (!selector) return undefined;
+  for (const key in selector) {
+    if (labels[key] !== selector[key]) return `${key}=${selector[key]}`;
+  }
+  return undefined;
+}
+
+/** matchesNodeAffinity — terms ORed, expressions ANDed; an empty list of terms matches nothing (as Kubernetes). */
+export function matchesNodeAffinity(terms: readonly NodeSelectorTerm[], labels: Readonly<Record<string, string>>): boolean {
+  return terms.some((term) => term.matchExpressions.every((e) => matchesRequirement(e, labels)));
+}
+
+/** matchesRequirement — one match expression; Gt/Lt compare the label as an integer, a non-integer never matches. */
+export function matchesRequirement(e: NodeSelectorRequirement, labels: Readonly<Record<string, string>>): boolean {
+  const value = labels[e.key];
+  switch (e.operator) {
+    case 'In':
+      return value !== undefined && (e.values ?? []).includes(value);
+    case 'NotIn':
+      return value === undefined || !(e.values ?? []).includes(value);
+    case 'Exists':
+      return value !== undefined;
+    case 'DoesNotExist':
+      return value === undefined;
+    case 'Gt':
+    case 'Lt': {
+      const bound = parseInteger(e.values?.[0]);
+      const actual = parseInteger(value);
+      if (bound === undefined || actual === undefined) return false;
+      return e.operator === 'Gt' ? actual > bound : actual < bound;
+    }
+  }
+}
+
+function parseInteger(s: string | undefined): number | undefined {
+  if (s === undefined || !/^-?\d+$/.test(s)) return undefined;
+  return Number(s);
+}
+
+/** volumeZoneOk — VolumeZone: every bound volume must be reachable from the node's zone. */
+export function volumeZoneOk(pvcZones: readonly string[] | undefined, zone: string): boolean {
+  return !pvcZones || pvcZones.length === 0 || pvcZones.includes(zone);
+}
