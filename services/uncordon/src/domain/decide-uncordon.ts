@@ -58,15 +58,22 @@ const MINUTE_MS = 60_000;
 const FLAP_WINDOW_MS = 24 * 60 * MINUTE_MS;
 
 /**
- * cordonOwner — the entry whose `fieldsV1` holds `f:spec` → `f:unschedulable`. With several owners (shared
- * ownership through Apply) the most recent one; undefined when no entry owns it (managedFields stripped, or
- * the field was never written through the API).
+ * cordonOwners — every entry whose `fieldsV1` holds `f:spec` → `f:unschedulable`: one for Update operations,
+ * several only when appliers share the field.
+ */
+export function cordonOwners(managedFields: readonly ManagedFieldsEntrySnapshot[]): CordonOwner[] {
+  return managedFields
+    .filter((entry) => ownsUnschedulable(entry.fieldsV1))
+    .map((entry) => ({ manager: entry.manager ?? '', ...(entry.time ? { time: entry.time } : {}) }));
+}
+
+/**
+ * cordonOwner — the entry owning `f:spec.f:unschedulable`; of shared owners the most recent (its time is the
+ * cordon's T). Undefined when no entry owns it (managedFields stripped, or never written through the API).
  */
 export function cordonOwner(managedFields: readonly ManagedFieldsEntrySnapshot[]): CordonOwner | undefined {
   let owner: CordonOwner | undefined;
-  for (const entry of managedFields) {
-    if (!ownsUnschedulable(entry.fieldsV1)) continue;
-    const candidate: CordonOwner = { manager: entry.manager ?? '', ...(entry.time ? { time: entry.time } : {}) };
+  for (const candidate of cordonOwners(managedFields)) {
     if (!owner || (candidate.time && (!owner.time || candidate.time.getTime() > owner.time.getTime()))) {
       owner = candidate;
     }
@@ -116,7 +123,7 @@ export function flapCount(uncordonedAt: readonly Date[], now: Date): number {
  * clause 5 grace. Only a grace shortfall is a `wait` (the node will qualify by itself); everything else is a
  * `skip` until the node changes.
  *
- * Clause 2 is read strictly: when a managedFields entry owns `f:spec.f:unschedulable`, its manager must be in
+ * Clause 2 is read strictly: when managedFields entries own `f:spec.f:unschedulable`, every owner must be in
  * `config.cordonManagers` — NTH's rebalance taint does not launder a cordon that `kubectl-cordon`, Karpenter,
  * cluster-autoscaler, our own drain, `ancient-changes` or an unknown manager wrote last. The rebalance taint is
  * the provenance only when no entry owns the field (managedFields stripped by a cache, say).
@@ -183,13 +190,12 @@ export function decideUncordon(
   const rebalanceTaint = rebalanceTaints.length === 1;
 
   // Clause 2: provenance.
-  const owner = cordonOwner(node.managedFields);
+  const foreign = cordonOwners(node.managedFields).find((o) => !config.cordonManagers.includes(o.manager));
+  const owner = foreign ?? cordonOwner(node.managedFields);
   const ownerEvidence: UncordonEvidence = owner
     ? { cordonManager: owner.manager, cordonManagerKind: cordonManagerKind(owner.manager), rebalanceTaint }
     : { rebalanceTaint };
-  if (owner && !config.cordonManagers.includes(owner.manager)) {
-    return verdict('skip', UncordonReason.CORDONED_BY_OTHER_MANAGER, ownerEvidence);
-  }
+  if (foreign) return verdict('skip', UncordonReason.CORDONED_BY_OTHER_MANAGER, ownerEvidence);
   if (!owner && !rebalanceTaint) return verdict('skip', UncordonReason.NO_PROVENANCE, ownerEvidence);
   const provenance: UncordonEvidence = {
     ...ownerEvidence,
