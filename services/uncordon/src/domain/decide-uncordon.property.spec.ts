@@ -79,7 +79,7 @@ const aNode: fc.Arbitrary<CordonedNodeSnapshot> = fc
     managedFields: fc.oneof(
       { arbitrary: nthOwner.map((e) => [e]), weight: 3 },
       { arbitrary: fc.array(managedEntry, { maxLength: 3 }), weight: 2 },
-      { arbitrary: fc.constant([]), weight: 1 },
+      { arbitrary: fc.constant<ManagedFieldsEntrySnapshot[]>([]), weight: 1 },
     ),
     ready: fc.option(
       fc.record({
@@ -89,7 +89,8 @@ const aNode: fc.Arbitrary<CordonedNodeSnapshot> = fc
       { nil: undefined },
     ),
   })
-  .map((r) => ({
+  .map(
+    (r): CordonedNodeSnapshot => ({
     name: 'n',
     resourceVersion: '1',
     unschedulable: r.unschedulable,
@@ -232,9 +233,9 @@ describe('decideUncordon against the DESIGN §4 oracle', () => {
         const kept = out.filter((v) => v.decision === 'uncordon');
         const wanted = verdicts.filter((v) => v.decision === 'uncordon');
         expect(kept.length).toBe(Math.min(max, wanted.length));
-        const newestKept = Math.max(...kept.map((v) => Date.parse(v.evidence.cordonedSince)));
+        const newestKept = Math.max(...kept.map((v) => Date.parse(v.evidence.cordonedSince!)));
         for (const v of out.filter((o) => o.reason === 'BUDGET_EXHAUSTED')) {
-          expect(Date.parse(v.evidence.cordonedSince)).toBeGreaterThanOrEqual(newestKept);
+          expect(Date.parse(v.evidence.cordonedSince!)).toBeGreaterThanOrEqual(newestKept);
         }
       }),
       { numRuns: 2_000 },
