@@ -1,0 +1,16 @@
+import type { V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
+
+/**
+ * Fleet — a generated cluster: nodes, their pods, budgets, Karpenter objects and the controllers that own
+ * the pods (Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs, CronJobs) so that tools which look
+ * owners up (kubectl drain checks DaemonSets) find them.
+ */
+export interface Fleet {
+  nodes: V1Node[];
+  pods: V1Pod[];
+  pdbs: V1PodDisruptionBudget[];
+  nodePools: object[];
+  nodeClaims: object[];
+  workloads: object[];
+  namespaces: string[];
+}
