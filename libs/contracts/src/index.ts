@@ -3,3 +3,4 @@ export * from './events.js';
 export * from './errors.js';
 export * from './commands.js';
 export * from './uncordon.js';
+export * from './api.js';

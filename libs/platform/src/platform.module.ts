@@ -36,7 +36,7 @@ export interface PlatformConfig {
   DATABASE_URL: string;
   RABBITMQ_URL?: string | undefined;
   SCAN_INTERVAL_SECONDS: number;
-  LOG_LEVEL?: LogLevel;
+  LOG_LEVEL?: string;
 }
 
 export interface ServicePlatformSpec<C extends PlatformConfig> {
@@ -122,7 +122,7 @@ export class PlatformModule {
       {
         provide: LOGGER,
         inject: [RUNTIME],
-        useFactory: (rt: Runtime) => new JsonLogger(service, config.LOG_LEVEL ?? rt.logLevel),
+        useFactory: (rt: Runtime) => new JsonLogger(service, (config.LOG_LEVEL as LogLevel | undefined) ?? rt.logLevel),
       },
       {
         provide: DATA_SOURCE,

@@ -78,6 +78,7 @@ export class JwtAuthGuard extends AuthGuard('jwt') {
     super();
   }
   override canActivate(ctx: ExecutionContext) {
+    if (ctx.getType() !== 'http') return true; // commands on the bus carry the actor the gateway authenticated
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [ctx.getHandler(), ctx.getClass()])) return true;
     return super.canActivate(ctx);
   }
@@ -95,6 +96,7 @@ export function createWriteScopeGuard(writeScope: string) {
   class WriteScopeGuard implements CanActivate {
     constructor(readonly reflector: Reflector) {}
     canActivate(ctx: ExecutionContext): boolean {
+      if (ctx.getType() !== 'http') return true;
       if (!this.reflector.getAllAndOverride<boolean>(NEEDS_WRITE, [ctx.getHandler(), ctx.getClass()])) return true;
       const user = ctx.switchToHttp().getRequest<{ user?: Principal }>().user;
       if (!user?.scopes.includes(writeScope)) throw new ForbiddenException(`this action needs the ${writeScope} scope`);

@@ -16,7 +16,7 @@ export interface SplitServiceOptions {
   rabbitmqUrl: string;
   port: number;
   host?: string;
-  logLevel?: LogLevel;
+  logLevel?: string;
   /** The gateway brings its own HTTP controllers (health included) and consumes no command queue. */
   http?: 'health' | 'own';
 }
@@ -26,8 +26,9 @@ export interface SplitServiceOptions {
  * `nodes-manager.<service>` (not for the gateway), and an HTTP server for health and metrics (or the gateway's API).
  */
 export async function startSplitService(opts: SplitServiceOptions): Promise<INestApplication> {
-  const runtime = opts.runtime ?? createRuntime({ mode: 'split', rabbitmqUrl: opts.rabbitmqUrl, logLevel: opts.logLevel ?? 'info' });
-  const logger = new JsonLogger(opts.service, opts.logLevel ?? runtime.logLevel);
+  const level = (opts.logLevel as LogLevel | undefined) ?? 'info';
+  const runtime = opts.runtime ?? createRuntime({ mode: 'split', rabbitmqUrl: opts.rabbitmqUrl, logLevel: level });
+  const logger = new JsonLogger(opts.service, level);
   @Module({
     imports: [RuntimeModule.forRoot(runtime), opts.module],
     controllers: opts.http === 'own' ? [] : [HealthController],

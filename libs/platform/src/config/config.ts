@@ -118,3 +118,13 @@ export function maskUrlCredentials(url: string): string {
     return url.replace(/\/\/([^:@/]+):([^@/]+)@/, '//$1:***@');
   }
 }
+
+/** defineConfigSpec — declares a service's config spec with its types preserved. */
+export function defineConfigSpec<S extends EnvShape>(spec: ServiceConfigSpec<S>): ServiceConfigSpec<S> {
+  return spec;
+}
+
+/** splitMode — the same spec with `RABBITMQ_URL` required: split mode has no other way to talk (DESIGN §2). */
+export function splitMode<S extends EnvShape>(spec: ServiceConfigSpec<S>): ServiceConfigSpec<S> {
+  return { ...spec, shape: { ...spec.shape, RABBITMQ_URL: env.url(['amqp', 'amqps']) } };
+}

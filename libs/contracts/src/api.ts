@@ -1,0 +1,109 @@
+/**
+ * Command request bodies (`data` of a CommandRequest) that the gateway validates and the owning service trusts.
+ * Data only.
+ */
+export const NODE_STATES = ['Ready', 'NotReady', 'Cordoned', 'Draining', 'Deleted'] as const;
+export type NodeState = (typeof NODE_STATES)[number];
+export const CAPACITY_TYPES = ['spot', 'on-demand'] as const;
+export type CapacityType = (typeof CAPACITY_TYPES)[number];
+
+export interface Page<T> {
+  items: T[];
+  /** Opaque cursor of the next page; absent on the last page. */
+  nextCursor?: string;
+}
+
+export interface NodesListQuery {
+  state?: NodeState;
+  zone?: string;
+  instanceType?: string;
+  capacityType?: CapacityType;
+  nodePool?: string;
+  includeDeleted?: boolean;
+  limit: number;
+  cursor?: string;
+  sort: 'name' | '-name' | 'created' | '-created';
+}
+
+export interface NodeGetQuery {
+  /** A node's name or its id (uuid). */
+  id: string;
+}
+
+export interface DrainRequest {
+  node: string;
+  gracePeriodSeconds?: number;
+  timeoutSeconds: number;
+  force: boolean;
+  deleteEmptyDirData: boolean;
+}
+
+export interface PageQuery {
+  limit: number;
+  cursor?: string;
+}
+
+export interface EventsListQuery extends PageQuery {
+  node?: string;
+  action?: string;
+}
+
+export interface DecisionsListQuery extends PageQuery {
+  kind?: string;
+  subject?: string;
+}
+
+export interface PlacementListQuery extends PageQuery {
+  namespace?: string;
+  node?: string;
+  workloadClass?: string;
+}
+
+export interface OptimizeTriggerRequest {
+  dryRun: boolean;
+}
+
+export interface SimulatePodGroup {
+  name?: string;
+  count: number;
+  cpu: string;
+  memory: string;
+  gpu?: number;
+  workloadClass?: string;
+  nodeSelector?: Record<string, string>;
+  tolerations?: { key?: string; operator?: 'Exists' | 'Equal'; value?: string; effect?: string }[];
+  zone?: string;
+}
+export interface SimulateRequest {
+  pods: SimulatePodGroup[];
+}
+
+export interface NodePoolNameQuery {
+  name: string;
+}
+export interface NodePoolCreateRequest {
+  nodePool: Record<string, unknown>;
+}
+export interface NodePoolUpdateRequest {
+  name: string;
+  patch: Record<string, unknown>;
+}
+export interface ConsolidateRequest {
+  name: string;
+  dryRun: boolean;
+}
+
+export interface SpotMarketQuery {
+  region?: string;
+  instanceTypes?: string[];
+  zones?: string[];
+}
+
+export interface ProvisionRequest {
+  instanceType: string;
+  count: number;
+  clientToken: string;
+  dryRun: boolean;
+  zone?: string;
+  tags?: Record<string, string>;
+}

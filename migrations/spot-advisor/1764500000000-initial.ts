@@ -1,0 +1,39 @@
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { outboxDdl } from '@nodes-manager/platform';
+
+/** spot-advisor's tables: Spot price history and on-demand provisioning requests. */
+export class SpotAdvisorInitial1764500000000 implements MigrationInterface {
+  name = 'SpotAdvisorInitial1764500000000';
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`CREATE TABLE nodes.spot_price_samples (
+      id bigserial PRIMARY KEY,
+      region text NOT NULL,
+      instance_type text NOT NULL,
+      zone text NOT NULL,
+      product_description text NOT NULL,
+      price_usd double precision NOT NULL,
+      sampled_at timestamptz NOT NULL,
+      fetched_at timestamptz NOT NULL,
+      UNIQUE (region, instance_type, zone, product_description, sampled_at)
+    )`);
+    await q.query(`CREATE TABLE nodes.provisioning_requests (
+      id uuid PRIMARY KEY,
+      client_token text NOT NULL UNIQUE,
+      actor text NOT NULL,
+      correlation_id text,
+      request jsonb NOT NULL,
+      dry_run boolean NOT NULL,
+      status text NOT NULL,
+      instance_ids text[] NOT NULL DEFAULT '{}',
+      error jsonb,
+      created_at timestamptz NOT NULL,
+      updated_at timestamptz NOT NULL
+    )`);
+    for (const s of outboxDdl('spot-advisor').up) await q.query(s);
+  }
+  async down(q: QueryRunner): Promise<void> {
+    for (const s of outboxDdl('spot-advisor').down) await q.query(s);
+    await q.query(`DROP TABLE nodes.provisioning_requests`);
+    await q.query(`DROP TABLE nodes.spot_price_samples`);
+  }
+}

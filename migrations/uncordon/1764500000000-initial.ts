@@ -1,0 +1,53 @@
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { outboxDdl } from '@nodes-manager/platform';
+
+/** uncordon's tables: node actions, what we observed of each cordon, and drain operations. */
+export class UncordonInitial1764500000000 implements MigrationInterface {
+  name = 'UncordonInitial1764500000000';
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`CREATE TABLE nodes.scaling_events (
+      id uuid PRIMARY KEY,
+      node_name text NOT NULL,
+      action text NOT NULL,
+      decision text,
+      reason text NOT NULL,
+      actor text NOT NULL,
+      correlation_id text,
+      operation_id uuid,
+      dry_run boolean NOT NULL DEFAULT false,
+      evidence jsonb NOT NULL DEFAULT '{}',
+      created_at timestamptz NOT NULL
+    )`);
+    await q.query(`CREATE INDEX scaling_events_created ON nodes.scaling_events (created_at DESC, id DESC)`);
+    await q.query(`CREATE INDEX scaling_events_node ON nodes.scaling_events (node_name, created_at DESC)`);
+    await q.query(`CREATE TABLE nodes.cordon_observations (
+      node_name text PRIMARY KEY,
+      node_uid text NOT NULL,
+      first_seen_cordoned_at timestamptz NOT NULL,
+      last_evaluated_at timestamptz,
+      verdict jsonb,
+      updated_at timestamptz NOT NULL
+    )`);
+    await q.query(`CREATE TABLE nodes.drain_operations (
+      id uuid PRIMARY KEY,
+      node_name text NOT NULL,
+      status text NOT NULL,
+      actor text NOT NULL,
+      correlation_id text,
+      options jsonb NOT NULL,
+      progress jsonb NOT NULL DEFAULT '{}',
+      reason text,
+      started_at timestamptz NOT NULL,
+      updated_at timestamptz NOT NULL,
+      finished_at timestamptz
+    )`);
+    await q.query(`CREATE UNIQUE INDEX drain_operations_one_active ON nodes.drain_operations (node_name) WHERE status IN ('pending', 'running')`);
+    for (const s of outboxDdl('uncordon').up) await q.query(s);
+  }
+  async down(q: QueryRunner): Promise<void> {
+    for (const s of outboxDdl('uncordon').down) await q.query(s);
+    await q.query(`DROP TABLE nodes.drain_operations`);
+    await q.query(`DROP TABLE nodes.cordon_observations`);
+    await q.query(`DROP TABLE nodes.scaling_events`);
+  }
+}

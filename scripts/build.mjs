@@ -1,0 +1,11 @@
+// Compiles libs, services, migrations and bench to dist/ with swc (path aliases rewritten), skipping tests.
+import { execFileSync } from 'node:child_process';
+import { rmSync, existsSync } from 'node:fs';
+
+const dirs = ['libs', 'services', 'migrations', 'bench'].filter((d) => existsSync(d));
+rmSync('dist', { recursive: true, force: true });
+execFileSync(
+  process.execPath,
+  ['node_modules/@swc/cli/bin/swc.js', ...dirs, '-d', 'dist', '--config-file', '.swcrc', '--ignore', '**/*.spec.ts,**/*.int.ts', '--quiet'],
+  { stdio: 'inherit' },
+);

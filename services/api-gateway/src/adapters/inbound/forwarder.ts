@@ -1,0 +1,14 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { COMMAND_OWNER, type CommandPattern } from '@nodes-manager/contracts';
+import { COMMAND_BUS, type CommandBus } from '@nodes-manager/platform';
+
+/** Forwarder — sends a validated request to the service that owns the command, as the calling actor. */
+@Injectable()
+export class Forwarder {
+  constructor(@Inject(COMMAND_BUS) private readonly bus: CommandBus) {}
+
+  send<T = unknown>(pattern: Exclude<CommandPattern, 'service.status'>, data: unknown, actor: string, correlationId?: string): Promise<T> {
+    return this.bus.send<T>(COMMAND_OWNER[pattern], pattern, data, { actor, correlationId: correlationId ?? randomUUID() });
+  }
+}

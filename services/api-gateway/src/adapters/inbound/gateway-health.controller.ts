@@ -1,0 +1,54 @@
+import { Controller, Get, Inject, Res } from '@nestjs/common';
+import type { Response } from 'express';
+import type client from 'prom-client';
+import { ServiceNames, serviceStatusPattern, type ServiceName } from '@nodes-manager/contracts';
+import { COMMAND_BUS, HEALTH_REGISTRY, METRICS_REGISTRY, Public, type CommandBus, type HealthRegistry, CodedError } from '@nodes-manager/platform';
+
+/**
+ * GatewayHealthController — `/healthz` (alive), `/readyz` (the gateway's own checks, plus each service's answer to
+ * `service.status.<service>`; the gateway stays ready while a backend is down, since it answers 503 for that
+ * backend's routes, and the body says which), `/metrics`.
+ */
+@Controller()
+export class GatewayHealthController {
+  constructor(
+    @Inject(HEALTH_REGISTRY) private readonly health: HealthRegistry,
+    @Inject(COMMAND_BUS) private readonly bus: CommandBus,
+    @Inject(METRICS_REGISTRY) private readonly metrics: client.Registry,
+  ) {}
+
+  @Public()
+  @Get('healthz')
+  healthz() {
+    return { status: 'ok' };
+  }
+
+  @Public()
+  @Get('readyz')
+  async readyz(@Res() res: Response) {
+    const own = await this.health.run('api-gateway');
+    const services: Record<string, unknown> = {};
+    await Promise.all(
+      ServiceNames.filter((s): s is Exclude<ServiceName, 'api-gateway'> => s !== 'api-gateway').map(async (s) => {
+        try {
+          services[s] = await this.bus.send(s, serviceStatusPattern(s), {}, { actor: 'system:api-gateway', correlationId: 'readyz' }, { timeoutMs: 2000 });
+        } catch (err) {
+          services[s] = { ready: false, error: CodedError.from(err).toBody() };
+        }
+      }),
+    );
+    const allUp = Object.values(services).every((s) => (s as { ready?: boolean }).ready);
+    res.status(own.ready ? 200 : 503).json({
+      status: own.ready ? (allUp ? 'ready' : 'degraded') : 'not-ready',
+      checks: own.checks,
+      services,
+    });
+  }
+
+  @Public()
+  @Get('metrics')
+  async metricsText(@Res() res: Response) {
+    res.setHeader('Content-Type', this.metrics.contentType);
+    res.send(await this.metrics.metrics());
+  }
+}

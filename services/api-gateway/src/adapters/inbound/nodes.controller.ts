@@ -1,0 +1,62 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { z } from 'zod';
+import { CAPACITY_TYPES, Commands, NODE_STATES, type DrainRequest, type NodesListQuery } from '@nodes-manager/contracts';
+import { Actor, RequiresWrite } from '@nodes-manager/platform';
+import { Forwarder } from './forwarder.js';
+import { pageShape, parseInput, q } from './validation.js';
+
+const nodesQuery = z.strictObject({
+  ...pageShape,
+  state: z.enum(NODE_STATES, { error: `must be one of ${NODE_STATES.join(', ')}` }).optional(),
+  zone: z.string().min(1).optional(),
+  instanceType: z.string().min(1).optional(),
+  capacityType: z.enum(CAPACITY_TYPES, { error: `must be one of ${CAPACITY_TYPES.join(', ')}` }).optional(),
+  nodePool: z.string().min(1).optional(),
+  includeDeleted: q.boolFrom().default(false),
+  sort: z.enum(['name', '-name', 'created', '-created'], { error: 'must be one of name, -name, created, -created' }).default('name'),
+});
+
+const nodeId = z.string().min(1, 'must not be empty').max(253, 'must be at most 253 characters');
+
+const drainBody = z.strictObject({
+  gracePeriodSeconds: z.number({ error: 'must be a number' }).int('must be a whole number').min(0, 'must be at least 0').max(3600, 'must be at most 3600').optional(),
+  timeoutSeconds: z.number({ error: 'must be a number' }).int('must be a whole number').min(1, 'must be at least 1').max(86400, 'must be at most 86400').default(600),
+  force: z.boolean({ error: 'must be true or false' }).default(false),
+  deleteEmptyDirData: z.boolean({ error: 'must be true or false' }).default(false),
+});
+
+/** Nodes — node-sync's projection, and drains (owned by uncordon). */
+@Controller('api/v1/nodes')
+export class NodesController {
+  constructor(private readonly fwd: Forwarder) {}
+
+  @Get()
+  list(@Query() query: unknown, @Actor() actor: string) {
+    const data: NodesListQuery = parseInput(nodesQuery, query, 'query');
+    return this.fwd.send(Commands.nodesList, data, actor);
+  }
+
+  @Get(':id')
+  get(@Param('id') id: string, @Actor() actor: string) {
+    return this.fwd.send(Commands.nodeGet, { id: parseInput(nodeId, id, 'path') }, actor);
+  }
+
+  @Post(':id/drain')
+  @RequiresWrite()
+  @HttpCode(202)
+  drain(@Param('id') id: string, @Body() body: unknown, @Actor() actor: string) {
+    const data: DrainRequest = { node: parseInput(nodeId, id, 'path'), ...parseInput(drainBody, body, 'body') };
+    return this.fwd.send(Commands.nodeDrain, data, actor);
+  }
+}
+
+/** Drain operations — the resource a drain's 202 points at. */
+@Controller('api/v1/drains')
+export class DrainsController {
+  constructor(private readonly fwd: Forwarder) {}
+
+  @Get(':id')
+  get(@Param('id') id: string, @Actor() actor: string) {
+    return this.fwd.send(Commands.drainGet, { id: parseInput(z.uuid('must be a drain operation id (uuid)'), id, 'path') }, actor);
+  }
+}

@@ -1,0 +1,73 @@
+import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
+import { z } from 'zod';
+import { Commands } from '@nodes-manager/contracts';
+import { Actor, RequiresWrite } from '@nodes-manager/platform';
+import { Forwarder } from './forwarder.js';
+import { pageShape, parseInput } from './validation.js';
+
+const quantity = (what: string) =>
+  z.union([z.string().regex(/^\d+(\.\d+)?(m|k|Ki|Mi|Gi|Ti|M|G|T)?$/, `must be a Kubernetes ${what} quantity`), z.number().positive()]).transform(String);
+
+const decisionsQuery = z.strictObject({ ...pageShape, kind: z.string().min(1).optional(), subject: z.string().min(1).optional() });
+const placementQuery = z.strictObject({
+  ...pageShape,
+  namespace: z.string().min(1).optional(),
+  node: z.string().min(1).optional(),
+  workloadClass: z.enum(['gpu', 'stateful', 'batch', 'latency_sensitive', 'stateless']).optional(),
+});
+const planQuery = z.strictObject({ nodePool: z.string().min(1).optional() });
+const triggerBody = z.strictObject({ dryRun: z.boolean({ error: 'must be true or false' }).default(true) });
+const simulateBody = z.strictObject({
+  pods: z
+    .array(
+      z.strictObject({
+        name: z.string().max(253).optional(),
+        count: z.number({ error: 'must be a number' }).int('must be a whole number').min(1, 'must be at least 1').max(100000, 'must be at most 100000'),
+        cpu: quantity('CPU'),
+        memory: quantity('memory'),
+        gpu: z.number().int().min(0).max(16).optional(),
+        workloadClass: z.enum(['gpu', 'stateful', 'batch', 'latency_sensitive', 'stateless']).optional(),
+        nodeSelector: z.record(z.string(), z.string()).optional(),
+        tolerations: z
+          .array(z.strictObject({ key: z.string().optional(), operator: z.enum(['Exists', 'Equal']).optional(), value: z.string().optional(), effect: z.string().optional() }))
+          .optional(),
+        zone: z.string().min(1).optional(),
+      }),
+    )
+    .min(1, 'must list at least one pod group')
+    .max(1000, 'must list at most 1000 pod groups'),
+});
+
+/** Scheduling, placement and optimisation — owned by scheduler-scoring. */
+@Controller('api/v1')
+export class SchedulingController {
+  constructor(private readonly fwd: Forwarder) {}
+
+  @Get('decisions')
+  decisions(@Query() query: unknown, @Actor() actor: string) {
+    return this.fwd.send(Commands.decisionsList, parseInput(decisionsQuery, query, 'query'), actor);
+  }
+
+  @Get('workloads/placement')
+  placement(@Query() query: unknown, @Actor() actor: string) {
+    return this.fwd.send(Commands.placementList, parseInput(placementQuery, query, 'query'), actor);
+  }
+
+  @Get('optimize/plan')
+  plan(@Query() query: unknown, @Actor() actor: string) {
+    return this.fwd.send(Commands.optimizePlan, parseInput(planQuery, query, 'query'), actor);
+  }
+
+  @Post('optimize/trigger')
+  @RequiresWrite()
+  @HttpCode(202)
+  trigger(@Body() body: unknown, @Actor() actor: string) {
+    return this.fwd.send(Commands.optimizeTrigger, parseInput(triggerBody, body, 'body'), actor);
+  }
+
+  @Post('simulate')
+  @HttpCode(200)
+  simulate(@Body() body: unknown, @Actor() actor: string) {
+    return this.fwd.send(Commands.simulate, parseInput(simulateBody, body, 'body'), actor);
+  }
+}

@@ -1,0 +1,19 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+/** NodePoolChangeEntity — `nodes.nodepool_changes`: every NodePool change and who asked for it. */
+@Entity({ schema: 'nodes', name: 'nodepool_changes' })
+export class NodePoolChangeEntity {
+  @PrimaryColumn({ type: 'uuid' }) id!: string;
+  @Column({ type: 'text', name: 'node_pool' }) nodePool!: string;
+  @Column({ type: 'text' }) action!: string;
+  @Column({ type: 'text' }) actor!: string;
+  @Column({ type: 'text', name: 'correlation_id', nullable: true }) correlationId!: string | null;
+  @Column({ type: 'boolean', name: 'dry_run' }) dryRun!: boolean;
+  @Column({ type: 'jsonb' }) request!: Record<string, unknown>;
+  @Column({ type: 'jsonb', nullable: true }) before!: Record<string, unknown> | null;
+  @Column({ type: 'jsonb', nullable: true }) after!: Record<string, unknown> | null;
+  @Column({ type: 'text' }) result!: string;
+  @Column({ type: 'timestamptz', name: 'created_at' }) createdAt!: Date;
+}
+
+export const entities = [NodePoolChangeEntity];

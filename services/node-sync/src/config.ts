@@ -1,0 +1,16 @@
+import { commonShape, COMMON_SECRETS, DEFAULT_HEALTH_PORTS, defineConfigSpec, env, loadConfig } from '@nodes-manager/platform';
+
+/** node-sync's configuration (README table). */
+export const nodeSyncConfigSpec = defineConfigSpec({
+  service: 'node-sync',
+  shape: {
+    ...commonShape,
+    HEALTH_PORT: env.port(DEFAULT_HEALTH_PORTS['node-sync']),
+    KUBECONFIG: env.optionalString(),
+    SYNC_PAGE_SIZE: env.number({ dflt: 500, min: 10, max: 5000, int: true }),
+  },
+  secrets: [...COMMON_SECRETS],
+});
+
+export type NodeSyncConfig = ReturnType<typeof loadNodeSyncConfig>;
+export const loadNodeSyncConfig = (source: NodeJS.ProcessEnv = process.env) => loadConfig(nodeSyncConfigSpec, source);

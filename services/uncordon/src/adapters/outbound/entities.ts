@@ -1,0 +1,46 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+/** ScalingEventEntity — `nodes.scaling_events`: every action on a node, with its evidence and its actor. */
+@Entity({ schema: 'nodes', name: 'scaling_events' })
+export class ScalingEventEntity {
+  @PrimaryColumn({ type: 'uuid' }) id!: string;
+  @Column({ type: 'text', name: 'node_name' }) nodeName!: string;
+  @Column({ type: 'text' }) action!: string;
+  @Column({ type: 'text', nullable: true }) decision!: string | null;
+  @Column({ type: 'text' }) reason!: string;
+  @Column({ type: 'text' }) actor!: string;
+  @Column({ type: 'text', name: 'correlation_id', nullable: true }) correlationId!: string | null;
+  @Column({ type: 'uuid', name: 'operation_id', nullable: true }) operationId!: string | null;
+  @Column({ type: 'boolean', name: 'dry_run' }) dryRun!: boolean;
+  @Column({ type: 'jsonb' }) evidence!: Record<string, unknown>;
+  @Column({ type: 'timestamptz', name: 'created_at' }) createdAt!: Date;
+}
+
+/** CordonObservationEntity — `nodes.cordon_observations`: when we first saw each cordon, kept across restarts. */
+@Entity({ schema: 'nodes', name: 'cordon_observations' })
+export class CordonObservationEntity {
+  @PrimaryColumn({ type: 'text', name: 'node_name' }) nodeName!: string;
+  @Column({ type: 'text', name: 'node_uid' }) nodeUid!: string;
+  @Column({ type: 'timestamptz', name: 'first_seen_cordoned_at' }) firstSeenCordonedAt!: Date;
+  @Column({ type: 'timestamptz', name: 'last_evaluated_at', nullable: true }) lastEvaluatedAt!: Date | null;
+  @Column({ type: 'jsonb', nullable: true }) verdict!: Record<string, unknown> | null;
+  @Column({ type: 'timestamptz', name: 'updated_at' }) updatedAt!: Date;
+}
+
+/** DrainOperationEntity — `nodes.drain_operations`: one drain, its progress and its final result. */
+@Entity({ schema: 'nodes', name: 'drain_operations' })
+export class DrainOperationEntity {
+  @PrimaryColumn({ type: 'uuid' }) id!: string;
+  @Column({ type: 'text', name: 'node_name' }) nodeName!: string;
+  @Column({ type: 'text' }) status!: string;
+  @Column({ type: 'text' }) actor!: string;
+  @Column({ type: 'text', name: 'correlation_id', nullable: true }) correlationId!: string | null;
+  @Column({ type: 'jsonb' }) options!: Record<string, unknown>;
+  @Column({ type: 'jsonb' }) progress!: Record<string, unknown>;
+  @Column({ type: 'text', nullable: true }) reason!: string | null;
+  @Column({ type: 'timestamptz', name: 'started_at' }) startedAt!: Date;
+  @Column({ type: 'timestamptz', name: 'updated_at' }) updatedAt!: Date;
+  @Column({ type: 'timestamptz', name: 'finished_at', nullable: true }) finishedAt!: Date | null;
+}
+
+export const entities = [ScalingEventEntity, CordonObservationEntity, DrainOperationEntity];
