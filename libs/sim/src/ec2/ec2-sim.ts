@@ -139,7 +139,7 @@ export async function startEc2Sim(opts: Ec2SimOptions = {}): Promise<Ec2Sim> {
         start: new Date(startMs),
         end: new Date(endMs),
       }).filter((p) => passes('spot-price', formatPrice(p.spotPrice)) && passes('timestamp', p.timestamp.toISOString()));
-      if (spotMemo.size > 16) spotMemo.clear();
+      if (spotMemo.size >= 4) spotMemo.delete(spotMemo.keys().next().value!);
       spotMemo.set(memoKey, all);
     }
     const offset = token ? Number(token.o) : 0;

@@ -67,6 +67,7 @@ export function ratioPoints(ratio: number | null): number {
  * With a Spot Advisor snapshot bucket the index is the mean of both, rounded up (erring towards risk).
  * With less than {@link MIN_COVERAGE} of the window covered by samples the basis is `insufficient-data` and the
  * bucket is the snapshot's, if any, else null. Samples are one (type, zone, product) series.
+ * See docs/spot-interruption-estimate.md.
  */
 export function estimateInterruption(
   samples: readonly SpotPriceSample[],
