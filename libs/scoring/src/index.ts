@@ -6,3 +6,5 @@ export * from './prices.js';
 export * from './scorers.js';
 export * from './score-node.js';
 export * from './scoring-index.js';
+export * from './lp.js';
+export * from './simulate.js';
