@@ -8,3 +8,4 @@ export * from './score-node.js';
 export * from './scoring-index.js';
 export * from './lp.js';
 export * from './simulate.js';
+export * from './consolidation.js';
