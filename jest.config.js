@@ -35,5 +35,11 @@ export default {
       testMatch: ['<rootDir>/{libs,services,test}/**/*.int.ts'],
       slowTestThreshold: 30,
     },
+    {
+      ...common,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test/e2e/**/*.e2e.ts'],
+      slowTestThreshold: 60,
+    },
   ],
 };

@@ -1,0 +1,62 @@
+import { describe, expect, it } from '@jest/globals';
+import { ConfigError, commonShape, defineConfigSpec, env, loadConfig, maskUrlCredentials, redactConfig, splitMode } from '../index.js';
+
+const spec = defineConfigSpec({
+  service: 'example',
+  shape: { ...commonShape, HEALTH_PORT: env.port(8121), GRACE: env.number({ dflt: 15, min: 0 }), ENABLED: env.bool(true), MANAGERS: env.list(['a']) },
+  secrets: ['AUTH_JWT_ACCESS_SECRET'],
+});
+const good = { DATABASE_URL: 'postgres://u:pw@db:5432/x', AUTH_JWT_ACCESS_SECRET: 's3cr3t-value', SCAN_INTERVAL_SECONDS: '30' };
+
+describe('loadConfig', () => {
+  it('parses a good environment with defaults applied', () => {
+    const c = loadConfig(spec, good);
+    expect(c).toMatchObject({ SCAN_INTERVAL_SECONDS: 30, GRACE: 15, ENABLED: true, MANAGERS: ['a'], HEALTH_PORT: 8121, LOG_LEVEL: 'info' });
+  });
+
+  it('accepts decimals where a number is allowed', () => {
+    expect(loadConfig(spec, { ...good, GRACE: '0.05' }).GRACE).toBe(0.05);
+  });
+
+  it('reports every bad or missing variable in one error', () => {
+    const bad = { DATABASE_URL: 'mysql://x', SCAN_INTERVAL_SECONDS: 'soon', HEALTH_PORT: '70000', ENABLED: 'maybe' };
+    let err: unknown;
+    try {
+      loadConfig(spec, bad);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ConfigError);
+    const vars = (err as ConfigError).problems.map((p) => p.variable).sort();
+    expect(vars).toEqual(['AUTH_JWT_ACCESS_SECRET', 'DATABASE_URL', 'ENABLED', 'HEALTH_PORT', 'SCAN_INTERVAL_SECONDS']);
+    expect((err as Error).message).toContain('5 configuration problems');
+    expect((err as Error).message).toContain('SCAN_INTERVAL_SECONDS: must be a number');
+    expect((err as Error).message).toContain('AUTH_JWT_ACCESS_SECRET: is required');
+  });
+
+  it.each([
+    ['SCAN_INTERVAL_SECONDS is required, with no default', { ...good, SCAN_INTERVAL_SECONDS: '' }, 'SCAN_INTERVAL_SECONDS'],
+    ['AUTH_JWT_ACCESS_SECRET is required', { ...good, AUTH_JWT_ACCESS_SECRET: undefined }, 'AUTH_JWT_ACCESS_SECRET'],
+    ['a negative grace period is refused', { ...good, GRACE: '-1' }, 'GRACE'],
+  ])('%s', (_, source, variable) => {
+    expect(() => loadConfig(spec, source)).toThrow(new RegExp(`${variable}:`));
+  });
+
+  it('requires RABBITMQ_URL in split mode only', () => {
+    expect(() => loadConfig(spec, good)).not.toThrow();
+    expect(() => loadConfig(splitMode(spec), good)).toThrow(/RABBITMQ_URL: is required/);
+    expect(loadConfig(splitMode(spec), { ...good, RABBITMQ_URL: 'amqp://g:g@h:5672' }).RABBITMQ_URL).toBe('amqp://g:g@h:5672');
+  });
+});
+
+describe('redactConfig', () => {
+  it('hides secrets and passwords inside URLs', () => {
+    const r = redactConfig(loadConfig(spec, good), spec.secrets);
+    expect(r['AUTH_JWT_ACCESS_SECRET']).toBe('[REDACTED]');
+    expect(JSON.stringify(r)).not.toContain('s3cr3t-value');
+    expect(JSON.stringify(r)).not.toContain(':pw@');
+  });
+  it('masks credentials in a URL', () => {
+    expect(maskUrlCredentials('amqp://guest:topsecret@host:5672/')).toBe('amqp://guest:***@host:5672/');
+  });
+});

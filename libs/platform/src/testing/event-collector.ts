@@ -1,0 +1,40 @@
+import amqp from 'amqplib';
+import { EVENTS_EXCHANGE, type CloudEvent } from '@nodes-manager/contracts';
+import { TEST_RABBITMQ_URL } from './test-database.js';
+import { waitFor } from './wait-for.js';
+
+/**
+ * EventCollector — a plain amqplib consumer on `nodes.events` (exclusive queue bound with `#`, or the patterns
+ * given), as a downstream team would write it. Tests assert on what it received.
+ */
+export class EventCollector {
+  readonly events: CloudEvent[] = [];
+  private constructor(private readonly conn: amqp.ChannelModel) {}
+
+  static async start(bindings: string[] = ['#'], url = TEST_RABBITMQ_URL): Promise<EventCollector> {
+    const conn = await amqp.connect(url);
+    const c = new EventCollector(conn);
+    const ch = await conn.createChannel();
+    await ch.assertExchange(EVENTS_EXCHANGE, 'topic', { durable: true });
+    const { queue } = await ch.assertQueue('', { exclusive: true, autoDelete: true });
+    for (const b of bindings) await ch.bindQueue(queue, EVENTS_EXCHANGE, b);
+    await ch.consume(queue, (msg) => {
+      if (!msg) return;
+      c.events.push(JSON.parse(msg.content.toString('utf8')));
+      ch.ack(msg);
+    });
+    return c;
+  }
+
+  ofType(type: string): CloudEvent[] {
+    return this.events.filter((e) => e.type === type);
+  }
+
+  waitFor(pred: (e: CloudEvent) => boolean, what: string, timeoutMs = 15_000): Promise<CloudEvent> {
+    return waitFor(() => this.events.find(pred), what, timeoutMs);
+  }
+
+  async close(): Promise<void> {
+    await this.conn.close().catch(() => undefined);
+  }
+}

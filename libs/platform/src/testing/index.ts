@@ -1,0 +1,5 @@
+export * from './test-database.js';
+export * from './event-collector.js';
+export * from './test-app.js';
+export * from './wait-for.js';
+export * from './tcp-proxy.js';

@@ -1,0 +1,124 @@
+import { afterEach, describe, expect, it } from '@jest/globals';
+import type { DataSource } from 'typeorm';
+import { checkSchema, createDataSource, runMigrations, type ServiceDatabaseSpec } from '@nodes-manager/platform';
+import { createTestDatabase, type TestDatabase } from '@nodes-manager/platform/testing';
+import { entities as nodeSyncEntities } from '../../services/node-sync/src/adapters/outbound/entities.js';
+import { entities as uncordonEntities } from '../../services/uncordon/src/adapters/outbound/entities.js';
+import { entities as schedulerEntities } from '../../services/scheduler-scoring/src/adapters/outbound/entities.js';
+import { entities as karpenterEntities } from '../../services/karpenter-gateway/src/adapters/outbound/entities.js';
+import { entities as spotEntities } from '../../services/spot-advisor/src/adapters/outbound/entities.js';
+import { migrations as nodeSyncMigrations } from '../../migrations/node-sync/index.js';
+import { migrations as uncordonMigrations } from '../../migrations/uncordon/index.js';
+import { migrations as schedulerMigrations } from '../../migrations/scheduler-scoring/index.js';
+import { migrations as karpenterMigrations } from '../../migrations/karpenter-gateway/index.js';
+import { migrations as spotMigrations } from '../../migrations/spot-advisor/index.js';
+
+const SERVICES = [
+  { service: 'node-sync', entities: nodeSyncEntities, migrations: nodeSyncMigrations },
+  { service: 'uncordon', entities: uncordonEntities, migrations: uncordonMigrations },
+  { service: 'scheduler-scoring', entities: schedulerEntities, migrations: schedulerMigrations },
+  { service: 'karpenter-gateway', entities: karpenterEntities, migrations: karpenterMigrations },
+  { service: 'spot-advisor', entities: spotEntities, migrations: spotMigrations },
+] as const;
+
+/** Tables DESIGN §7 assigns to each service; the schema check must find each of them. */
+const OWNED_TABLES: Record<string, string[]> = {
+  'node-sync': ['nodes', 'pods'],
+  uncordon: ['scaling_events', 'cordon_observations', 'drain_operations'],
+  'scheduler-scoring': ['scheduling_decisions', 'consolidation_plans'],
+  'karpenter-gateway': ['nodepool_changes'],
+  'spot-advisor': ['spot_price_samples', 'provisioning_requests'],
+};
+
+let db: TestDatabase;
+const open: DataSource[] = [];
+const specFor = (s: (typeof SERVICES)[number], overrides: Partial<ServiceDatabaseSpec> = {}): ServiceDatabaseSpec => ({
+  service: s.service,
+  url: db.url,
+  entities: s.entities,
+  migrations: s.migrations,
+  poolSize: 2,
+  ...overrides,
+});
+async function dataSource(spec: ServiceDatabaseSpec): Promise<DataSource> {
+  const ds = createDataSource(spec);
+  await ds.initialize();
+  open.push(ds);
+  return ds;
+}
+
+afterEach(async () => {
+  for (const ds of open.splice(0)) await ds.destroy();
+  await db?.drop();
+});
+
+describe('migrations and the start-up schema check', () => {
+  it.each(SERVICES.map((s) => [s.service, s] as const))('%s: on an empty database its tables exist with the declared types', async (_, s) => {
+    db = await createTestDatabase();
+    const ds = await dataSource(specFor(s));
+    const applied = await runMigrations(ds, specFor(s));
+    expect(applied).toEqual(s.migrations.map((m) => new m().name));
+    expect(await checkSchema(ds, specFor(s))).toEqual([]);
+
+    const tables = (await db.query<{ table_name: string }>(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'nodes'`)).map((r) => r.table_name);
+    expect(tables).toEqual(expect.arrayContaining(OWNED_TABLES[s.service]!));
+    // Every column the code declares as JSON is jsonb in the database, and none is plain json.
+    const jsonCols = ds.entityMetadatas.flatMap((m) => m.columns.filter((c) => c.type === 'jsonb').map((c) => [m.tableName, c.databaseName]));
+    for (const [table, column] of jsonCols) {
+      const [row] = await db.query<{ udt_name: string }>(
+        `SELECT udt_name FROM information_schema.columns WHERE table_schema = 'nodes' AND table_name = $1 AND column_name = $2`,
+        [table, column],
+      );
+      expect(`${table}.${column}:${row?.udt_name}`).toBe(`${table}.${column}:jsonb`);
+    }
+    const plainJson = await db.query(`SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'nodes' AND udt_name = 'json'`);
+    expect(plainJson).toEqual([]);
+  });
+
+  it('names a JSON column that is json instead of jsonb', async () => {
+    db = await createTestDatabase();
+    const s = SERVICES[1];
+    const ds = await dataSource(specFor(s));
+    await runMigrations(ds, specFor(s));
+    await db.query(`ALTER TABLE nodes.scaling_events ALTER COLUMN evidence TYPE json USING evidence::json`);
+    const problems = await checkSchema(ds, specFor(s));
+    expect(problems).toEqual([{ kind: 'COLUMN_TYPE_MISMATCH', message: 'column scaling_events.evidence is json but the code expects jsonb' }]);
+  });
+
+  it('refuses a build that carries no migrations, and says why', async () => {
+    db = await createTestDatabase();
+    const s = SERVICES[0];
+    const spec = specFor(s, { migrations: [] });
+    const ds = await dataSource(spec);
+    await runMigrations(ds, spec);
+    const problems = await checkSchema(ds, spec);
+    expect(problems.map((p) => p.kind)).toEqual(['NO_MIGRATIONS_IN_BUILD', 'TABLE_MISSING', 'TABLE_MISSING']);
+    expect(problems[0]!.message).toContain('migrations/node-sync/');
+    expect(problems[1]!.message).toContain('nodes.nodes does not exist');
+  });
+
+  it('reports a migration of the build that the database has not applied', async () => {
+    db = await createTestDatabase();
+    const s = SERVICES[3];
+    const ds = await dataSource(specFor(s));
+    const problems = await checkSchema(ds, specFor(s));
+    expect(problems.map((p) => p.kind)).toContain('MIGRATION_NOT_APPLIED');
+  });
+
+  it('applies each migration exactly once when every service and a second replica migrate at the same time', async () => {
+    db = await createTestDatabase();
+    const runs = [...SERVICES, ...SERVICES].map(async (s) => {
+      const ds = await dataSource(specFor(s));
+      return runMigrations(ds, specFor(s));
+    });
+    const results = await Promise.all(runs);
+    for (const s of SERVICES) {
+      const table = `migrations_${s.service.replace(/-/g, '_')}`;
+      const rows = await db.query<{ name: string }>(`SELECT name FROM nodes.${table}`);
+      expect(rows.map((r) => r.name)).toEqual(s.migrations.map((m) => new m().name));
+    }
+    // Of the two replicas of each service, exactly one applied its migrations.
+    const appliedCount = results.reduce((n, r) => n + r.length, 0);
+    expect(appliedCount).toBe(SERVICES.reduce((n, s) => n + s.migrations.length, 0));
+  });
+});
