@@ -7,3 +7,4 @@ export type { ManagedFieldsEntry } from './kube/managed-fields.js';
 export { ANCIENT_CHANGES, MAX_UPDATE_MANAGERS } from './kube/managed-fields.js';
 export { NODE_UNSCHEDULABLE_TAINT, CONTROLLER_MANAGER } from './kube/api.js';
 export type { Faults, Stats } from './kube/server.js';
+export { generateFleet, allocatableOf, type FleetOptions, type WorkloadClass, type Allocatable } from './fleet/generate-fleet.js';

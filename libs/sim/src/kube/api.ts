@@ -164,9 +164,7 @@ export class KubeApi {
     if (more && lastKey !== undefined) {
       res.continue = encodeContinue({ rv, start: lastKey });
       if (!o.labelSelector && !o.fieldSelector) {
-        let remaining = 0;
-        for (const _ of this.store.scan(def, ns, lastKey)) remaining++;
-        res.remainingItemCount = remaining;
+        res.remainingItemCount = this.store.countAfter(def, ns, lastKey);
       }
     }
     return res;
@@ -398,16 +396,15 @@ export class KubeApi {
     if (next.metadata.managedFields.length === 0) delete next.metadata.managedFields;
     if (ctx.dryRun) return next;
     this.store.put(def, next);
-    this.afterWrite(def, old, next, ctx);
+    this.afterWrite(def, next, ctx, subresource);
     return JSON.parse(this.store.get(def, next.metadata.namespace ?? '', next.metadata.name)!.json) as KubeObject;
   }
 
   /** afterWrite — the controllers the simulator stands in for, reacting synchronously to a write. */
-  private afterWrite(def: ResourceDef, old: KubeObject | undefined, next: KubeObject, ctx: WriteContext): void {
+  private afterWrite(def: ResourceDef, next: KubeObject, ctx: WriteContext, subresource: string | undefined): void {
     if (def === NODES) this.nodeLifecycle(next, ctx.now);
     if (def === PODS) this.markPdbs(next.metadata.namespace);
-    if (def === PDBS) this.markPdbs(next.metadata.namespace);
-    void old;
+    if (def === PDBS && subresource !== 'status') this.markPdbs(next.metadata.namespace);
   }
 
   /** nodeLifecycle — the node lifecycle controller keeps `node.kubernetes.io/unschedulable` in step with spec.unschedulable. */
@@ -494,8 +491,7 @@ export class KubeApi {
     const out: PodHealth[] = [];
     for (const [, e] of this.store.scan(PODS, ns)) {
       if (!matchesSelectorObject(selector, e.labels as Record<string, string>)) continue;
-      const phase = e.fields['status.phase'];
-      out.push({ ready: e.fields['~ready'] === 'true', deleting: e.fields['~deleting'] === 'true', terminal: phase === 'Succeeded' || phase === 'Failed' });
+      out.push(healthOf(e));
     }
     return out;
   }
@@ -559,9 +555,32 @@ export class KubeApi {
 
   /** refreshPdbs — the disruption controller: recompute and store each budget's status in a namespace. */
   refreshPdbs(ns: string): void {
-    for (const [, e] of [...this.store.scan(PDBS, ns)]) {
-      const obj = JSON.parse(e.json) as KubeObject;
-      const counts = computePdbCounts(obj.spec ?? {}, this.podHealth(ns, obj.spec?.selector));
+    const budgets = [...this.store.scan(PDBS, ns)].map(([, e]) => JSON.parse(e.json) as KubeObject);
+    if (budgets.length === 0) return;
+    // One pass over the namespace's pods, indexed by the first matchLabels pair each budget uses.
+    const keys = new Set<string>();
+    for (const b of budgets) {
+      const first = Object.entries((b.spec?.selector?.matchLabels ?? {}) as Record<string, string>)[0];
+      if (first) keys.add(first[0]);
+    }
+    const index = new Map<string, Entry[]>();
+    const all: Entry[] = [];
+    for (const [, e] of this.store.scan(PODS, ns)) {
+      all.push(e);
+      for (const k of keys) {
+        const v = e.labels[k];
+        if (v === undefined) continue;
+        const slot = `${k}=${v}`;
+        (index.get(slot) ?? index.set(slot, []).get(slot)!).push(e);
+      }
+    }
+    for (const obj of budgets) {
+      const first = Object.entries((obj.spec?.selector?.matchLabels ?? {}) as Record<string, string>)[0];
+      const candidates = first ? (index.get(`${first[0]}=${first[1]}`) ?? []) : all;
+      const health = candidates
+        .filter((e) => matchesSelectorObject(obj.spec?.selector, e.labels as Record<string, string>))
+        .map(healthOf);
+      const counts = computePdbCounts(obj.spec ?? {}, health);
       const allowed = counts.disruptionsAllowed > 0;
       const prevCond = (obj.status?.conditions ?? []).find((c: KubeObject) => c.type === 'DisruptionAllowed');
       const status = {
@@ -594,6 +613,11 @@ export class KubeApi {
     for (const stop of [...(this.watches.get(resourceId(def)) ?? [])]) stop();
   }
 }
+
+const healthOf = (e: Entry): PodHealth => {
+  const phase = e.fields['status.phase'];
+  return { ready: e.fields['~ready'] === 'true', deleting: e.fields['~deleting'] === 'true', terminal: phase === 'Succeeded' || phase === 'Failed' };
+};
 
 const withoutMetaStatus = (o: KubeObject): KubeObject => {
   const { metadata: _m, status: _s, ...rest } = o;

@@ -115,6 +115,23 @@ export class Store {
     }
   }
 
+  /** countAfter — how many keys of a resource (optionally one namespace) sort after `after`. */
+  countAfter(def: ResourceDef, ns: string | undefined, after: string): number {
+    const keys = this.col(resourceId(def)).sortedKeys();
+    const firstAbove = (bound: string, inclusive: boolean): number => {
+      let lo = 0;
+      let hi = keys.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (inclusive ? keys[mid]! < bound : keys[mid]! <= bound) lo = mid + 1;
+        else hi = mid;
+      }
+      return lo;
+    };
+    const end = ns ? firstAbove(`${ns}/\uffff`, true) : keys.length;
+    return Math.max(0, end - firstAbove(after, false));
+  }
+
   /** makeEntry — serializes `obj` under the next resourceVersion. */
   private makeEntry(def: ResourceDef, obj: KubeObject, rv: number): Entry {
     obj.metadata ??= {};
