@@ -35,8 +35,8 @@ const jest = (label, projects, extra) => {
 const only = process.argv.slice(2);
 if (!broken || process.env.CONTINUE_ON_BUILD_ERROR) {
   if (only.length === 0 || only.includes('unit')) jest('unit', ['unit'], ['--maxWorkers=2']);
-  if (only.length === 0 || only.includes('integration')) jest('integration', ['integration'], ['--maxWorkers=2', '--testTimeout=90000']);
-  if (only.length === 0 || only.includes('e2e')) jest('e2e', ['e2e'], ['--runInBand', '--testTimeout=180000']);
+  if (only.length === 0 || only.includes('integration')) jest('integration', ['integration'], ['--maxWorkers=2', '--testTimeout=90000', '--forceExit']);
+  if (only.length === 0 || only.includes('e2e')) jest('e2e', ['e2e'], ['--runInBand', '--testTimeout=180000', '--forceExit']);
 }
 
 process.stdout.write(`\ntests: ${passed} passed, ${failed} failed\n`);

@@ -379,7 +379,7 @@ export class Informer<T> {
             const old = this.cache.get(key);
             this.cache.delete(key);
             this.versions.delete(key);
-            this.emit('delete', old ?? this.opts.project(obj));
+            if (old !== undefined) this.emit('delete', old);
             break;
           }
           case 'BOOKMARK':

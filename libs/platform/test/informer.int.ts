@@ -1,0 +1,245 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import * as k8s from '@kubernetes/client-node';
+import { generateFleet, startKubeSim, type KubeSim } from '@nodes-manager/sim';
+import { waitFor } from '@nodes-manager/platform/testing';
+import { Informer, type SyncedInfo } from '../src/kube/informer.js';
+
+/** LeanNode — what a caller of the informer keeps: a few fields, not the whole API object. */
+interface LeanNode {
+  name: string;
+  zone: string | undefined;
+  unschedulable: boolean;
+  labels: Record<string, string>;
+}
+const projectNode = (o: any): LeanNode => ({
+  name: o.metadata.name,
+  zone: o.metadata.labels?.['topology.kubernetes.io/zone'],
+  unschedulable: o.spec?.unschedulable === true,
+  labels: { ...(o.metadata.labels ?? {}) },
+});
+
+/** The simulator's resource key for nodes (its helpers take a ResourceDef; only group and plural are read). */
+const NODES = { group: '', plural: 'nodes' } as never;
+
+const aNode = (name: string): k8s.V1Node => ({
+  apiVersion: 'v1',
+  kind: 'Node',
+  metadata: { name, labels: { 'topology.kubernetes.io/zone': 'us-east-1a' } },
+  spec: {},
+  status: { conditions: [{ type: 'Ready', status: 'True' }] },
+});
+
+describe('Informer against the Kubernetes simulator', () => {
+  let sim: KubeSim;
+  let core: k8s.CoreV1Api;
+  let informer: Informer<LeanNode> | undefined;
+  const fleet = generateFleet({ seed: 7, nodes: 23, podsPerNode: 4 });
+
+  beforeAll(async () => {
+    sim = await startKubeSim({ bookmarkIntervalMs: 200 });
+    core = sim.kubeConfig().makeApiClient(k8s.CoreV1Api);
+  });
+  afterAll(async () => {
+    await sim.stop();
+  });
+  beforeEach(() => {
+    sim.faults.clear();
+  });
+  afterEach(async () => {
+    await informer?.stop();
+    informer = undefined;
+  });
+
+  const start = (o: { pageSize?: number; resyncMs?: number; path?: string } = {}): Informer<LeanNode> => {
+    informer = new Informer<LeanNode>({
+      kc: sim.kubeConfig(),
+      path: o.path ?? '/api/v1/nodes',
+      project: projectNode,
+      pageSize: o.pageSize ?? 5,
+      resyncMs: o.resyncMs ?? 0,
+      backoff: { initialMs: 20, maxMs: 200 },
+      name: 'nodes',
+    });
+    informer.start();
+    return informer;
+  };
+
+  const resetNodes = async (names: string[]) => {
+    const existing = (await core.listNode()).items.map((n) => n.metadata!.name!);
+    for (const n of existing) await core.deleteNode({ name: n });
+    sim.load({ nodes: names.map(aNode) });
+  };
+
+  it('lists in pages, keeps only projected objects and reports synced only after the complete list', async () => {
+    sim.load({ nodes: structuredClone(fleet.nodes) });
+    const inf = start({ pageSize: 5 });
+    const synced: SyncedInfo[] = [];
+    inf.on('synced', (i) => synced.push(i));
+    expect(inf.synced).toBe(false);
+    await inf.waitForSync(10_000);
+
+    expect(inf.size).toBe(23);
+    expect(inf.stats.pages).toBe(5); // 23 nodes in pages of 5
+    expect(inf.stats.lists).toBe(1);
+    expect(synced).toEqual([expect.objectContaining({ full: true, reason: 'initial', added: 23, updated: 0, deleted: 0 })]);
+    const first = fleet.nodes[0]!.metadata!.name!;
+    expect(Object.keys(inf.get(first)!).sort()).toEqual(['labels', 'name', 'unschedulable', 'zone']);
+    expect(inf.resourceVersion).toMatch(/^\d+$/);
+    expect(sim.stats().byVerbResource['list nodes']).toBeGreaterThanOrEqual(5);
+  });
+
+  it('applies adds, updates and deletes from the watch', async () => {
+    await resetNodes(['n-1', 'n-2']);
+    const inf = start();
+    await inf.waitForSync(10_000);
+    const seen: string[] = [];
+    inf.on('add', (o) => seen.push(`add ${o.name}`));
+    inf.on('update', (o, old) => seen.push(`update ${o.name} ${old?.unschedulable}->${o.unschedulable}`));
+    inf.on('delete', (o) => seen.push(`delete ${o.name}`));
+    await waitFor(() => inf.stats.watches > 0, 'a watch');
+
+    await core.createNode({ body: aNode('n-3') });
+    sim.scenario.cordonAsKubectl('n-1');
+    sim.scenario.deleteNode('n-2');
+
+    await waitFor(() => seen.length === 3, 'three watch events');
+    expect(seen).toEqual(['add n-3', 'update n-1 false->true', 'delete n-2']);
+    expect(inf.list().map((n) => n.name).sort()).toEqual(['n-1', 'n-3']);
+    expect(inf.get('n-1')!.unschedulable).toBe(true);
+    expect(inf.stats.lists).toBe(1);
+  });
+
+  it('relists after a 410 Gone on the watch', async () => {
+    await resetNodes(['g-1', 'g-2']);
+    const inf = start();
+    await inf.waitForSync(10_000);
+    await waitFor(() => inf.stats.watches > 0, 'a watch');
+    const synced: SyncedInfo[] = [];
+    inf.on('synced', (i) => synced.push(i));
+
+    sim.faults.set({ gone410Next: true });
+    sim.api.endWatches(NODES); // a normal close: the informer re-watches from its version and gets 410
+
+    await waitFor(() => synced.length === 1, 'a relist after 410');
+    expect(inf.stats.relists410).toBe(1);
+    expect(inf.stats.lists).toBe(2);
+    expect(synced[0]).toEqual(expect.objectContaining({ reason: 'gone', added: 0, deleted: 0 }));
+    expect(inf.list().map((n) => n.name).sort()).toEqual(['g-1', 'g-2']);
+  });
+
+  it('relists when the version it re-watches from was compacted away, and catches up', async () => {
+    await resetNodes(['c-1']);
+    const inf = start();
+    await inf.waitForSync(10_000);
+    await waitFor(() => inf.stats.watches > 0, 'a watch');
+    // The watch goes down (every request fails), the cluster changes and its history is compacted.
+    sim.faults.set({ rate500: 1 });
+    sim.api.endWatches(NODES);
+    await waitFor(() => inf.stats.errors >= 1, 'a failed re-watch');
+    sim.scenario.setLabel('c-1', 'changed', 'yes');
+    sim.scenario.compact();
+    sim.faults.clear();
+
+    await waitFor(() => inf.stats.relists410 >= 1, 'a 410 relist');
+    await waitFor(() => inf.get('c-1')?.labels['changed'] === 'yes', 'the change seen by the relist');
+    expect(inf.stats.lists).toBe(2);
+  });
+
+  it('reconnects dropped watches from the last version without relisting', async () => {
+    await resetNodes(['d-1']);
+    const inf = start();
+    await inf.waitForSync(10_000);
+    await waitFor(() => inf.stats.watches > 0, 'a watch');
+    sim.faults.set({ dropWatchesAfterMs: 30 });
+    await waitFor(() => inf.stats.watches >= 4, 'several reconnects');
+    await core.createNode({ body: aNode('d-2') });
+    await waitFor(() => inf.get('d-2'), 'd-2 seen after reconnects');
+    sim.faults.clear();
+    expect(inf.stats.lists).toBe(1);
+    expect(inf.stats.relists410).toBe(0);
+  });
+
+  it('backs off and retries while the API server fails, then syncs', async () => {
+    await resetNodes(['e-1']);
+    sim.faults.set({ rate500: 1 });
+    const inf = start();
+    await waitFor(() => inf.stats.errors >= 3, 'failed lists');
+    expect(inf.synced).toBe(false);
+    sim.faults.clear();
+    await inf.waitForSync(10_000);
+    expect(inf.list().map((n) => n.name)).toEqual(['e-1']);
+  });
+
+  it('a resync deletes objects that vanished while the watch was down and updates the changed ones', async () => {
+    await resetNodes(['r-1', 'r-2', 'r-3']);
+    const inf = start({ resyncMs: 60_000 });
+    await inf.waitForSync(10_000);
+    await waitFor(() => inf.stats.watches > 0, 'a watch');
+    const synced: SyncedInfo[] = [];
+    inf.on('synced', (i) => synced.push(i));
+    const events: string[] = [];
+    inf.on('delete', (o) => events.push(`delete ${o.name}`));
+    inf.on('update', (o) => events.push(`update ${o.name}`));
+
+    // The store changes without any event (as if they were lost while the watch was down).
+    const [r1, r2] = [sim.api.get(NODES, '', 'r-1'), sim.api.get(NODES, '', 'r-2')];
+    sim.api.store.dropAll(NODES);
+    sim.load({ nodes: [{ ...r1, metadata: { ...r1.metadata, labels: { ...r1.metadata.labels, extra: 'yes' } } }, r2] as never });
+    expect(inf.size).toBe(3);
+
+    inf.resync();
+    await waitFor(() => synced.some((s) => s.reason === 'resync'), 'the resync');
+    const resync = synced.find((s) => s.reason === 'resync')!;
+    expect(resync.deleted).toBe(1);
+    expect(inf.list().map((n) => n.name).sort()).toEqual(['r-1', 'r-2']);
+    expect(inf.get('r-1')!.labels['extra']).toBe('yes');
+    expect(events).toEqual(expect.arrayContaining(['delete r-3', 'update r-1']));
+
+    // A resync in which nothing changed reports nothing.
+    const before = synced.length;
+    inf.resync();
+    await waitFor(() => synced.length > before, 'a second resync');
+    expect(synced[synced.length - 1]).toEqual(expect.objectContaining({ reason: 'resync', added: 0, updated: 0, deleted: 0 }));
+  });
+
+  it('restarts the list when a continue token expires mid-list', async () => {
+    sim.load({ nodes: Array.from({ length: 12 }, (_, i) => aNode(`p-${String(i).padStart(2, '0')}`)) });
+    let calls = 0;
+    // The first continue request is answered 410 by a proxy in front of the simulator.
+    const { createServer } = await import('node:http');
+    const proxy = createServer((req, res) => {
+      const url = new URL(req.url!, 'http://x');
+      if (url.searchParams.get('continue') && calls++ === 0) {
+        res.writeHead(410, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify({ kind: 'Status', code: 410, reason: 'Expired', message: 'continue token expired' }));
+        return;
+      }
+      void fetch(sim.url + req.url!, { headers: req.headers as Record<string, string> }).then(async (r) => {
+        res.writeHead(r.status, { 'Content-Type': 'application/json' });
+        res.end(await r.text());
+      });
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', () => r()));
+    const port = (proxy.address() as { port: number }).port;
+    const kc = new k8s.KubeConfig();
+    kc.loadFromOptions({
+      clusters: [{ name: 'p', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
+      users: [{ name: 'u', token: 'x' }],
+      contexts: [{ name: 'c', cluster: 'p', user: 'u' }],
+      currentContext: 'c',
+    });
+    informer = new Informer<LeanNode>({ kc, path: '/api/v1/nodes', project: projectNode, pageSize: 5 });
+    const stopList = informer;
+    stopList.start();
+    try {
+      await stopList.waitForSync(10_000);
+      expect(stopList.stats.relists410).toBe(1);
+      expect(stopList.list().filter((n) => n.name.startsWith('p-'))).toHaveLength(12);
+    } finally {
+      await stopList.stop();
+      informer = undefined;
+      proxy.closeAllConnections();
+      await new Promise<void>((r) => proxy.close(() => r()));
+    }
+  });
+});

@@ -1,0 +1,145 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { DataSource } from 'typeorm';
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+import {
+  AmqpConnection,
+  AmqpEventPublisher,
+  AmqpEventSubscriber,
+  createDataSource,
+  makeEvent,
+  outboxDdl,
+  Outbox,
+  OutboxRelay,
+  runMigrations,
+  type ServiceDatabaseSpec,
+} from '@nodes-manager/platform';
+import type { ServiceName } from '@nodes-manager/contracts';
+import { createTestDatabase, EventCollector, TcpProxy, TEST_RABBITMQ_URL, waitFor, type TestDatabase } from '@nodes-manager/platform/testing';
+
+/** A throwaway service schema: one state table plus the outbox, as every real service has. */
+class OutboxTestInitial1764500000001 implements MigrationInterface {
+  name = 'OutboxTestInitial1764500000001';
+  async up(q: QueryRunner) {
+    await q.query(`CREATE TABLE nodes.widgets (id int PRIMARY KEY, label text NOT NULL)`);
+    for (const s of outboxDdl('uncordon').up) await q.query(s);
+    for (const s of outboxDdl(SUBSCRIBER_SERVICE).up) await q.query(s);
+  }
+  async down() {}
+}
+
+/** The subscriber test's own service name, so its durable queue is nobody else's. */
+const SUBSCRIBER_SERVICE = `outbox-test-${process.pid}` as ServiceName;
+
+let db: TestDatabase;
+let ds: DataSource;
+let spec: ServiceDatabaseSpec;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  spec = { service: 'uncordon', url: db.url, entities: [], migrations: [OutboxTestInitial1764500000001] };
+  ds = createDataSource(spec);
+  await ds.initialize();
+  await runMigrations(ds, spec);
+});
+afterAll(async () => {
+  await ds.destroy();
+  await db.drop();
+});
+
+/** changeState — the pattern every service follows: the row and its event commit together. */
+async function changeState(outbox: Outbox, id: number, runId: string) {
+  const ev = makeEvent('uncordon', 'node.uncordoned', { node: `n-${id}`, runId }, new Date(), { actor: 'test' });
+  await ds.transaction(async (tx) => {
+    await tx.query(`INSERT INTO nodes.widgets (id, label) VALUES ($1, $2)`, [id, runId]);
+    await outbox.add(tx, [ev]);
+  });
+  outbox.added();
+  return ev;
+}
+
+describe('outbox and relay against the real broker', () => {
+  it('with the broker unreachable, state changes commit and events wait; when it returns each event is delivered once', async () => {
+    const runId = `run-${Math.random().toString(36).slice(2)}`;
+    const collector = await EventCollector.start(['#']);
+    const proxy = await TcpProxy.start('127.0.0.1', Number(new URL(TEST_RABBITMQ_URL).port || 5672));
+    const conn = new AmqpConnection(proxy.url(TEST_RABBITMQ_URL), 'outbox-test');
+    const outbox = new Outbox('uncordon');
+    const relay = new OutboxRelay(ds, outbox, new AmqpEventPublisher(conn), undefined, { pollMs: 100, maxBackoffMs: 300 });
+    relay.start();
+    try {
+      const first = await changeState(outbox, 1, runId);
+      await collector.waitFor((e) => e.id === first.id, 'the first event while the broker is up');
+
+      proxy.cut();
+      const during = [];
+      for (let i = 2; i <= 21; i++) during.push(await changeState(outbox, i, runId));
+      // Every state change committed although nothing could be published.
+      expect((await db.query(`SELECT count(*)::int AS n FROM nodes.widgets WHERE label = $1`, [runId]))[0]).toEqual({ n: 21 });
+      await new Promise((r) => setTimeout(r, 800));
+      const backlog = await relay.backlog();
+      expect(backlog.pending).toBe(20);
+      expect(collector.events.filter((e) => (e.data as { runId?: string }).runId === runId)).toHaveLength(1);
+
+      proxy.restore();
+      await waitFor(
+        () => collector.events.filter((e) => (e.data as { runId?: string }).runId === runId).length >= 21,
+        'all 21 events after the broker returns',
+        20_000,
+      );
+      await new Promise((r) => setTimeout(r, 500));
+      const mine = collector.events.filter((e) => (e.data as { runId?: string }).runId === runId);
+      const ids = mine.map((e) => e.id);
+      expect(new Set(ids).size).toBe(21);
+      expect(ids.length).toBe(21);
+      expect(new Set(ids)).toEqual(new Set([first, ...during].map((e) => e.id)));
+      expect((await relay.backlog()).pending).toBe(0);
+      // CloudEvents 1.0 structured mode, routed by type.
+      expect(mine[0]).toMatchObject({ specversion: '1.0', source: 'nodes-manager/uncordon', type: 'node.uncordoned', datacontenttype: 'application/json', actor: 'test' });
+    } finally {
+      await relay.stop();
+      await conn.close();
+      await proxy.stop();
+      await collector.close();
+    }
+  }, 60_000);
+
+  it('a subscriber processes a redelivered event once and dead-letters one that keeps failing', async () => {
+    const tag = `sub-${Math.random().toString(36).slice(2)}`;
+    const conn = new AmqpConnection(TEST_RABBITMQ_URL, 'subscriber-test');
+    const publisher = new AmqpEventPublisher(conn);
+    const service = SUBSCRIBER_SERVICE;
+    const subConn = new AmqpConnection(TEST_RABBITMQ_URL, 'subscriber-test-2');
+    const handled: string[] = [];
+    const sub = new AmqpEventSubscriber(subConn, ds, service);
+    const ch = await subConn.channel();
+    await ch.deleteQueue(`nodes-manager.${SUBSCRIBER_SERVICE}.events`).catch(() => undefined);
+    await ch.deleteQueue(`nodes-manager.${SUBSCRIBER_SERVICE}.events.dlq`).catch(() => undefined);
+    await sub.subscribe([`test.${tag}.#`], async (ev) => {
+      if ((ev.data as { fail?: boolean }).fail) throw new Error('always fails');
+      handled.push(ev.id);
+    });
+    try {
+      const ok = makeEvent('uncordon', `test.${tag}.ok` as never, { n: 1 }, new Date());
+      await publisher.publish([ok, ok, ok]);
+      await waitFor(() => handled.length >= 1, 'the event to be handled');
+      await new Promise((r) => setTimeout(r, 500));
+      expect(handled).toEqual([ok.id]);
+
+      const bad = makeEvent('uncordon', `test.${tag}.bad` as never, { fail: true }, new Date());
+      await publisher.publish([bad]);
+      const dlq = await waitFor(async () => {
+        const m = await ch.get(`nodes-manager.${SUBSCRIBER_SERVICE}.events.dlq`, { noAck: true });
+        return m ? JSON.parse(m.content.toString()) : undefined;
+      }, 'the failing event in the dead-letter queue', 30_000, 250);
+      expect(dlq.id).toBe(bad.id);
+      expect(handled).toEqual([ok.id]);
+    } finally {
+      await sub.close();
+      await new Promise((r) => setTimeout(r, 100));
+      await ch.deleteQueue(`nodes-manager.${SUBSCRIBER_SERVICE}.events`).catch(() => undefined);
+      await ch.deleteQueue(`nodes-manager.${SUBSCRIBER_SERVICE}.events.dlq`).catch(() => undefined);
+      await subConn.close();
+      await conn.close();
+    }
+  }, 60_000);
+});
