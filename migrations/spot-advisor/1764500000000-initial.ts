@@ -18,17 +18,20 @@ export class SpotAdvisorInitial1764500000000 implements MigrationInterface {
     )`);
     await q.query(`CREATE TABLE nodes.provisioning_requests (
       id uuid PRIMARY KEY,
-      client_token text NOT NULL UNIQUE,
+      client_token text NOT NULL,
       actor text NOT NULL,
       correlation_id text,
       request jsonb NOT NULL,
       dry_run boolean NOT NULL,
       status text NOT NULL,
       instance_ids text[] NOT NULL DEFAULT '{}',
+      result jsonb,
       error jsonb,
       created_at timestamptz NOT NULL,
       updated_at timestamptz NOT NULL
     )`);
+    // One launch per client token; dry runs start nothing, so they are recorded without holding the token.
+    await q.query(`CREATE UNIQUE INDEX provisioning_requests_client_token ON nodes.provisioning_requests (client_token) WHERE NOT dry_run`);
     for (const s of outboxDdl('spot-advisor').up) await q.query(s);
   }
   async down(q: QueryRunner): Promise<void> {

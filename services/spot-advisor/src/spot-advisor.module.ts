@@ -1,21 +1,44 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { PlatformModule } from '@nodes-manager/platform';
+import type { DataSource } from 'typeorm';
+import { DATA_SOURCE, OUTBOX, PlatformModule, type Outbox } from '@nodes-manager/platform';
 import { migrations } from '../../../migrations/spot-advisor/index.js';
 import { entities } from './adapters/outbound/entities.js';
 import { SpotAdvisorCommands } from './adapters/inbound/spot-advisor.commands.js';
-import type { SpotAdvisorConfig } from './config.js';
+import { Ec2Regions, type Ec2Settings } from './adapters/outbound/ec2-regions.js';
+import { SpotPriceRepository } from './adapters/outbound/spot-price.repository.js';
+import { ProvisioningRepository } from './adapters/outbound/provisioning.repository.js';
+import { EC2_REGIONS, SpotAdvisorService } from './spot-advisor.service.js';
+import { SPOT_ADVISOR_CONFIG, type SpotAdvisorConfig } from './config.js';
 
-export const SPOT_ADVISOR_CONFIG = Symbol('SPOT_ADVISOR_CONFIG');
+export { SPOT_ADVISOR_CONFIG };
+
+export interface SpotAdvisorModuleOptions {
+  /**
+   * EC2 client settings beyond the config, for tests against the simulator (`endpoint`, `maxAttempts`). Production
+   * leaves them unset: the SDK's own `AWS_ENDPOINT_URL_EC2` and retry defaults apply.
+   */
+  readonly ec2?: Pick<Ec2Settings, 'endpoint' | 'maxAttempts'>;
+}
 
 /** SpotAdvisorModule — wiring only: EC2 Spot prices, interruption estimates, instance types and provisioning. */
 @Module({})
 export class SpotAdvisorModule {
-  static forRoot(config: SpotAdvisorConfig): DynamicModule {
+  static forRoot(config: SpotAdvisorConfig, options: SpotAdvisorModuleOptions = {}): DynamicModule {
+    const credentials =
+      config.AWS_ACCESS_KEY_ID && config.AWS_SECRET_ACCESS_KEY
+        ? { accessKeyId: config.AWS_ACCESS_KEY_ID, secretAccessKey: config.AWS_SECRET_ACCESS_KEY }
+        : undefined;
     return {
       module: SpotAdvisorModule,
       imports: [PlatformModule.forService({ service: 'spot-advisor', config, entities, migrations })],
       controllers: [SpotAdvisorCommands],
-      providers: [{ provide: SPOT_ADVISOR_CONFIG, useValue: config }],
+      providers: [
+        { provide: SPOT_ADVISOR_CONFIG, useValue: config },
+        { provide: EC2_REGIONS, useFactory: () => new Ec2Regions({ ...(credentials ? { credentials } : {}), ...options.ec2 }) },
+        { provide: SpotPriceRepository, inject: [DATA_SOURCE, OUTBOX], useFactory: (ds: DataSource, o: Outbox) => new SpotPriceRepository(ds, o) },
+        { provide: ProvisioningRepository, inject: [DATA_SOURCE, OUTBOX], useFactory: (ds: DataSource, o: Outbox) => new ProvisioningRepository(ds, o) },
+        SpotAdvisorService,
+      ],
     };
   }
 }

@@ -1,28 +1,50 @@
+import { Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
+import { z } from 'zod';
 import { Commands, type CommandRequest } from '@nodes-manager/contracts';
-import { CommandController, notImplemented } from '@nodes-manager/platform';
+import { CodedError, CommandController } from '@nodes-manager/platform';
+import type { ProvisionRequest } from '../../domain/provisioning.js';
+import { SpotAdvisorService, type MarketQuery } from '../../spot-advisor.service.js';
 
-/** SpotAdvisorCommands — the spot-advisor service's commands on `nodes-manager.spot-advisor`. */
+const region = z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'must be an AWS region such as us-east-1');
+const names = z.array(z.string().min(1)).max(1000);
+/** The internal commands (no gateway route validates them first): the caller is another service. */
+const pricesInput = z.strictObject({ region: region.optional(), instanceTypes: names.optional(), zones: names.optional() });
+const typesInput = z.strictObject({ region: region.optional(), instanceTypes: names.optional() });
+
+function parse<S extends z.ZodType>(schema: S, data: unknown, pattern: string): z.infer<S> {
+  const r = schema.safeParse(data ?? {});
+  if (r.success) return r.data;
+  const problems = r.error.issues.map((i) => ({ field: i.path.join('.') || 'data', problem: i.message }));
+  throw new CodedError('VALIDATION_FAILED', `${pattern}: ${problems.map((p) => `${p.field}: ${p.problem}`).join('; ')}`, { problems });
+}
+
+/** SpotAdvisorCommands — the spot-advisor service's commands on `nodes-manager.spot-advisor`. Thin: parse, delegate. */
 @CommandController()
 export class SpotAdvisorCommands {
+  constructor(@Inject(SpotAdvisorService) private readonly spot: SpotAdvisorService) {}
+
+  /** spot.market — the gateway validated the query (GET /api/v1/spot/market). */
   @MessagePattern(Commands.spotMarket)
-  market(@Payload() _req: CommandRequest) {
-    throw notImplemented('spot.market');
+  market(@Payload() req: CommandRequest<MarketQuery>) {
+    return this.spot.market(req.data ?? {});
   }
 
+  /** spot.prices — `{ instanceTypes?, zones?, region? }` → PriceInfo per (type, zone), for scheduler-scoring. */
   @MessagePattern(Commands.spotPrices)
-  prices(@Payload() _req: CommandRequest) {
-    throw notImplemented('spot.prices');
+  prices(@Payload() req: CommandRequest) {
+    return this.spot.spotPrices(parse(pricesInput, req.data, Commands.spotPrices));
   }
 
+  /** instancetypes.list — `{ region?, instanceTypes? }` → the instance-type catalog. */
   @MessagePattern(Commands.instanceTypesList)
-  instanceTypes(@Payload() _req: CommandRequest) {
-    throw notImplemented('instancetypes.list');
+  instanceTypes(@Payload() req: CommandRequest) {
+    return this.spot.instanceTypes(parse(typesInput, req.data, Commands.instanceTypesList));
   }
 
+  /** instance.provision — the gateway validated the body (POST /api/v1/instances, write scope). */
   @MessagePattern(Commands.instanceProvision)
-  provision(@Payload() _req: CommandRequest) {
-    throw notImplemented('instance.provision');
+  provision(@Payload() req: CommandRequest<ProvisionRequest>) {
+    return this.spot.provision(req.data, req.meta);
   }
-
 }

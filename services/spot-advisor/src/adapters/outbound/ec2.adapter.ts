@@ -71,6 +71,8 @@ export type RunInstancesRequest = LaunchSpec & {
   readonly instanceType: string;
   /** Exactly this many instances or none (MinCount = MaxCount). */
   readonly count: number;
+  /** Launch into this zone (EC2 `Placement.AvailabilityZone`); undefined lets the subnet or EC2 choose. */
+  readonly availabilityZone?: string;
   /** Who asked; recorded on every instance as `nodes-manager/requested-by`. */
   readonly requestedBy: string;
   readonly tags?: Readonly<Record<string, string>>;
@@ -192,6 +194,7 @@ export class Ec2Adapter {
       const out = await client.send(
         new RunInstancesCommand({
           ...launch,
+          ...(req.availabilityZone ? { Placement: { AvailabilityZone: req.availabilityZone } } : {}),
           ClientToken: req.clientToken,
           DryRun: req.dryRun,
           InstanceType: req.instanceType as _InstanceType,
@@ -217,6 +220,19 @@ export class Ec2Adapter {
     } catch (e) {
       if (e instanceof EC2ServiceException && e.name === 'DryRunOperation') return { dryRun: true, wouldSucceed: true };
       throw toEc2Error(e, 'RunInstances');
+    }
+  }
+
+  /**
+   * checkCredentials — resolves the SDK's credential chain without calling EC2; AWS_NOT_CONFIGURED when there are
+   * none (or no region). For the readiness check of a service whose credentials come from the default chain.
+   */
+  async checkCredentials(): Promise<void> {
+    const client = this.ec2();
+    try {
+      await client.config.credentials();
+    } catch (e) {
+      throw toEc2Error(e, 'ResolveCredentials');
     }
   }
 

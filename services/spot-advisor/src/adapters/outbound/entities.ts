@@ -13,7 +13,10 @@ export class SpotPriceSampleEntity {
   @Column({ type: 'timestamptz', name: 'fetched_at' }) fetchedAt!: Date;
 }
 
-/** ProvisioningRequestEntity — `nodes.provisioning_requests`: one per client token, so retries start nothing twice. */
+/**
+ * ProvisioningRequestEntity — `nodes.provisioning_requests`: one launch per client token (unique where not a dry
+ * run), so retries start nothing twice and get the recorded `result` back; dry runs are recorded too.
+ */
 @Entity({ schema: 'nodes', name: 'provisioning_requests' })
 export class ProvisioningRequestEntity {
   @PrimaryColumn({ type: 'uuid' }) id!: string;
@@ -24,6 +27,7 @@ export class ProvisioningRequestEntity {
   @Column({ type: 'boolean', name: 'dry_run' }) dryRun!: boolean;
   @Column({ type: 'text' }) status!: string;
   @Column({ type: 'text', name: 'instance_ids', array: true }) instanceIds!: string[];
+  @Column({ type: 'jsonb', nullable: true }) result!: Record<string, unknown> | null;
   @Column({ type: 'jsonb', nullable: true }) error!: Record<string, unknown> | null;
   @Column({ type: 'timestamptz', name: 'created_at' }) createdAt!: Date;
   @Column({ type: 'timestamptz', name: 'updated_at' }) updatedAt!: Date;
