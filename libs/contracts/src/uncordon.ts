@@ -69,6 +69,8 @@ export const UncordonReason = {
   DISABLED: 'DISABLED',
   /** Would uncordon, but `AUTO_UNCORDON_DRY_RUN=true`: recorded, not patched. */
   DRY_RUN: 'DRY_RUN',
+  /** A nodes-manager drain is running on the node ({@link DRAIN_OPERATION_ANNOTATION}): its cordon is ours. */
+  DRAINING: 'DRAINING',
 } as const;
 export type UncordonReason = (typeof UncordonReason)[keyof typeof UncordonReason];
 export const UNCORDON_REASONS: readonly UncordonReason[] = Object.values(UncordonReason);
@@ -191,5 +193,62 @@ export const DrainFailureReason = {
   /** Timeout while evicted pods were still terminating. */
   TIMEOUT_PODS_NOT_GONE: 'TIMEOUT_PODS_NOT_GONE',
   EVICTION_FAILED: 'EVICTION_FAILED',
+  /** The node does not exist (any more). */
+  NODE_NOT_FOUND: 'NODE_NOT_FOUND',
+  /** The cordon write failed; nothing was evicted. */
+  CORDON_FAILED: 'CORDON_FAILED',
 } as const;
 export type DrainFailureReason = (typeof DrainFailureReason)[keyof typeof DrainFailureReason];
+
+/** NodeUncordonedData — `data` of a `node.uncordoned` event. */
+export interface NodeUncordonedData {
+  readonly node: string;
+  readonly reason: UncordonReason;
+  /** Plain-language summary of the evidence. */
+  readonly description: string;
+  readonly evidence: UncordonEvidence;
+  /** ISO 8601. */
+  readonly uncordonedAt: string;
+  readonly rebalanceTaintRemoved: boolean;
+}
+
+/** DrainProgress — what a drain operation reports while it runs and after it ends (`drain.get`). */
+export interface DrainProgress {
+  readonly podsTotal: number;
+  readonly podsLeft: number;
+  /** Evictions refused by a PodDisruptionBudget (429), each retry counted. */
+  readonly pdbWaits: number;
+  readonly errors: readonly string[];
+  /** How often a restarted leader picked the operation up again. */
+  readonly resumed: number;
+  readonly pods: ReadonlyArray<{ readonly pod: string; readonly phase: string; readonly attempts: number; readonly lastMessage?: string }>;
+  readonly skipped: ReadonlyArray<{ readonly pod: string; readonly reason: string }>;
+  readonly refused: ReadonlyArray<{ readonly pod: string; readonly reason: string }>;
+  /** Per-pod results, set when the drain ends. */
+  readonly outcomes?: ReadonlyArray<{ readonly pod: string; readonly outcome: DrainPodOutcome }>;
+}
+
+/** DrainOperation — a drain as the API returns it (`POST /api/v1/nodes/{id}/drain`, `GET /api/v1/drains/{id}`). */
+export interface DrainOperation {
+  readonly id: string;
+  readonly node: string;
+  readonly status: DrainStatus;
+  readonly reason?: string;
+  readonly message?: string;
+  readonly actor: string;
+  readonly options: DrainOptions;
+  readonly progress: DrainProgress | Record<string, never>;
+  readonly startedAt: string;
+  readonly updatedAt: string;
+  readonly finishedAt?: string;
+}
+
+/** NodeDrainEventData — `data` of `node.drain.started|completed|failed`. */
+export interface NodeDrainEventData {
+  readonly operationId: string;
+  readonly node: string;
+  readonly status: DrainStatus;
+  readonly reason?: string;
+  readonly message?: string;
+  readonly progress?: DrainProgress;
+}

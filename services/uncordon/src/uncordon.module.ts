@@ -1,11 +1,20 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { PlatformModule } from '@nodes-manager/platform';
+import type { DataSource } from 'typeorm';
+import { createKubeConfig, DATA_SOURCE, LEADER_FACTORY, LOGGER, PlatformModule, type JsonLogger, type LeaderFactory } from '@nodes-manager/platform';
 import { migrations } from '../../../migrations/uncordon/index.js';
 import { entities } from './adapters/outbound/entities.js';
 import { UncordonCommands } from './adapters/inbound/uncordon.commands.js';
+import { UncordonLoop } from './adapters/inbound/uncordon.loop.js';
+import { KubeNodes } from './adapters/outbound/kube-nodes.adapter.js';
+import { WatchNodeSource } from './adapters/outbound/node-source.js';
+import { UncordonRepository } from './adapters/outbound/uncordon.repository.js';
+import { DrainRepository } from './adapters/outbound/drain.repository.js';
+import { UncordonService } from './uncordon.service.js';
+import { DrainService } from './drain.service.js';
 import type { UncordonConfig } from './config.js';
+import { DRAIN_REPOSITORY, KUBE_NODES, NODE_SOURCE, UNCORDON_CONFIG, UNCORDON_LEADER, UNCORDON_REPOSITORY } from './tokens.js';
 
-export const UNCORDON_CONFIG = Symbol('UNCORDON_CONFIG');
+export { UNCORDON_CONFIG } from './tokens.js';
 
 /** UncordonModule — wiring only: everything that changes a node's schedulability. */
 @Module({})
@@ -15,7 +24,17 @@ export class UncordonModule {
       module: UncordonModule,
       imports: [PlatformModule.forService({ service: 'uncordon', config, entities, migrations })],
       controllers: [UncordonCommands],
-      providers: [{ provide: UNCORDON_CONFIG, useValue: config }],
+      providers: [
+        { provide: UNCORDON_CONFIG, useValue: config },
+        { provide: KUBE_NODES, useFactory: () => new KubeNodes(createKubeConfig(config.KUBECONFIG)) },
+        { provide: NODE_SOURCE, inject: [KUBE_NODES, LOGGER], useFactory: (kube: KubeNodes, logger: JsonLogger) => new WatchNodeSource(kube, logger) },
+        { provide: UNCORDON_REPOSITORY, inject: [DATA_SOURCE], useFactory: (ds: DataSource) => new UncordonRepository(ds) },
+        { provide: DRAIN_REPOSITORY, inject: [DATA_SOURCE], useFactory: (ds: DataSource) => new DrainRepository(ds) },
+        { provide: UNCORDON_LEADER, inject: [LEADER_FACTORY], useFactory: (leaders: LeaderFactory) => leaders('uncordon') },
+        UncordonService,
+        DrainService,
+        UncordonLoop,
+      ],
     };
   }
 }

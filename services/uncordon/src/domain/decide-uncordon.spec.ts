@@ -87,6 +87,7 @@ const rows: Array<[string, Row]> = [
   ['an empty exclude-from-load-balancers label still excludes', { node: { labels: { 'node.kubernetes.io/exclude-from-external-load-balancers': '' } }, decision: 'skip', reason: R.EXCLUDED_FROM_LOAD_BALANCERS }],
   ['an NTH action label excludes', { node: { labels: { 'aws-node-termination-handler/action': 'cordon-and-drain' } }, decision: 'skip', reason: R.NTH_ACTION_LABEL }],
   ['the opt-out annotation excludes', { node: { annotations: { 'nodes-manager/auto-uncordon': 'disabled' } }, decision: 'skip', reason: R.OPTED_OUT }],
+  ['a node our own drain is running on is ours, whoever owns the cordon field', { node: { annotations: { 'nodes-manager/drain-operation': '0d2c7c8e-5b4e-4c55-9d8e-1f0c0a3b7a11' } }, decision: 'skip', reason: R.DRAINING }],
   ['another auto-uncordon annotation value does not opt out', { node: { annotations: { 'nodes-manager/auto-uncordon': 'enabled' } }, decision: 'uncordon', reason: R.UNCORDON }],
   // Clause 4: T and Ready.
   ['no owner time and no observation: T unknown', { node: { managedFields: ntBy('node-termination-handler', null) }, observation: null, decision: 'skip', reason: R.CORDON_TIME_UNKNOWN }],

@@ -3,6 +3,7 @@ import {
   AUTO_UNCORDON_OPT_OUT_VALUE,
   CLUSTER_AUTOSCALER_DELETION_TAINT_KEY,
   DEFAULT_CORDON_MANAGERS,
+  DRAIN_OPERATION_ANNOTATION,
   EXCLUDE_FROM_LOAD_BALANCERS_LABEL_KEY,
   KARPENTER_DISRUPTION_TAINT_KEYS,
   NODES_MANAGER_FIELD_MANAGER,
@@ -175,6 +176,10 @@ export function decideUncordon(
   }
   if (node.annotations[AUTO_UNCORDON_OPT_OUT_ANNOTATION] === AUTO_UNCORDON_OPT_OUT_VALUE) {
     return verdict('skip', UncordonReason.OPTED_OUT, { blockingKey: AUTO_UNCORDON_OPT_OUT_ANNOTATION });
+  }
+  // Our own drain: its cordon is ours even where an earlier NTH cordon still owns the field.
+  if (DRAIN_OPERATION_ANNOTATION in node.annotations) {
+    return verdict('skip', UncordonReason.DRAINING, { blockingKey: DRAIN_OPERATION_ANNOTATION });
   }
 
   // Clause 1: exactly one cordon taint, plus at most NTH's rebalance taint.

@@ -1,27 +1,51 @@
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { Commands, type CommandRequest } from '@nodes-manager/contracts';
-import { CommandController, notImplemented } from '@nodes-manager/platform';
+import { Commands, type CommandRequest, type DrainRequest, type EventsListQuery } from '@nodes-manager/contracts';
+import { CodedError, CommandController } from '@nodes-manager/platform';
+import { DrainService } from '../../drain.service.js';
+import { UncordonService } from '../../uncordon.service.js';
+import { InvalidCursorError, type UncordonRepository } from '../outbound/uncordon.repository.js';
+import { Inject } from '@nestjs/common';
+import { UNCORDON_REPOSITORY } from '../../tokens.js';
+
+const invalidCursor = (err: unknown): never => {
+  if (err instanceof InvalidCursorError) throw new CodedError('VALIDATION_FAILED', err.message, { field: 'cursor' });
+  throw err;
+};
 
 /** UncordonCommands — the uncordon service's commands on `nodes-manager.uncordon`. */
 @CommandController()
 export class UncordonCommands {
+  constructor(
+    private readonly uncordon: UncordonService,
+    private readonly drains: DrainService,
+    @Inject(UNCORDON_REPOSITORY) private readonly repo: UncordonRepository,
+  ) {}
+
+  /** cordons.list — every cordoned node with its verdict, reason, evidence and (waiting) `uncordonAt`. */
   @MessagePattern(Commands.cordonsList)
-  cordons(@Payload() _req: CommandRequest) {
-    throw notImplemented('cordons.list');
+  cordons(@Payload() req: CommandRequest<{ limit?: number; cursor?: string; verdict?: string }>) {
+    const q = req.data ?? {};
+    return this.uncordon.cordons({ limit: q.limit ?? 50, ...(q.cursor ? { cursor: q.cursor } : {}), ...(q.verdict ? { verdict: q.verdict } : {}) });
   }
 
+  /** events.list — scaling events newest first; cursor pagination; filters node and action. */
   @MessagePattern(Commands.eventsList)
-  events(@Payload() _req: CommandRequest) {
-    throw notImplemented('events.list');
+  events(@Payload() req: CommandRequest<Partial<EventsListQuery>>) {
+    const q = req.data ?? {};
+    return this.repo
+      .listEvents({ limit: q.limit ?? 50, ...(q.cursor ? { cursor: q.cursor } : {}), ...(q.node ? { node: q.node } : {}), ...(q.action ? { action: q.action } : {}) })
+      .catch(invalidCursor);
   }
 
+  /** node.drain — records a drain operation and answers at once; the leader runs it in the background. */
   @MessagePattern(Commands.nodeDrain)
-  drain(@Payload() _req: CommandRequest) {
-    throw notImplemented('node.drain');
+  drain(@Payload() req: CommandRequest<DrainRequest>) {
+    return this.drains.start(req.data, req.meta);
   }
 
+  /** drain.get — `{id}`: one operation; `{node}`: the node's active drain, else its latest (for node views). */
   @MessagePattern(Commands.drainGet)
-  drainGet(@Payload() _req: CommandRequest) {
-    throw notImplemented('drain.get');
+  drainGet(@Payload() req: CommandRequest<{ id?: string; node?: string }>) {
+    return this.drains.get(req.data ?? {});
   }
 }

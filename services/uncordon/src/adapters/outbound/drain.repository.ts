@@ -1,0 +1,121 @@
+import type { DataSource } from 'typeorm';
+import type { DrainOperation, DrainOptions, DrainStatus } from '@nodes-manager/contracts';
+import type { SqlRunner } from '@nodes-manager/platform';
+
+const COLUMNS = `id, node_name, status, actor, correlation_id, options, progress, reason, started_at, updated_at, finished_at`;
+
+export interface DrainRow {
+  id: string;
+  node: string;
+  status: DrainStatus;
+  actor: string;
+  correlationId: string | null;
+  options: DrainOptions;
+  progress: Record<string, unknown>;
+  reason: string | null;
+  startedAt: Date;
+  updatedAt: Date;
+  finishedAt: Date | null;
+}
+
+const toRow = (r: Record<string, unknown>): DrainRow => ({
+  id: r.id as string,
+  node: r.node_name as string,
+  status: r.status as DrainStatus,
+  actor: r.actor as string,
+  correlationId: (r.correlation_id as string | null) ?? null,
+  options: r.options as DrainOptions,
+  progress: r.progress as Record<string, unknown>,
+  reason: (r.reason as string | null) ?? null,
+  startedAt: r.started_at as Date,
+  updatedAt: r.updated_at as Date,
+  finishedAt: (r.finished_at as Date | null) ?? null,
+});
+
+/** drainView — a drain operation as the API shows it. */
+export function drainView(r: DrainRow): DrainOperation {
+  const { message, ...progress } = r.progress as { message?: string };
+  return {
+    id: r.id,
+    node: r.node,
+    status: r.status,
+    ...(r.reason ? { reason: r.reason } : {}),
+    ...(typeof message === 'string' ? { message } : {}),
+    actor: r.actor,
+    options: r.options,
+    progress: progress as DrainOperation['progress'],
+    startedAt: r.startedAt.toISOString(),
+    updatedAt: r.updatedAt.toISOString(),
+    ...(r.finishedAt ? { finishedAt: r.finishedAt.toISOString() } : {}),
+  };
+}
+
+/** DrainRepository — `drain_operations`. One active (pending or running) operation per node, by a partial unique index. */
+export class DrainRepository {
+  constructor(private readonly ds: DataSource) {}
+
+  /** insert — undefined when the node already has an active drain (the unique index said so). */
+  async insert(tx: SqlRunner, r: Omit<DrainRow, 'updatedAt' | 'finishedAt' | 'reason'>): Promise<boolean> {
+    try {
+      await tx.query(
+        `INSERT INTO nodes.drain_operations (id, node_name, status, actor, correlation_id, options, progress, started_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)`,
+        [r.id, r.node, r.status, r.actor, r.correlationId, JSON.stringify(r.options), JSON.stringify(r.progress), r.startedAt],
+      );
+      return true;
+    } catch (err) {
+      if ((err as { code?: string }).code === '23505') return false;
+      throw err;
+    }
+  }
+
+  async get(id: string): Promise<DrainRow | undefined> {
+    const rows: Record<string, unknown>[] = await this.ds.query(`SELECT ${COLUMNS} FROM nodes.drain_operations WHERE id = $1`, [id]);
+    return rows[0] ? toRow(rows[0]) : undefined;
+  }
+
+  /** latestForNode — the node's active drain, else its most recent one. */
+  async latestForNode(node: string): Promise<DrainRow | undefined> {
+    const rows: Record<string, unknown>[] = await this.ds.query(
+      `SELECT ${COLUMNS} FROM nodes.drain_operations WHERE node_name = $1
+        ORDER BY (status IN ('pending', 'running')) DESC, started_at DESC LIMIT 1`,
+      [node],
+    );
+    return rows[0] ? toRow(rows[0]) : undefined;
+  }
+
+  async active(): Promise<DrainRow[]> {
+    const rows: Record<string, unknown>[] = await this.ds.query(
+      `SELECT ${COLUMNS} FROM nodes.drain_operations WHERE status IN ('pending', 'running') ORDER BY started_at`,
+    );
+    return rows.map(toRow);
+  }
+
+  async saveProgress(id: string, progress: Record<string, unknown>, now: Date): Promise<void> {
+    await this.ds.query(`UPDATE nodes.drain_operations SET progress = $2, updated_at = $3 WHERE id = $1 AND status IN ('pending', 'running')`, [
+      id,
+      JSON.stringify(progress),
+      now,
+    ]);
+  }
+
+  /** transition — moves an active operation on; false when it is no longer active (someone else ended it). */
+  async transition(
+    tx: SqlRunner,
+    id: string,
+    status: DrainStatus,
+    progress: Record<string, unknown>,
+    now: Date,
+    reason: string | null = null,
+  ): Promise<boolean> {
+    const finished = status === 'completed' || status === 'failed';
+    const rows = (await tx.query(
+      `UPDATE nodes.drain_operations SET status = $2, progress = $3, reason = $4, updated_at = $5, finished_at = $6
+        WHERE id = $1 AND status IN ('pending', 'running') RETURNING id`,
+      [id, status, JSON.stringify(progress), reason, now, finished ? now : null],
+    )) as unknown[];
+    // TypeORM's EntityManager.query returns [rows, count] for UPDATE … RETURNING on pg.
+    const list = Array.isArray(rows[0]) ? (rows[0] as unknown[]) : rows;
+    return list.length > 0;
+  }
+}

@@ -1,0 +1,183 @@
+import * as k8s from '@kubernetes/client-node';
+import { NODES_MANAGER_FIELD_MANAGER } from '@nodes-manager/contracts';
+import { kubeErrorCode } from '@nodes-manager/platform';
+import type { DrainPod } from '../../domain/plan-drain.js';
+import type { UncordonPatch } from '../../domain/decide-uncordon.js';
+
+const MERGE = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch);
+const APPLY = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.ServerSideApply);
+const LIST_PAGE = 500;
+
+/** PatchResult — how the API answered a guarded write: `conflict` (409) means "re-read next cycle". */
+export type PatchResult = { ok: true; node: k8s.V1Node } | { ok: false; conflict: true } | { ok: false; conflict: false; notFound: boolean; message: string };
+
+/** EvictOutcome — the Eviction API's answer, in the drain loop's terms. */
+export interface EvictOutcome {
+  outcome: 'accepted' | 'too-many-requests' | 'not-found' | 'error';
+  message?: string;
+}
+
+const errMessage = (err: unknown): string => {
+  const body = (err as { body?: unknown })?.body;
+  if (typeof body === 'string') {
+    try {
+      const parsed = JSON.parse(body) as { message?: string };
+      if (parsed.message) return parsed.message;
+    } catch {
+      /* not JSON */
+    }
+  }
+  return err instanceof Error ? err.message : String(err);
+};
+
+/**
+ * KubeNodes — the uncordon service's only door to the Kubernetes API: node reads and writes (field manager
+ * `nodes-manager`), pods on a node, evictions, and Events on Nodes.
+ */
+export class KubeNodes {
+  readonly core: k8s.CoreV1Api;
+  constructor(readonly kc: k8s.KubeConfig) {
+    this.core = kc.makeApiClient(k8s.CoreV1Api);
+  }
+
+  /** listNodes — a paged LIST of every node, and the list's resourceVersion (for a watch to start from). */
+  async listNodes(): Promise<{ items: k8s.V1Node[]; resourceVersion: string }> {
+    const items: k8s.V1Node[] = [];
+    let cont: string | undefined;
+    let resourceVersion = '';
+    do {
+      const page = await this.core.listNode({ limit: LIST_PAGE, ...(cont ? { _continue: cont } : {}) });
+      items.push(...page.items);
+      resourceVersion = page.metadata?.resourceVersion ?? resourceVersion;
+      cont = page.metadata?._continue || undefined;
+    } while (cont);
+    return { items, resourceVersion };
+  }
+
+  /** getNode — one fresh read; undefined when the node does not exist. */
+  async getNode(name: string): Promise<k8s.V1Node | undefined> {
+    try {
+      return await this.core.readNode({ name });
+    } catch (err) {
+      if (kubeErrorCode(err) === 404) return undefined;
+      throw err;
+    }
+  }
+
+  /** patchNode — a JSON merge patch as `nodes-manager`; a `metadata.resourceVersion` in it is the precondition. */
+  async patchNode(name: string, body: UncordonPatch | Record<string, unknown>): Promise<PatchResult> {
+    try {
+      const node = await this.core.patchNode({ name, body, fieldManager: NODES_MANAGER_FIELD_MANAGER }, MERGE);
+      return { ok: true, node };
+    } catch (err) {
+      const code = kubeErrorCode(err);
+      if (code === 409) return { ok: false, conflict: true };
+      return { ok: false, conflict: false, notFound: code === 404, message: errMessage(err) };
+    }
+  }
+
+  /**
+   * cordonForDrain — server-side apply (forced) of `spec.unschedulable: true` and the drain annotation: apply takes
+   * ownership of `f:spec.f:unschedulable` even when the node was already cordoned, so the cordon is provably ours
+   * and auto-uncordon never reverses it (DESIGN §4 clause 2).
+   */
+  async cordonForDrain(name: string, annotations: Record<string, string>): Promise<PatchResult> {
+    try {
+      const body = { apiVersion: 'v1', kind: 'Node', metadata: { name, annotations }, spec: { unschedulable: true } };
+      const node = await this.core.patchNode({ name, body, fieldManager: NODES_MANAGER_FIELD_MANAGER, force: true }, APPLY);
+      return { ok: true, node };
+    } catch (err) {
+      const code = kubeErrorCode(err);
+      if (code === 409) return { ok: false, conflict: true };
+      return { ok: false, conflict: false, notFound: code === 404, message: errMessage(err) };
+    }
+  }
+
+  /** podsOnNode — every pod bound to the node (field selector `spec.nodeName`), paged. */
+  async podsOnNode(node: string): Promise<k8s.V1Pod[]> {
+    const items: k8s.V1Pod[] = [];
+    let cont: string | undefined;
+    do {
+      const page = await this.core.listPodForAllNamespaces({
+        fieldSelector: `spec.nodeName=${node}`,
+        limit: LIST_PAGE,
+        ...(cont ? { _continue: cont } : {}),
+      });
+      items.push(...page.items);
+      cont = page.metadata?._continue || undefined;
+    } while (cont);
+    return items;
+  }
+
+  /** evict — the policy/v1 Eviction subresource: 429 is a PodDisruptionBudget refusal, 404 a pod already gone. */
+  async evict(namespace: string, name: string, gracePeriodSeconds?: number): Promise<EvictOutcome> {
+    try {
+      await this.core.createNamespacedPodEviction({
+        name,
+        namespace,
+        body: {
+          apiVersion: 'policy/v1',
+          kind: 'Eviction',
+          metadata: { name, namespace },
+          ...(gracePeriodSeconds !== undefined ? { deleteOptions: { gracePeriodSeconds } } : {}),
+        },
+      });
+      return { outcome: 'accepted' };
+    } catch (err) {
+      const code = kubeErrorCode(err);
+      if (code === 429) return { outcome: 'too-many-requests', message: errMessage(err) };
+      if (code === 404) return { outcome: 'not-found' };
+      return { outcome: 'error', message: errMessage(err) };
+    }
+  }
+
+  /** deletePod — a finished pod goes without an Eviction (as kubectl drain does). */
+  async deletePod(namespace: string, name: string): Promise<EvictOutcome> {
+    try {
+      await this.core.deleteNamespacedPod({ name, namespace });
+      return { outcome: 'accepted' };
+    } catch (err) {
+      const code = kubeErrorCode(err);
+      if (code === 404) return { outcome: 'not-found' };
+      return { outcome: 'error', message: errMessage(err) };
+    }
+  }
+
+  /** nodeEvent — a core/v1 Event on the Node (namespace `default`, as the kubelet's node events are). */
+  async nodeEvent(node: k8s.V1Node, reason: string, message: string, now: Date, type: 'Normal' | 'Warning' = 'Normal'): Promise<void> {
+    const name = node.metadata?.name ?? '';
+    await this.core.createNamespacedEvent({
+      namespace: 'default',
+      body: {
+        metadata: { name: `${name}.${now.getTime().toString(16)}${Math.floor(Math.random() * 0xffff).toString(16)}`, namespace: 'default' },
+        involvedObject: { apiVersion: 'v1', kind: 'Node', name, ...(node.metadata?.uid ? { uid: node.metadata.uid } : {}) },
+        reason,
+        message,
+        type,
+        source: { component: NODES_MANAGER_FIELD_MANAGER },
+        reportingComponent: NODES_MANAGER_FIELD_MANAGER,
+        reportingInstance: NODES_MANAGER_FIELD_MANAGER,
+        firstTimestamp: now,
+        lastTimestamp: now,
+        count: 1,
+      },
+    });
+  }
+}
+
+/** drainPodOf — the drain's lean view of a pod. */
+export function drainPodOf(pod: k8s.V1Pod): DrainPod {
+  const controller = pod.metadata?.ownerReferences?.find((o) => o.controller === true);
+  const deletion = pod.metadata?.deletionTimestamp as Date | string | undefined;
+  const phase = pod.status?.phase;
+  return {
+    uid: pod.metadata?.uid ?? `${pod.metadata?.namespace}/${pod.metadata?.name}`,
+    namespace: pod.metadata?.namespace ?? 'default',
+    name: pod.metadata?.name ?? '',
+    phase: phase === 'Pending' || phase === 'Running' || phase === 'Succeeded' || phase === 'Failed' ? phase : 'Unknown',
+    ...(controller ? { controller: { kind: controller.kind, name: controller.name } } : {}),
+    mirror: pod.metadata?.annotations?.['kubernetes.io/config.mirror'] !== undefined,
+    hasEmptyDir: (pod.spec?.volumes ?? []).some((v) => v.emptyDir !== undefined),
+    ...(deletion ? { deletionTimestamp: deletion instanceof Date ? deletion : new Date(deletion) } : {}),
+  };
+}

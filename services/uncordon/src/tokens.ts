@@ -1,0 +1,8 @@
+/** Injection tokens of the uncordon service (kept apart from the module so providers never import it). */
+export const UNCORDON_CONFIG = Symbol('UNCORDON_CONFIG');
+export const KUBE_NODES = Symbol('KUBE_NODES');
+export const NODE_SOURCE = Symbol('NODE_SOURCE');
+export const UNCORDON_REPOSITORY = Symbol('UNCORDON_REPOSITORY');
+export const DRAIN_REPOSITORY = Symbol('DRAIN_REPOSITORY');
+/** The one leader election of the service: only its leader uncordons and runs drains. */
+export const UNCORDON_LEADER = Symbol('UNCORDON_LEADER');

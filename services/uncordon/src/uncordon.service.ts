@@ -1,0 +1,278 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { V1Node } from '@kubernetes/client-node';
+import type { DataSource } from 'typeorm';
+import {
+  EventTypes,
+  NTH_REBALANCE_TAINT_KEY,
+  UncordonReason,
+  type NodeUncordonedData,
+  type UncordonVerdict,
+} from '@nodes-manager/contracts';
+import {
+  CLOCK,
+  DATA_SOURCE,
+  LOGGER,
+  makeEvent,
+  METRICS,
+  OUTBOX,
+  type Clock,
+  type JsonLogger,
+  type LeaderElector,
+  type Metrics,
+  type Outbox,
+} from '@nodes-manager/platform';
+import type { UncordonConfig } from './config.js';
+import { cordonedNodeSnapshot } from './domain/cordoned-node.js';
+import {
+  decideUncordon,
+  describeVerdict,
+  selectWithinBudget,
+  uncordonPatch,
+  type CordonObservation,
+  type UncordonConfig as RuleConfig,
+} from './domain/decide-uncordon.js';
+import type { KubeNodes } from './adapters/outbound/kube-nodes.adapter.js';
+import type { NodeSource } from './adapters/outbound/node-source.js';
+import { UNCORDON_ACTION, type ObservationRow, type UncordonRepository } from './adapters/outbound/uncordon.repository.js';
+import { KUBE_NODES, NODE_SOURCE, UNCORDON_CONFIG, UNCORDON_LEADER, UNCORDON_REPOSITORY } from './tokens.js';
+
+/** The actor of every action the loop takes on its own. */
+export const LOOP_ACTOR = 'system:uncordon';
+/** Kubernetes Event reason on a Node we uncordoned. */
+export const UNCORDONED_EVENT_REASON = 'NodesManagerUncordoned';
+
+/** ActResult — what one attempted uncordon came to (the `result` label of `nodes_manager_uncordons_total`). */
+export type ActResult = 'uncordoned' | 'conflict' | 'stale' | 'gone' | 'not-leader' | 'error';
+
+/** CordonView — one cordoned node as `cordons.list` returns it: the verdict, its reason in words, and when. */
+export interface CordonView extends UncordonVerdict {
+  readonly description: string;
+  /** ISO 8601, when waiting: the moment the grace period (backed off) ends. */
+  readonly uncordonAt?: string;
+  readonly firstSeenCordonedAt?: string;
+}
+
+export interface CycleResult {
+  readonly verdicts: UncordonVerdict[];
+  readonly acted: Record<string, ActResult>;
+  /** The soonest a node will change its verdict by itself (grace ends, budget frees): run again then. */
+  readonly requeueAfterMs?: number;
+}
+
+/** ruleConfig — the `AUTO_UNCORDON_*` variables as the pure rule takes them. */
+export const ruleConfig = (c: UncordonConfig): RuleConfig => ({
+  enabled: c.AUTO_UNCORDON_ENABLED,
+  dryRun: c.AUTO_UNCORDON_DRY_RUN,
+  gracePeriodMinutes: c.AUTO_UNCORDON_GRACE_PERIOD_MINUTES,
+  cordonManagers: c.AUTO_UNCORDON_CORDON_MANAGERS,
+  maxPerCycle: c.AUTO_UNCORDON_MAX_PER_CYCLE,
+});
+
+/**
+ * UncordonService — auto-uncordon (DESIGN §4): load (cached nodes, observations, flap history) → decide (pure rule
+ * and budget) → act (fresh GET, re-decide, resourceVersion-guarded patch) → record (scaling_events + outbox in one
+ * transaction, then a Kubernetes Event). Only the leader runs cycles; any replica answers `cordons.list`.
+ */
+@Injectable()
+export class UncordonService {
+  private readonly rule: RuleConfig;
+  private readonly cordonedGauge;
+  private readonly uncordons;
+  private running?: Promise<CycleResult>;
+  private again = false;
+
+  constructor(
+    @Inject(UNCORDON_CONFIG) config: UncordonConfig,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(LOGGER) private readonly logger: JsonLogger,
+    @Inject(DATA_SOURCE) private readonly ds: DataSource,
+    @Inject(OUTBOX) private readonly outbox: Outbox,
+    @Inject(KUBE_NODES) private readonly kube: KubeNodes,
+    @Inject(NODE_SOURCE) private readonly source: NodeSource,
+    @Inject(UNCORDON_REPOSITORY) private readonly repo: UncordonRepository,
+    @Inject(UNCORDON_LEADER) private readonly leader: LeaderElector,
+    @Inject(METRICS) metrics: Metrics,
+  ) {
+    this.rule = ruleConfig(config);
+    this.cordonedGauge = metrics.gauge('nodes_manager_cordoned_nodes', 'Cordoned nodes by auto-uncordon verdict', ['decision', 'reason']);
+    this.uncordons = metrics.counter('nodes_manager_uncordons_total', 'Auto-uncordon attempts by result', ['result']);
+  }
+
+  /**
+   * runCycle — one pass over every cordoned node. Cycles never overlap: a call during a cycle runs one more
+   * cycle after it (a node change seen mid-cycle is not lost).
+   */
+  async runCycle(): Promise<CycleResult> {
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = (async () => {
+      try {
+        let result: CycleResult;
+        do {
+          this.again = false;
+          result = await this.cycle();
+        } while (this.again);
+        return result;
+      } finally {
+        this.running = undefined;
+      }
+    })();
+    return this.running;
+  }
+
+  private async cycle(): Promise<CycleResult> {
+    if (!this.source.synced || !this.leader.isLeader) return { verdicts: [], acted: {} };
+    const now = this.clock.now();
+    const cordoned = this.source.list().filter((n) => n.spec?.unschedulable === true);
+    const names = cordoned.map((n) => n.metadata?.name ?? '');
+    await this.repo.observe(cordoned.map((n) => ({ name: n.metadata?.name ?? '', uid: n.metadata?.uid ?? '' })), now);
+    await this.repo.forgetAllBut(names);
+    const verdicts = await this.evaluate(cordoned, now);
+
+    const acted: Record<string, ActResult> = {};
+    for (const v of verdicts) {
+      if (v.decision === 'uncordon') {
+        acted[v.node] = await this.act(v.node);
+        this.uncordons.inc({ service: 'uncordon', result: acted[v.node] });
+      } else if (v.reason === UncordonReason.DRY_RUN) {
+        await this.recordDryRun(v);
+      }
+    }
+    const remaining = verdicts.filter((v) => acted[v.node] !== 'uncordoned');
+    await this.repo.saveVerdicts(remaining.map((v) => ({ node: v.node, verdict: v as unknown as Record<string, unknown> })), now);
+
+    this.cordonedGauge.reset();
+    for (const v of remaining) this.cordonedGauge.inc({ service: 'uncordon', decision: v.decision, reason: v.reason });
+    const waits = verdicts.flatMap((v) => (v.decision === 'wait' && v.requeueAfterMs !== undefined ? [v.requeueAfterMs] : []));
+    const conflicted = Object.values(acted).some((r) => r === 'conflict' || r === 'error');
+    const requeue = Math.min(...waits, ...(conflicted ? [1_000] : []));
+    return { verdicts, acted, ...(Number.isFinite(requeue) ? { requeueAfterMs: requeue } : {}) };
+  }
+
+  /** evaluate — the rule and the budget over cached nodes (no write): what each cordoned node's verdict is now. */
+  private async evaluate(cordoned: V1Node[], now: Date): Promise<UncordonVerdict[]> {
+    const names = cordoned.map((n) => n.metadata?.name ?? '');
+    const [observations, history] = await Promise.all([this.repo.observations(names), this.repo.uncordonHistory(names, now)]);
+    const verdicts = cordoned.map((n) => {
+      const name = n.metadata?.name ?? '';
+      return decideUncordon(cordonedNodeSnapshot(n), this.observation(observations.get(name), history.get(name), n), now, this.rule);
+    });
+    return selectWithinBudget(verdicts, this.rule.maxPerCycle);
+  }
+
+  /**
+   * observation — the recorded first sight of this node object's cordon and its flap history. A replica that has
+   * not recorded the cordon yet (only the leader records) counts it as first seen now.
+   */
+  private observation(row: ObservationRow | undefined, uncordonedAt: Date[] | undefined, node: V1Node): CordonObservation | undefined {
+    if (row && row.nodeUid === (node.metadata?.uid ?? '')) return { firstSeenCordonedAt: row.firstSeenCordonedAt, uncordonedAt: uncordonedAt ?? [] };
+    return uncordonedAt?.length ? { firstSeenCordonedAt: this.clock.now(), uncordonedAt } : undefined;
+  }
+
+  /** act — re-decide on one fresh read, then the guarded patch, the record and the Kubernetes Event. */
+  private async act(name: string): Promise<ActResult> {
+    try {
+      const fresh = await this.kube.getNode(name);
+      if (!fresh) return 'gone';
+      const now = this.clock.now();
+      const [observations, history] = await Promise.all([this.repo.observations([name]), this.repo.uncordonHistory([name], now)]);
+      const snapshot = cordonedNodeSnapshot(fresh);
+      const verdict = decideUncordon(snapshot, this.observation(observations.get(name), history.get(name), fresh), now, this.rule);
+      if (verdict.decision !== 'uncordon') {
+        this.logger.info('stale plan dropped on a fresh read', { node: name, decision: verdict.decision, reason: verdict.reason });
+        return 'stale';
+      }
+      if (!(await this.leader.stillLeader())) return 'not-leader';
+      const description = describeVerdict(verdict);
+      const result = await this.kube.patchNode(name, uncordonPatch(snapshot, now, description));
+      if (!result.ok) {
+        if (result.conflict) {
+          this.logger.info('node changed since the read; re-read next cycle', { node: name, decision: 'uncordon', reason: 'CONFLICT' });
+          return 'conflict';
+        }
+        this.logger.warn('uncordon patch failed', { node: name, err: result.message });
+        return result.notFound ? 'gone' : 'error';
+      }
+      const rebalanceTaintRemoved = snapshot.taints.some((t) => t.key === NTH_REBALANCE_TAINT_KEY);
+      const data: NodeUncordonedData = {
+        node: name,
+        reason: verdict.reason,
+        description,
+        evidence: verdict.evidence,
+        uncordonedAt: now.toISOString(),
+        rebalanceTaintRemoved,
+      };
+      await this.ds.transaction(async (tx) => {
+        await this.repo.addEvent(tx, {
+          nodeName: name,
+          action: UNCORDON_ACTION,
+          decision: verdict.decision,
+          reason: verdict.reason,
+          actor: LOOP_ACTOR,
+          evidence: { ...verdict.evidence, description, rebalanceTaintRemoved, resourceVersion: snapshot.resourceVersion },
+          createdAt: now,
+        });
+        await this.repo.forget(tx, [name]);
+        await this.outbox.add(tx, [makeEvent('uncordon', EventTypes.nodeUncordoned, data, now, { actor: LOOP_ACTOR, subject: name })]);
+      });
+      this.outbox.added();
+      this.logger.info('node uncordoned', { node: name, decision: verdict.decision, reason: verdict.reason, evidence: verdict.evidence });
+      await this.kube.nodeEvent(result.node, UNCORDONED_EVENT_REASON, description, now).catch((err) =>
+        this.logger.warn('could not record the Kubernetes Event', { node: name, err: (err as Error).message }),
+      );
+      return 'uncordoned';
+    } catch (err) {
+      this.logger.warn('uncordon failed; retried next cycle', { node: name, err: (err as Error).message });
+      return 'error';
+    }
+  }
+
+  /** recordDryRun — a dry run records its decision once per cordon (same T), never patching. */
+  private async recordDryRun(v: UncordonVerdict): Promise<void> {
+    if (await this.repo.hasDryRun(v.node, v.evidence.cordonedSince)) return;
+    await this.ds.transaction((tx) =>
+      this.repo.addEvent(tx, {
+        nodeName: v.node,
+        action: UNCORDON_ACTION,
+        decision: v.decision,
+        reason: v.reason,
+        actor: LOOP_ACTOR,
+        dryRun: true,
+        evidence: { ...v.evidence, description: describeVerdict(v) },
+        createdAt: new Date(v.evaluatedAt),
+      }),
+    );
+    this.uncordons.inc({ service: 'uncordon', result: 'dry-run' });
+    this.logger.info('would uncordon (dry run)', { node: v.node, decision: v.decision, reason: v.reason });
+  }
+
+  /** cordons — every cordoned node with its verdict now; any replica answers (reads only). */
+  async cordons(q: { limit: number; cursor?: string; verdict?: string }): Promise<{ items: CordonView[]; nextCursor?: string }> {
+    const nodes = this.source.synced ? this.source.list() : (await this.kube.listNodes()).items;
+    const cordoned = nodes
+      .filter((n) => n.spec?.unschedulable === true)
+      .sort((a, b) => ((a.metadata?.name ?? '') < (b.metadata?.name ?? '') ? -1 : 1));
+    const now = this.clock.now();
+    const verdicts = await this.evaluate(cordoned, now);
+    const observations = await this.repo.observations(verdicts.map((v) => v.node));
+    let views = verdicts
+      .filter((v) => !q.verdict || v.decision === q.verdict)
+      .map((v): CordonView => {
+        const first = observations.get(v.node)?.firstSeenCordonedAt;
+        return {
+          ...v,
+          description: describeVerdict(v),
+          ...(v.decision === 'wait' && v.requeueAfterMs !== undefined ? { uncordonAt: new Date(now.getTime() + v.requeueAfterMs).toISOString() } : {}),
+          ...(first ? { firstSeenCordonedAt: first.toISOString() } : {}),
+        };
+      });
+    if (q.cursor) {
+      const after = Buffer.from(q.cursor, 'base64url').toString('utf8');
+      views = views.filter((v) => v.node > after);
+    }
+    const page = views.slice(0, q.limit);
+    return views.length > q.limit ? { items: page, nextCursor: Buffer.from(page.at(-1)!.node).toString('base64url') } : { items: page };
+  }
+}
