@@ -14,6 +14,8 @@ export const ErrorCodes = [
   'TIMEOUT',
   'NOT_LEADER',
   'KARPENTER_NOT_INSTALLED',
+  /** A write (create, patch, delete, consolidate) while Karpenter's CRDs are absent: 409, see docs/karpenter.md. */
+  'KARPENTER_NOT_INSTALLED_FOR_WRITE',
   'AWS_NOT_CONFIGURED',
   'EC2_UNAUTHORIZED',
   'EC2_THROTTLED',

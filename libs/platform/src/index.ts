@@ -13,6 +13,7 @@ export * from './messaging/outbox.js';
 export * from './messaging/outbox-relay.js';
 export * from './messaging/event-subscriber.js';
 export * from './messaging/commands.js';
+export * from './messaging/command-bus.provider.js';
 export * from './auth/auth.js';
 export * from './health/health.js';
 export * from './health/metrics.js';

@@ -14,6 +14,8 @@ export function httpStatusOf(code: ErrorCode): number {
     case 'KARPENTER_NOT_INSTALLED':
       return 404;
     case 'CONFLICT':
+    // Karpenter's CRDs are absent: the cluster's state, not a passing outage, refuses the write (docs/karpenter.md).
+    case 'KARPENTER_NOT_INSTALLED_FOR_WRITE':
       return 409;
     case 'EC2_THROTTLED':
       return 429;

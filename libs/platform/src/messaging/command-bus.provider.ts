@@ -1,0 +1,40 @@
+import { Inject, Injectable, type OnApplicationShutdown, type Provider } from '@nestjs/common';
+import type { ServiceName } from '@nodes-manager/contracts';
+import { RUNTIME, type Runtime } from '../runtime/runtime.js';
+import { SERVICE_CONFIG } from '../platform.module.js';
+import { COMMAND_BUS, InProcessCommandBus, RmqCommandBus, type CommandBus } from './commands.js';
+
+/**
+ * createCommandBus — how a service calls another service: the in-process registry when the runtime has one
+ * (all-in-one), else RabbitMQ request/reply. Same choice as the gateway's.
+ */
+export function createCommandBus(rt: Runtime, opts: { service: ServiceName; rabbitmqUrl?: string | undefined; timeoutMs: number }): CommandBus {
+  if (rt.commands) return new InProcessCommandBus(rt.commands, opts.timeoutMs);
+  const url = opts.rabbitmqUrl ?? rt.rabbitmqUrl;
+  if (!url) throw new Error(`${opts.service}: RABBITMQ_URL is required in split mode to call other services`);
+  return new RmqCommandBus(url, opts.timeoutMs);
+}
+
+@Injectable()
+class CommandBusShutdown implements OnApplicationShutdown {
+  constructor(@Inject(COMMAND_BUS) private readonly bus: CommandBus) {}
+  async onApplicationShutdown(): Promise<void> {
+    await this.bus.close();
+  }
+}
+
+/**
+ * commandBusProviders — `COMMAND_BUS` for a service module that imports `PlatformModule.forService` (reads
+ * `RABBITMQ_URL` and `COMMAND_TIMEOUT_MS` from its config), closed on shutdown.
+ */
+export function commandBusProviders(service: ServiceName): Provider[] {
+  return [
+    {
+      provide: COMMAND_BUS,
+      inject: [RUNTIME, SERVICE_CONFIG],
+      useFactory: (rt: Runtime, config: { RABBITMQ_URL?: string | undefined; COMMAND_TIMEOUT_MS?: number }) =>
+        createCommandBus(rt, { service, rabbitmqUrl: config.RABBITMQ_URL, timeoutMs: config.COMMAND_TIMEOUT_MS ?? 10_000 }),
+    },
+    CommandBusShutdown,
+  ];
+}
