@@ -1,4 +1,6 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
+
+jest.setTimeout(30_000);
 import * as k8s from '@kubernetes/client-node';
 import { generateFleet, startKubeSim, type KubeSim } from '@nodes-manager/sim';
 import { waitFor } from '@nodes-manager/platform/testing';
@@ -102,8 +104,9 @@ describe('Informer against the Kubernetes simulator', () => {
     sim.scenario.cordonAsKubectl('n-1');
     sim.scenario.deleteNode('n-2');
 
-    await waitFor(() => seen.length === 3, 'three watch events');
-    expect(seen).toEqual(['add n-3', 'update n-1 false->true', 'delete n-2']);
+    await waitFor(() => seen.includes('delete n-2'), 'the last watch event');
+    // A cordon may be more than one write (the simulator also records its managedFields owner): ignore no-op updates.
+    expect(seen.filter((e) => !e.endsWith('true->true'))).toEqual(['add n-3', 'update n-1 false->true', 'delete n-2']);
     expect(inf.list().map((n) => n.name).sort()).toEqual(['n-1', 'n-3']);
     expect(inf.get('n-1')!.unschedulable).toBe(true);
     expect(inf.stats.lists).toBe(1);
@@ -151,6 +154,7 @@ describe('Informer against the Kubernetes simulator', () => {
     await inf.waitForSync(10_000);
     await waitFor(() => inf.stats.watches > 0, 'a watch');
     sim.faults.set({ dropWatchesAfterMs: 30 });
+    sim.api.endWatches(NODES);
     await waitFor(() => inf.stats.watches >= 4, 'several reconnects');
     await core.createNode({ body: aNode('d-2') });
     await waitFor(() => inf.get('d-2'), 'd-2 seen after reconnects');
