@@ -207,7 +207,8 @@ describe('Kubernetes API simulator with the real client', () => {
       setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply)) as { spec: { limits: { cpu: string } }; metadata: { managedFields: { manager: string; operation: string }[] } };
     expect(applied.spec.limits.cpu).toBe('200');
     expect(applied.metadata.managedFields).toContainEqual(expect.objectContaining({ manager: 'nodes-manager', operation: 'Apply' }));
-    expect(((await custom.listClusterCustomObject(ref)) as { items: unknown[] }).items).toHaveLength(1);
+    const pools = (await custom.listClusterCustomObject(ref)) as { items: unknown[] };
+    expect(pools.items).toHaveLength(1);
     sim.scenario.removeKarpenter();
     expect(await codeOf(custom.listClusterCustomObject(ref))).toBe(404);
   });
