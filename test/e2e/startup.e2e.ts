@@ -1,0 +1,53 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createTestDatabase, TEST_JWT_SECRET, TEST_RABBITMQ_URL, type TestDatabase } from '@nodes-manager/platform/testing';
+import { assertBuilt, runToExit } from './harness.js';
+
+let db: TestDatabase;
+beforeAll(async () => {
+  assertBuilt();
+  db = await createTestDatabase();
+});
+afterAll(async () => {
+  await db.drop();
+});
+
+describe('a service refuses to start, and says why', () => {
+  it('reports three bad variables in one error and exits non-zero', async () => {
+    const { code, output } = await runToExit('uncordon', {
+      DATABASE_URL: 'mysql://db/nodes',
+      RABBITMQ_URL: TEST_RABBITMQ_URL,
+      AUTH_JWT_ACCESS_SECRET: TEST_JWT_SECRET,
+      SCAN_INTERVAL_SECONDS: 'often',
+      AUTO_UNCORDON_MAX_PER_CYCLE: '0',
+    });
+    expect(code).not.toBe(0);
+    expect(output).toContain('3 configuration problems');
+    expect(output).toContain('DATABASE_URL: must be a URL with scheme postgres or postgresql');
+    expect(output).toContain('SCAN_INTERVAL_SECONDS: must be a number');
+    expect(output).toContain('AUTO_UNCORDON_MAX_PER_CYCLE: must be at least 1');
+    expect(output).not.toContain(TEST_JWT_SECRET);
+  });
+
+  it('refuses to start when the build carries no migrations, naming the problem', async () => {
+    // Inside the checkout, so the copy still resolves node_modules.
+    mkdirSync('.tmp', { recursive: true });
+    const dist = mkdtempSync(join('.tmp', 'dist-'));
+    try {
+      cpSync('dist', dist, { recursive: true });
+      // A build whose migrations were left out: the service's migration list is empty.
+      writeFileSync(join(dist, 'migrations/node-sync/index.js'), 'export const migrations = [];\n');
+      const { code, output } = await runToExit(
+        'node-sync',
+        { DATABASE_URL: db.url, RABBITMQ_URL: TEST_RABBITMQ_URL, AUTH_JWT_ACCESS_SECRET: TEST_JWT_SECRET, SCAN_INTERVAL_SECONDS: '5', HEALTH_PORT: '0', KUBECONFIG: '/nonexistent' },
+        join(dist, 'services'),
+      );
+      expect(code).not.toBe(0);
+      expect(output).toContain('NO_MIGRATIONS_IN_BUILD');
+      expect(output).toContain('TABLE_MISSING: table nodes.nodes does not exist');
+    } finally {
+      rmSync(dist, { recursive: true, force: true });
+    }
+  });
+});
