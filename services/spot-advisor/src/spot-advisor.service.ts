@@ -127,11 +127,15 @@ export class SpotAdvisorService implements OnModuleInit, OnApplicationShutdown {
    * ClientToken covers a retry of one whose outcome we never recorded. A dry run starts nothing and says so.
    */
   async provision(req: ProvisionRequest, meta: CommandMeta) {
-    const region = this.regionFor(undefined);
+    const aws = awsConfigProblem(this.config);
     const launch = resolveLaunch(this.config);
-    if (!launch.ok) {
-      throw new CodedError('AWS_NOT_CONFIGURED', `instance provisioning is not configured: ${launch.message}`, { missing: launch.variables });
+    if (aws || !launch.ok) {
+      const problems = [...(aws ? [aws.message] : []), ...(!launch.ok ? [launch.message] : [])];
+      throw new CodedError('AWS_NOT_CONFIGURED', `instance provisioning is not configured: ${problems.join('; ')}`, {
+        missing: [...(aws?.missing ?? []), ...(!launch.ok ? launch.variables : [])],
+      });
     }
+    const region = this.config.AWS_REGION!;
     const args = provisionArguments(req);
     const now = this.clock.now();
     const entry = { clientToken: req.clientToken, actor: meta.actor, correlationId: meta.correlationId, dryRun: req.dryRun, request: args, now };
