@@ -200,7 +200,8 @@ describe('Kubernetes API simulator with the real client', () => {
     const custom = sim.kubeConfig().makeApiClient(CustomObjectsApi);
     const ref = { group: 'karpenter.sh', version: 'v1', plural: 'nodepools' };
     expect(await codeOf(custom.listClusterCustomObject(ref))).toBe(404);
-    expect((await (await fetch(`${sim.url}/apis`)).json()).groups.map((g: { name: string }) => g.name)).not.toContain('karpenter.sh');
+    const groups = (await (await fetch(`${sim.url}/apis`)).json()) as { groups: { name: string }[] };
+    expect(groups.groups.map((g) => g.name)).not.toContain('karpenter.sh');
     sim.scenario.installKarpenter();
     await custom.createClusterCustomObject({ ...ref, body: { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', metadata: { name: 'general' }, spec: { limits: { cpu: '100' } } } });
     const applied = await custom.patchClusterCustomObject({ ...ref, name: 'general', body: { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', metadata: { name: 'general' }, spec: { limits: { cpu: '200' } } }, fieldManager: 'nodes-manager', force: true },

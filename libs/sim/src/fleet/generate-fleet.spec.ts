@@ -41,6 +41,12 @@ describe('generateFleet', () => {
     expect(fleet.pods.some(is)).toBe(true);
   });
 
+  it('gives every node and every pod (per namespace) a unique name', () => {
+    const big = generateFleet({ seed: 5, nodes: 400 });
+    expect(new Set(big.nodes.map((n) => n.metadata!.name)).size).toBe(big.nodes.length);
+    expect(new Set(big.pods.map((p) => `${p.metadata!.namespace}/${p.metadata!.name}`)).size).toBe(big.pods.length);
+  });
+
   it('puts a DaemonSet pod and a mirror pod on every node', () => {
     for (const node of fleet.nodes) {
       const pods = fleet.pods.filter((p) => p.spec!.nodeName === node.metadata!.name);

@@ -91,6 +91,7 @@ export function generateFleet(o: FleetOptions): Fleet {
   ];
 
   // ---- nodes ----
+  const usedIps = new Set<string>();
   const nodes: V1Node[] = [];
   const nodeInfo: { node: V1Node; type: InstanceTypeSpec; alloc: Allocatable; pool: Pool; zone: string; created: Date; underused: boolean; claim: string; spot: boolean }[] = [];
   for (let i = 0; i < o.nodes; i++) {
@@ -100,7 +101,10 @@ export function generateFleet(o: FleetOptions): Fleet {
     const zone = zones[i % zones.length]!;
     const spot = !pool.gpu && rng.chance(spotShare);
     const created = new Date(now.getTime() - rng.int(3600, 30 * 86400) * 1000);
-    const ip = `10.${rng.int(0, 255)}.${rng.int(0, 255)}.${rng.int(1, 254)}`;
+    let ip: string;
+    do ip = `10.${rng.int(0, 255)}.${rng.int(0, 255)}.${rng.int(1, 254)}`;
+    while (usedIps.has(ip));
+    usedIps.add(ip);
     const name = `ip-${ip.replace(/\./g, '-')}.ec2.internal`;
     const alloc = allocatableOf(type);
     const instanceId = `i-0${rng.hex(16)}`;
@@ -207,11 +211,20 @@ export function generateFleet(o: FleetOptions): Fleet {
     { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
     { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
   ];
+  const usedPodNames = new Set<string>();
+  /** unique — generated names with random suffixes are re-drawn on collision, as the API server would refuse them. */
+  const unique = (ns: string, name: string): string => {
+    let candidate = name;
+    while (usedPodNames.has(`${ns}/${candidate}`)) candidate = `${name.replace(/-[a-z0-9]{5}$/, '')}-${rng.suffix()}`;
+    usedPodNames.add(`${ns}/${candidate}`);
+    return candidate;
+  };
   const mkPod = (
-    n: (typeof nodeInfo)[number], ns: string, name: string, labels: Record<string, string>, cpu: number, mem: number,
+    n: (typeof nodeInfo)[number], ns: string, rawName: string, labels: Record<string, string>, cpu: number, mem: number,
     extra: { owner?: { apiVersion: string; kind: string; name: string; uid: string }; gpu?: number; guaranteed?: boolean; pvc?: string;
       restartPolicy?: string; phase?: string; annotations?: Record<string, string>; tolerations?: object[]; priorityClassName?: string },
   ): V1Pod => {
+    const name = unique(ns, rawName);
     const requests: Record<string, string> = { cpu: q(cpu), memory: mi(mem) };
     if (extra.gpu) requests['nvidia.com/gpu'] = String(extra.gpu);
     const limits: Record<string, string> | undefined = extra.guaranteed || extra.gpu ? { ...requests } : { memory: mi(mem * 2) };
