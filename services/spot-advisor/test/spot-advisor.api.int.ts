@@ -327,3 +327,35 @@ describe('spot-advisor without AWS configuration', () => {
     });
   });
 });
+
+describe('spot-advisor with a region but no credentials anywhere', () => {
+  const clock = new FakeClock('2026-03-10T12:00:00Z');
+  let h: Harness;
+  const saved = { ...process.env };
+  beforeAll(async () => {
+    // The SDK's default chain must find nothing: no key variables, no profile, no instance metadata.
+    for (const k of ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_PROFILE', 'AWS_WEB_IDENTITY_TOKEN_FILE', 'AWS_CONTAINER_CREDENTIALS_FULL_URI', 'AWS_CONTAINER_CREDENTIALS_RELATIVE_URI']) {
+      delete process.env[k];
+    }
+    process.env['AWS_EC2_METADATA_DISABLED'] = 'true';
+    process.env['AWS_SHARED_CREDENTIALS_FILE'] = '/nonexistent/credentials';
+    process.env['AWS_CONFIG_FILE'] = '/nonexistent/config';
+    // An endpoint nothing listens on: were credentials found after all, the call fails instead of reaching AWS.
+    h = await startAllInOne(clock, { AWS_REGION: 'us-east-1' }, { endpoint: 'http://127.0.0.1:9' });
+  });
+  afterAll(async () => {
+    await h?.app.close();
+    await h?.db.drop();
+    process.env = saved;
+  });
+
+  it('starts, reports the missing credentials as degraded and answers the market with 503 AWS_NOT_CONFIGURED', async () => {
+    const readiness = await waitFor(async () => {
+      const body = (await (await fetch(`${h.url}/readyz`)).json()) as any;
+      return body.services['spot-advisor']?.degraded ? body.services['spot-advisor'] : undefined;
+    }, 'spot-advisor degraded');
+    expect(readiness).toMatchObject({ ready: true, checks: { 'spot-advisor.aws': { ok: false, degraded: true, detail: expect.stringMatching(/credentials/i) } } });
+    const res = await call(h, 'GET', '/api/v1/spot/market');
+    expect(res).toMatchObject({ status: 503, body: { code: 'AWS_NOT_CONFIGURED', details: { missing: ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY'] } } });
+  });
+});
