@@ -1,8 +1,11 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { PlatformModule } from '@nodes-manager/platform';
+import { CLOCK, commandBusProviders, createKubeConfig, HEALTH_REGISTRY, LOGGER, PlatformModule, type Clock, type HealthRegistry, type JsonLogger } from '@nodes-manager/platform';
 import { migrations } from '../../../migrations/karpenter-gateway/index.js';
 import { entities } from './adapters/outbound/entities.js';
+import { KARPENTER_KUBE, KarpenterKube } from './adapters/outbound/karpenter-kube.adapter.js';
+import { NodePoolChangesRepository } from './adapters/outbound/nodepool-changes.repository.js';
 import { KarpenterGatewayCommands } from './adapters/inbound/karpenter-gateway.commands.js';
+import { KARPENTER_SERVICE_OPTIONS, KarpenterGatewayService } from './karpenter-gateway.service.js';
 import type { KarpenterGatewayConfig } from './config.js';
 
 export const KARPENTER_GATEWAY_CONFIG = Symbol('KARPENTER_GATEWAY_CONFIG');
@@ -15,7 +18,29 @@ export class KarpenterGatewayModule {
       module: KarpenterGatewayModule,
       imports: [PlatformModule.forService({ service: 'karpenter-gateway', config, entities, migrations })],
       controllers: [KarpenterGatewayCommands],
-      providers: [{ provide: KARPENTER_GATEWAY_CONFIG, useValue: config }],
+      providers: [
+        { provide: KARPENTER_GATEWAY_CONFIG, useValue: config },
+        {
+          provide: KARPENTER_KUBE,
+          inject: [CLOCK, LOGGER, HEALTH_REGISTRY],
+          useFactory: (clock: Clock, logger: JsonLogger, health: HealthRegistry) => {
+            const kube = new KarpenterKube(createKubeConfig(config.KUBECONFIG), clock, config.KARPENTER_DISCOVERY_CACHE_SECONDS * 1000, logger);
+            // Karpenter's absence is a normal state, not ill health; an API server we cannot reach is.
+            health.register('karpenter-gateway.kubernetes', async () => {
+              try {
+                return { ok: true, detail: (await kube.installed()) ? 'karpenter installed' : 'karpenter not installed' };
+              } catch (err) {
+                return { ok: false, detail: (err as Error).message };
+              }
+            });
+            return kube;
+          },
+        },
+        { provide: KARPENTER_SERVICE_OPTIONS, useValue: { planTimeoutMs: Math.max(100, Math.floor(config.COMMAND_TIMEOUT_MS * 0.6)) } },
+        ...commandBusProviders('karpenter-gateway'),
+        NodePoolChangesRepository,
+        KarpenterGatewayService,
+      ],
     };
   }
 }

@@ -1,43 +1,53 @@
+import { Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { Commands, type CommandRequest } from '@nodes-manager/contracts';
-import { CommandController, notImplemented } from '@nodes-manager/platform';
+import {
+  Commands,
+  type CommandRequest,
+  type ConsolidateRequest,
+  type NodePoolCreateRequest,
+  type NodePoolNameQuery,
+  type NodePoolUpdateRequest,
+} from '@nodes-manager/contracts';
+import { CommandController } from '@nodes-manager/platform';
+import { KarpenterGatewayService } from '../../karpenter-gateway.service.js';
 
-/** KarpenterGatewayCommands — the karpenter-gateway service's commands on `nodes-manager.karpenter-gateway`. */
+/** KarpenterGatewayCommands — the karpenter-gateway service's commands on `nodes-manager.karpenter-gateway`. Thin. */
 @CommandController()
 export class KarpenterGatewayCommands {
+  constructor(@Inject(KarpenterGatewayService) private readonly svc: KarpenterGatewayService) {}
+
   @MessagePattern(Commands.nodepoolsList)
   list(@Payload() _req: CommandRequest) {
-    throw notImplemented('nodepools.list');
+    return this.svc.list();
   }
 
   @MessagePattern(Commands.nodepoolGet)
-  get(@Payload() _req: CommandRequest) {
-    throw notImplemented('nodepool.get');
+  get(@Payload() req: CommandRequest<NodePoolNameQuery>) {
+    return this.svc.get(req.data.name);
   }
 
   @MessagePattern(Commands.nodepoolCreate)
-  create(@Payload() _req: CommandRequest) {
-    throw notImplemented('nodepool.create');
+  create(@Payload() req: CommandRequest<NodePoolCreateRequest>) {
+    return this.svc.create(req.data.nodePool, req.meta);
   }
 
   @MessagePattern(Commands.nodepoolUpdate)
-  update(@Payload() _req: CommandRequest) {
-    throw notImplemented('nodepool.update');
+  update(@Payload() req: CommandRequest<NodePoolUpdateRequest>) {
+    return this.svc.update(req.data.name, req.data.patch, req.meta);
   }
 
   @MessagePattern(Commands.nodepoolDelete)
-  remove(@Payload() _req: CommandRequest) {
-    throw notImplemented('nodepool.delete');
+  remove(@Payload() req: CommandRequest<NodePoolNameQuery>) {
+    return this.svc.remove(req.data.name, req.meta);
   }
 
   @MessagePattern(Commands.nodeclaimsList)
-  nodeclaims(@Payload() _req: CommandRequest) {
-    throw notImplemented('nodeclaims.list');
+  nodeclaims(@Payload() req: CommandRequest<NodePoolNameQuery>) {
+    return this.svc.nodeclaims(req.data.name);
   }
 
   @MessagePattern(Commands.nodepoolConsolidate)
-  consolidate(@Payload() _req: CommandRequest) {
-    throw notImplemented('nodepool.consolidate');
+  consolidate(@Payload() req: CommandRequest<ConsolidateRequest>) {
+    return this.svc.consolidate(req.data.name, req.data.dryRun !== false, req.meta);
   }
-
 }

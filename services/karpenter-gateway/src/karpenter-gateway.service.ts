@@ -1,0 +1,275 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { Commands, EventTypes, type CommandMeta } from '@nodes-manager/contracts';
+import { CLOCK, CodedError, COMMAND_BUS, LOGGER, type Clock, type CommandBus, type JsonLogger } from '@nodes-manager/platform';
+import { KARPENTER_KUBE, KubeFailure, type KarpenterKube } from './adapters/outbound/karpenter-kube.adapter.js';
+import { NodePoolChangesRepository, type NodePoolChange } from './adapters/outbound/nodepool-changes.repository.js';
+import { isObject } from './domain/merge-patch.js';
+import { detailNodePool, summarizeNodePool, viewNodeClaim, type NodeClaimView, type NodePoolDetail, type NodePoolSummary } from './domain/nodepool-view.js';
+import { KARPENTER_API_VERSION, type NodePool } from './domain/nodepool.types.js';
+import { selectNodeClaims, type ClaimSelection, type PlannedRemoval } from './domain/select-nodeclaims.js';
+import { applyNodePoolPatch, formatFieldErrors, validateNodePool, validateNodePoolPatch, type FieldError } from './domain/validate-nodepool.js';
+
+export const KARPENTER_SERVICE_OPTIONS = Symbol('KARPENTER_SERVICE_OPTIONS');
+export interface KarpenterServiceOptions {
+  /** How long to wait for scheduler-scoring's plan; below the gateway's own timeout so its coded error arrives first. */
+  planTimeoutMs: number;
+}
+
+export interface ListResult<T> {
+  items: T[];
+  karpenterInstalled: boolean;
+}
+
+export interface ConsolidationResult {
+  nodePool: string;
+  dryRun: boolean;
+  /** dryRun: the NodeClaims that would be deleted; else those deleted. */
+  nodeClaims: { nodeClaim: string; node: string; reason: string }[];
+  failed: { nodeClaim: string; node: string; error: string }[];
+  skipped: ClaimSelection['skipped'];
+  budget: ClaimSelection['budget'];
+  planned: number;
+}
+
+const MAX_PATCH_ATTEMPTS = 3;
+
+const validationError = (errors: readonly FieldError[]) => new CodedError('VALIDATION_FAILED', formatFieldErrors(errors), { errors });
+
+/**
+ * KarpenterGatewayService — NodePools and NodeClaims through the dynamic client. Karpenter's absence is the
+ * common case: lists answer empty, reads KARPENTER_NOT_INSTALLED (404), writes KARPENTER_NOT_INSTALLED_FOR_WRITE
+ * (409). Every write is validated before anything is sent, and every mutation outcome — refusals included — is a
+ * `nodepool_changes` row; successes also publish their event in the same transaction. See docs/karpenter.md.
+ */
+@Injectable()
+export class KarpenterGatewayService {
+  constructor(
+    @Inject(KARPENTER_KUBE) private readonly kube: KarpenterKube,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(COMMAND_BUS) private readonly bus: CommandBus,
+    @Inject(LOGGER) private readonly logger: JsonLogger,
+    @Inject(KARPENTER_SERVICE_OPTIONS) private readonly opts: KarpenterServiceOptions,
+    private readonly changes: NodePoolChangesRepository,
+  ) {}
+
+  async list(): Promise<ListResult<NodePoolSummary>> {
+    if (!(await this.kube.installed())) return { items: [], karpenterInstalled: false };
+    try {
+      const pools = await this.kube.listNodePools();
+      return { items: pools.map(summarizeNodePool).sort((a, b) => a.name.localeCompare(b.name)), karpenterInstalled: true };
+    } catch (err) {
+      if (await this.vanished(err)) return { items: [], karpenterInstalled: false };
+      throw this.coded(err);
+    }
+  }
+
+  async get(name: string): Promise<NodePoolDetail> {
+    const pool = await this.readPool(name, 'KARPENTER_NOT_INSTALLED');
+    const claims = await this.kube.listNodeClaims(name).catch((err) => Promise.reject(this.coded(err)));
+    return detailNodePool(pool, claims);
+  }
+
+  async nodeclaims(name: string): Promise<ListResult<NodeClaimView>> {
+    if (!(await this.kube.installed())) return { items: [], karpenterInstalled: false };
+    await this.readPool(name, 'KARPENTER_NOT_INSTALLED');
+    try {
+      const claims = await this.kube.listNodeClaims(name);
+      return { items: claims.map(viewNodeClaim).sort((a, b) => a.name.localeCompare(b.name)), karpenterInstalled: true };
+    } catch (err) {
+      if (await this.vanished(err)) return { items: [], karpenterInstalled: false };
+      throw this.coded(err);
+    }
+  }
+
+  async create(input: unknown, meta: CommandMeta): Promise<NodePool> {
+    const name = isObject(input) && isObject(input.metadata) && typeof input.metadata.name === 'string' ? input.metadata.name : '(unnamed)';
+    const base: Omit<NodePoolChange, 'result' | 'after'> = { nodePool: name, action: 'create', meta, dryRun: false, request: input ?? {}, before: null, now: this.clock.now() };
+    return this.refusalsRecorded(base, async () => {
+      const errors = validateNodePool(input);
+      if (errors.length) throw validationError(errors);
+      await this.requireInstalledForWrite();
+      const body = { ...(input as unknown as NodePool), apiVersion: KARPENTER_API_VERSION, kind: 'NodePool' };
+      const created = await this.kube.createNodePool(body).catch((err) => Promise.reject(this.coded(err, name)));
+      await this.changes.record(
+        { ...base, now: this.clock.now(), after: created, result: 'applied' },
+        { type: EventTypes.nodepoolCreated, data: { nodePool: name, spec: created.spec, resourceVersion: created.metadata.resourceVersion } },
+      );
+      this.logger.info('nodepool created', { nodePool: name, actor: meta.actor, correlationId: meta.correlationId });
+      return created;
+    });
+  }
+
+  /**
+   * update — a JSON merge patch of `spec.limits` / `spec.disruption` only, checked against the schema after the
+   * merge, sent as a merge patch guarded by the resourceVersion it was checked against (a concurrent change
+   * means re-read, re-check, re-send; at most {@link MAX_PATCH_ATTEMPTS} times).
+   */
+  async update(name: string, body: unknown, meta: CommandMeta): Promise<NodePool> {
+    const base: Omit<NodePoolChange, 'result' | 'after' | 'before'> = { nodePool: name, action: 'update', meta, dryRun: false, request: body ?? {}, now: this.clock.now() };
+    let before: NodePool | null = null;
+    return this.refusalsRecorded({ ...base, get before() { return before; } }, async () => {
+      const { patch, errors } = validateNodePoolPatch(body);
+      if (!patch) throw validationError(errors);
+      await this.requireInstalledForWrite();
+      for (let attempt = 1; ; attempt++) {
+        const current = await this.readPool(name, 'KARPENTER_NOT_INSTALLED_FOR_WRITE');
+        before = current;
+        const merged = applyNodePoolPatch(current, patch);
+        if (merged.errors.length) throw validationError(merged.errors);
+        try {
+          const updated = await this.kube.mergePatchNodePool(name, { metadata: { resourceVersion: current.metadata.resourceVersion }, spec: patch.spec });
+          const pick = (p: NodePool) => ({ limits: p.spec.limits ?? null, disruption: p.spec.disruption ?? null });
+          await this.changes.record(
+            { ...base, now: this.clock.now(), before: current, after: updated, result: 'applied' },
+            { type: EventTypes.nodepoolUpdated, data: { nodePool: name, patch: patch.spec, before: pick(current), after: pick(updated), resourceVersion: updated.metadata.resourceVersion } },
+          );
+          this.logger.info('nodepool updated', { nodePool: name, actor: meta.actor, correlationId: meta.correlationId, fields: Object.keys(patch.spec) });
+          return updated;
+        } catch (err) {
+          if (err instanceof KubeFailure && err.status === 409 && attempt < MAX_PATCH_ATTEMPTS) {
+            this.logger.debug('nodepool changed since read; re-reading', { nodePool: name, attempt });
+            continue;
+          }
+          throw this.coded(err, name);
+        }
+      }
+    });
+  }
+
+  async remove(name: string, meta: CommandMeta): Promise<{ nodePool: string; deleted: true }> {
+    let before: NodePool | null = null;
+    const base = { nodePool: name, action: 'delete' as const, meta, dryRun: false, request: { name }, now: this.clock.now(), get before() { return before; } };
+    return this.refusalsRecorded(base, async () => {
+      await this.requireInstalledForWrite();
+      const current = await this.readPool(name, 'KARPENTER_NOT_INSTALLED_FOR_WRITE');
+      before = current;
+      await this.kube.deleteNodePool(name, current.metadata.uid).catch((err) => Promise.reject(this.coded(err, name)));
+      await this.changes.record(
+        { ...base, before: current, now: this.clock.now(), after: null, result: 'applied' },
+        { type: EventTypes.nodepoolDeleted, data: { nodePool: name, uid: current.metadata.uid ?? null } },
+      );
+      this.logger.info('nodepool deleted', { nodePool: name, actor: meta.actor, correlationId: meta.correlationId });
+      return { nodePool: name, deleted: true as const };
+    });
+  }
+
+  /**
+   * consolidate — Karpenter has no "consolidate now": its manual disruption is deleting a NodeClaim. Asks
+   * scheduler-scoring for the plan restricted to the pool, maps planned nodes to the pool's NodeClaims, keeps
+   * within the pool's disruption budgets in force now and away from `karpenter.sh/do-not-disrupt`
+   * (domain/select-nodeclaims.ts), and deletes those NodeClaims — or, with dryRun, says which it would delete.
+   */
+  async consolidate(name: string, dryRun: boolean, meta: CommandMeta): Promise<ConsolidationResult> {
+    const base = { nodePool: name, action: 'consolidate' as const, meta, dryRun, request: { name, dryRun }, before: null, now: this.clock.now() };
+    return this.refusalsRecorded(base, async () => {
+      await this.requireInstalledForWrite();
+      const pool = await this.readPool(name, 'KARPENTER_NOT_INSTALLED_FOR_WRITE');
+      const reply = await this.bus.send<unknown>('scheduler-scoring', Commands.optimizePlan, { nodePool: name }, meta, { timeoutMs: this.opts.planTimeoutMs });
+      const planned = plannedRemovals(reply);
+      const claims = await this.kube.listNodeClaims(name).catch((err) => Promise.reject(this.coded(err, name)));
+      const claimNodes = new Set(claims.flatMap((c) => (c.status?.nodeName ? [c.status.nodeName] : [])));
+      const nodeAnnotations = new Map<string, Record<string, string>>();
+      await Promise.all(
+        [...new Set(planned.map((p) => p.node))].filter((n) => claimNodes.has(n)).map(async (n) => {
+          const a = await this.kube.nodeAnnotations(n).catch((err) => Promise.reject(this.coded(err)));
+          if (a) nodeAnnotations.set(n, a);
+        }),
+      );
+      const selection = selectNodeClaims({
+        budgets: pool.spec.disruption?.budgets,
+        claims: claims.map((c) => ({ name: c.metadata.name, ...(c.status?.nodeName ? { nodeName: c.status.nodeName } : {}), deleting: !!c.metadata.deletionTimestamp, annotations: c.metadata.annotations ?? {} })),
+        planned,
+        nodeAnnotations,
+        now: this.clock.now(),
+      });
+      const uidOf = new Map(claims.map((c) => [c.metadata.name, c.metadata.uid]));
+      const done: ConsolidationResult['nodeClaims'] = [];
+      const failed: ConsolidationResult['failed'] = [];
+      if (dryRun) done.push(...selection.selected);
+      else {
+        for (const s of selection.selected) {
+          try {
+            await this.kube.deleteNodeClaim(s.nodeClaim, uidOf.get(s.nodeClaim));
+            done.push(s);
+          } catch (err) {
+            failed.push({ nodeClaim: s.nodeClaim, node: s.node, error: (err as Error).message });
+          }
+        }
+      }
+      const result: ConsolidationResult = { nodePool: name, dryRun, nodeClaims: done, failed, skipped: selection.skipped, budget: selection.budget, planned: planned.length };
+      await this.changes.record(
+        { ...base, now: this.clock.now(), after: result, result: dryRun ? 'dry-run' : failed.length ? 'partial' : 'applied' },
+        dryRun ? undefined : { type: EventTypes.nodepoolConsolidationRequested, data: result },
+      );
+      this.logger.info(dryRun ? 'nodepool consolidation (dry run)' : 'nodepool consolidation requested', {
+        nodePool: name, actor: meta.actor, correlationId: meta.correlationId, nodeClaims: done.map((d) => d.nodeClaim), skipped: selection.skipped.length,
+      });
+      return result;
+    });
+  }
+
+  // ---- helpers ----
+
+  private async requireInstalledForWrite(): Promise<void> {
+    if (!(await this.kube.installed())) {
+      throw new CodedError('KARPENTER_NOT_INSTALLED_FOR_WRITE', 'Karpenter is not installed in this cluster (no karpenter.sh/v1 NodePool API): nothing to change', { api: KARPENTER_API_VERSION });
+    }
+  }
+
+  /** readPool — the pool, or NOT_FOUND; or the given not-installed code when Karpenter is (or just went) absent. */
+  private async readPool(name: string, absent: 'KARPENTER_NOT_INSTALLED' | 'KARPENTER_NOT_INSTALLED_FOR_WRITE'): Promise<NodePool> {
+    const notInstalled = () => new CodedError(absent, 'Karpenter is not installed in this cluster (no karpenter.sh/v1 NodePool API)', { api: KARPENTER_API_VERSION });
+    if (!(await this.kube.installed())) throw notInstalled();
+    const pool = await this.kube.getNodePool(name).catch((err) => Promise.reject(this.coded(err, name)));
+    if (pool) return pool;
+    // A 404 is either "no such pool" or "the CRDs went away since discovery": ask discovery afresh.
+    if (!(await this.kube.installed({ fresh: true }))) throw notInstalled();
+    throw new CodedError('NOT_FOUND', `nodepool ${name} not found`, { nodePool: name });
+  }
+
+  /** vanished — a 404 on a collection means the CRDs went away since discovery was cached. */
+  private async vanished(err: unknown): Promise<boolean> {
+    return err instanceof KubeFailure && err.status === 404 && !(await this.kube.installed({ fresh: true }));
+  }
+
+  private coded(err: unknown, name?: string): CodedError {
+    if (err instanceof CodedError) return err;
+    if (err instanceof KubeFailure) {
+      if (err.status === 409) {
+        const msg = err.reason === 'AlreadyExists' ? `nodepool ${name} already exists` : err.message;
+        return new CodedError('CONFLICT', msg, { reason: err.reason ?? 'Conflict' });
+      }
+      if (err.status === 404) return new CodedError('NOT_FOUND', err.message);
+      if (err.status === 400 || err.status === 422) return new CodedError('VALIDATION_FAILED', `the API server refused it: ${err.message}`);
+      return new CodedError('UPSTREAM_ERROR', err.message, { status: err.status ?? null, reason: err.reason ?? null });
+    }
+    return CodedError.from(err);
+  }
+
+  /** refusalsRecorded — runs a mutation; a refusal is recorded as `refused:<CODE>` (no event) and rethrown. */
+  private async refusalsRecorded<T>(base: Omit<NodePoolChange, 'result' | 'after'>, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      const coded = this.coded(err);
+      await this.changes
+        .record({ ...base, before: base.before, now: this.clock.now(), after: coded.toBody(), result: `refused:${coded.code}` })
+        .catch((e) => this.logger.error('could not record a refused nodepool change', { nodePool: base.nodePool, err: (e as Error).message }));
+      throw coded;
+    }
+  }
+}
+
+/**
+ * plannedRemovals — the nodes of scheduler-scoring's `optimize.plan` reply: a ConsolidationPlan (libs/scoring)
+ * `{ remove: [{ node, reason, … }] }`, or that plan under `plan`.
+ */
+export function plannedRemovals(reply: unknown): PlannedRemoval[] {
+  const plan = isObject(reply) && isObject(reply.plan) ? reply.plan : reply;
+  if (!isObject(plan) || !Array.isArray(plan.remove)) {
+    throw new CodedError('UPSTREAM_ERROR', 'scheduler-scoring answered optimize.plan without a remove[] list');
+  }
+  return plan.remove.flatMap((r): PlannedRemoval[] =>
+    isObject(r) && typeof r.node === 'string' ? [{ node: r.node, ...(typeof r.reason === 'string' ? { reason: r.reason } : {}) }] : [],
+  );
+}
