@@ -2,7 +2,7 @@
 import { execFileSync } from 'node:child_process';
 import { rmSync, existsSync } from 'node:fs';
 
-const dirs = ['libs', 'services', 'migrations', 'bench'].filter((d) => existsSync(d));
+const dirs = ['libs', 'services', 'migrations', 'bench', 'all-in-one'].filter((d) => existsSync(d));
 rmSync('dist', { recursive: true, force: true });
 execFileSync(
   process.execPath,

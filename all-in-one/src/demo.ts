@@ -1,0 +1,95 @@
+import { randomBytes } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { signToken } from '@nodes-manager/platform';
+import { generateFleet, startEc2Sim, startKubeSim, type Ec2Sim, type KubeSim } from '@nodes-manager/sim';
+import { startAllInOne, type AllInOne } from './all-in-one.js';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from './embedded-postgres.js';
+import { runRebalanceStory } from './story.js';
+
+/**
+ * `npm run demo` — nodes-manager on an embedded default: all six service modules in one process, an embedded
+ * PostgreSQL when DATABASE_URL is unset, and (by default, `--simulate`) the Kubernetes and EC2 simulators seeded with a
+ * realistic fleet; then the Spot rebalance story told through the public API. See README and docs/demo.md.
+ */
+const { values: args } = parseArgs({
+  options: {
+    simulate: { type: 'boolean', default: true },
+    'no-simulate': { type: 'boolean', default: false },
+    nodes: { type: 'string', default: '60' },
+    seed: { type: 'string', default: '42' },
+    port: { type: 'string', default: process.env['APP_PORT'] ?? '8115' },
+    'keep-data': { type: 'boolean', default: false },
+    'exit-after-story': { type: 'boolean', default: false },
+    'story-timeout': { type: 'string', default: '120' },
+  },
+});
+
+const say = (line: string) => process.stdout.write(`[demo] ${line}\n`);
+const simulate = args.simulate && !args['no-simulate'];
+const cleanups: (() => Promise<void>)[] = [];
+let exiting = false;
+async function shutdown(code: number): Promise<never> {
+  if (!exiting) {
+    exiting = true;
+    for (const c of cleanups.reverse()) await c().catch(() => undefined);
+  }
+  process.exit(code);
+}
+process.on('SIGINT', () => void shutdown(0));
+process.on('SIGTERM', () => void shutdown(0));
+
+async function main(): Promise<void> {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  let db: EmbeddedDatabase | undefined;
+  if (!env['DATABASE_URL']) {
+    say('DATABASE_URL is unset: starting an embedded PostgreSQL…');
+    db = await startEmbeddedPostgres({ keep: args['keep-data'] });
+    cleanups.push(() => db!.stop());
+    env['DATABASE_URL'] = db.url;
+    say(`embedded PostgreSQL ready (data in ${db.dataDir}${args['keep-data'] ? ', kept on exit' : ', removed on exit'})`);
+  }
+  let kube: KubeSim | undefined;
+  let ec2: Ec2Sim | undefined;
+  if (simulate) {
+    kube = await startKubeSim({});
+    cleanups.push(() => kube!.stop());
+    const fleet = generateFleet({ seed: Number(args.seed), nodes: Number(args.nodes) });
+    kube.load(fleet);
+    ec2 = await startEc2Sim({ region: 'us-east-1' });
+    cleanups.push(() => ec2!.stop());
+    env['KUBECONFIG'] = kube.kubeconfigPath;
+    env['AWS_REGION'] ??= 'us-east-1';
+    env['AWS_ACCESS_KEY_ID'] ??= 'simulated';
+    env['AWS_SECRET_ACCESS_KEY'] ??= 'simulated';
+    env['AWS_ENDPOINT_URL_EC2'] = ec2.url;
+    process.env['AWS_ENDPOINT_URL_EC2'] = ec2.url;
+    say(`Kubernetes simulator: ${fleet.nodes.length} nodes, ${fleet.pods.length} pods at ${kube.url} (KUBECONFIG=${kube.kubeconfigPath} kubectl get nodes)`);
+    say(`EC2 simulator at ${ec2.url}`);
+  }
+  env['AUTH_JWT_ACCESS_SECRET'] ??= randomBytes(24).toString('base64url');
+  env['SCAN_INTERVAL_SECONDS'] ??= '5';
+  env['AUTO_UNCORDON_GRACE_PERIOD_MINUTES'] ??= '0.5';
+  env['KARPENTER_DISCOVERY_CACHE_SECONDS'] ??= '5';
+  env['LOG_LEVEL'] ??= 'warn';
+  env['APP_PORT'] = args.port;
+
+  const system: AllInOne = await startAllInOne({ env });
+  cleanups.push(() => system.close());
+  const token = signToken(env['AUTH_JWT_ACCESS_SECRET']!, { sub: 'demo-operator', scope: 'nodes:read nodes:write' }, 24 * 3600);
+  say(`nodes-manager (all-in-one) is serving the API at ${system.url}/api/v1 — OpenAPI at ${system.url}/api/docs`);
+  say(`demo token (read+write scope, 24 h): ${token}`);
+  say(`try: curl -H "Authorization: Bearer $TOKEN" ${system.url}/api/v1/cordons`);
+  say(`grace period shortened to ${env['AUTO_UNCORDON_GRACE_PERIOD_MINUTES']} min for the demo (production default: 15 min)`);
+
+  if (kube) {
+    const result = await runRebalanceStory({ apiUrl: system.url, token, kube, say, timeoutMs: Number(args['story-timeout']) * 1000 });
+    say(result.uncordoned && result.manualStillCordoned ? 'story complete.' : 'story did not complete.');
+    if (args['exit-after-story']) await shutdown(result.uncordoned && result.manualStillCordoned ? 0 : 1);
+  }
+  say('running; Ctrl-C stops it and removes the demo data.');
+}
+
+main().catch(async (err) => {
+  process.stderr.write(`demo failed: ${(err as Error).message}\n`);
+  await shutdown(1);
+});
