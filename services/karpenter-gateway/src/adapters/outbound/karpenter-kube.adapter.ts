@@ -80,8 +80,9 @@ export class KarpenterKube {
     this.cached = { at: this.clock.now().getTime(), installed };
     if (this.lastLogged !== installed) {
       this.lastLogged = installed;
-      if (installed) this.logger.info('Karpenter detected: NodePool endpoints are served', { api: `${KARPENTER_GROUP}/${KARPENTER_VERSION}` });
-      else this.logger.warn('Karpenter is not installed: NodePool lists answer empty, reads 404, writes 409 (docs/karpenter.md)', { api: `${KARPENTER_GROUP}/${KARPENTER_VERSION}` });
+      const fields = { api: `${KARPENTER_GROUP}/${KARPENTER_VERSION}`, detectedAt: new Date(this.cached.at).toISOString() };
+      if (installed) this.logger.info('Karpenter detected: NodePool endpoints are served', fields);
+      else this.logger.warn('Karpenter is not installed: NodePool lists answer empty, reads 404, writes 409 (docs/karpenter.md)', fields);
     }
     return installed;
   }

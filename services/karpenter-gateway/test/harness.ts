@@ -1,0 +1,114 @@
+import { Module, type INestApplication } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { Commands, type CloudEvent, type CommandRequest } from '@nodes-manager/contracts';
+import { CommandController, createRuntime, type Clock, type Runtime } from '@nodes-manager/platform';
+import { createTestDatabase, startTestApp, testEnv, testToken, type TestDatabase } from '@nodes-manager/platform/testing';
+import { startKubeSim, type KubeSim } from '@nodes-manager/sim';
+import { ApiGatewayModule } from '../../api-gateway/src/api-gateway.module.js';
+import { loadApiGatewayConfig } from '../../api-gateway/src/config.js';
+import { loadKarpenterGatewayConfig } from '../src/config.js';
+import { KarpenterGatewayModule } from '../src/karpenter-gateway.module.js';
+
+/**
+ * FakeScheduler — a hand-written stand-in for scheduler-scoring's `optimize.plan`: answers what the test set,
+ * records every request, and fails loudly when the test set nothing.
+ */
+export class FakeScheduler {
+  readonly calls: CommandRequest<{ nodePool?: string }>[] = [];
+  reply?: (req: CommandRequest<{ nodePool?: string }>) => unknown;
+  planRemoving(nodes: string[], reason = 'underutilized'): void {
+    this.reply = () => ({ remove: nodes.map((node) => ({ node, reason, utilization: 0.1, pods: [], savingsUsdPerHour: 0.05, priceKnown: true })), blocked: [], pdbImpact: [], hourlySavingsUsd: 0, monthlySavingsUsd: 0 });
+  }
+}
+const scheduler = { current: undefined as FakeScheduler | undefined };
+
+@CommandController()
+class FakeSchedulerCommands {
+  @MessagePattern(Commands.optimizePlan)
+  plan(@Payload() req: CommandRequest<{ nodePool?: string }>) {
+    const s = scheduler.current;
+    if (!s?.reply) throw new Error('FakeScheduler: optimize.plan called but no plan was configured');
+    s.calls.push(req);
+    return s.reply(req);
+  }
+}
+
+export interface Harness {
+  url: string;
+  sim: KubeSim;
+  db: TestDatabase;
+  runtime: Runtime;
+  app: INestApplication;
+  events: CloudEvent[];
+  scheduler: FakeScheduler;
+  call(method: string, path: string, body?: unknown, token?: string): Promise<{ status: number; body: any }>;
+  writesSeen(): number;
+  stop(): Promise<void>;
+}
+
+export const WRITE_VERBS = ['create', 'update', 'patch', 'delete', 'deletecollection'];
+
+/**
+ * startHarness — the gateway and karpenter-gateway in ONE all-in-one process (in-process commands, so parallel
+ * test runs never share RabbitMQ queues), real Postgres, the Kubernetes simulator over HTTP, and a fake
+ * scheduler-scoring. Discovery is cached for 1 s.
+ */
+export async function startHarness(opts: { karpenter: boolean; clock?: Clock; commandTimeoutMs?: number }): Promise<Harness> {
+  const db = await createTestDatabase('nm_karpenter');
+  const sim = await startKubeSim({ karpenter: opts.karpenter });
+  const runtime = createRuntime({ mode: 'all-in-one', logLevel: 'warn', ...(opts.clock ? { clock: opts.clock } : {}) });
+  const gw = loadApiGatewayConfig(testEnv(db.url));
+  const cfg = loadKarpenterGatewayConfig(
+    testEnv(db.url, { KUBECONFIG: sim.kubeconfigPath, KARPENTER_DISCOVERY_CACHE_SECONDS: '1', COMMAND_TIMEOUT_MS: String(opts.commandTimeoutMs ?? 10_000) }),
+  );
+  const fake = new FakeScheduler();
+  scheduler.current = fake;
+  @Module({ imports: [ApiGatewayModule.forRoot(gw), KarpenterGatewayModule.forRoot(cfg)], controllers: [FakeSchedulerCommands] })
+  class KarpenterTestRoot {}
+  const { app, url } = await startTestApp({ service: 'api-gateway', module: { module: KarpenterTestRoot }, runtime, transport: 'in-process', httpPort: 0 });
+  const events: CloudEvent[] = [];
+  runtime.eventBus!.tap((e) => events.push(e));
+  const token = testToken('nodes:read nodes:write', 'alice');
+  return {
+    url: url!,
+    sim,
+    db,
+    runtime,
+    app,
+    events,
+    scheduler: fake,
+    async call(method, path, body, tok = token) {
+      const res = await fetch(`${url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${tok}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      });
+      const text = await res.text();
+      return { status: res.status, body: text ? JSON.parse(text) : undefined };
+    },
+    writesSeen() {
+      const s = sim.stats().byVerb;
+      return WRITE_VERBS.reduce((n, v) => n + (s[v] ?? 0), 0);
+    },
+    async stop() {
+      await app.close();
+      await sim.stop();
+      await db.drop();
+    },
+  };
+}
+
+/** aNode — a Ready node of a Karpenter pool, as the simulator stores it. */
+export function aNode(name: string, pool: string, annotations: Record<string, string> = {}) {
+  return {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name, labels: { 'karpenter.sh/nodepool': pool, 'kubernetes.io/hostname': name }, annotations },
+    spec: { providerID: `aws:///us-east-1a/i-${name}` },
+    status: {
+      capacity: { cpu: '2', memory: '8Gi', pods: '29' },
+      allocatable: { cpu: '1930m', memory: '7Gi', pods: '29' },
+      conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: '', lastHeartbeatTime: '2026-01-01T00:00:00Z', lastTransitionTime: '2026-01-01T00:00:00Z' }],
+    },
+  };
+}

@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { testToken, waitFor } from '@nodes-manager/platform/testing';
+import { aNodePool } from './nodepool.builder.js';
+import { startHarness, type Harness } from './harness.js';
+
+const ABSENT_WARNING = 'Karpenter is not installed';
+
+describe('karpenter-gateway without Karpenter (through the REST API)', () => {
+  let h: Harness;
+  const logLines: string[] = [];
+  const originalWrite = process.stdout.write;
+  const warnings = () => logLines.filter((l) => l.includes(ABSENT_WARNING) && l.includes('"level":"warn"')).length;
+
+  beforeAll(async () => {
+    process.stdout.write = ((chunk: unknown, ...rest: unknown[]) => {
+      logLines.push(String(chunk));
+      return (originalWrite as (...a: unknown[]) => boolean).call(process.stdout, chunk, ...rest);
+    }) as typeof process.stdout.write;
+    h = await startHarness({ karpenter: false });
+  }, 60_000);
+  afterAll(async () => {
+    process.stdout.write = originalWrite;
+    await h?.stop();
+  });
+
+  it('lists answer empty, reads 404 KARPENTER_NOT_INSTALLED, writes 409 KARPENTER_NOT_INSTALLED_FOR_WRITE; nothing is written', async () => {
+    expect(await h.call('GET', '/api/v1/nodepools')).toEqual({ status: 200, body: { items: [], karpenterInstalled: false } });
+    expect(await h.call('GET', '/api/v1/nodepools/general/nodeclaims')).toEqual({ status: 200, body: { items: [], karpenterInstalled: false } });
+    const get = await h.call('GET', '/api/v1/nodepools/general');
+    expect(get.status).toBe(404);
+    expect(get.body.code).toBe('KARPENTER_NOT_INSTALLED');
+
+    const writes = [
+      await h.call('POST', '/api/v1/nodepools', aNodePool()),
+      await h.call('PATCH', '/api/v1/nodepools/general', { spec: { limits: { cpu: '10' } } }),
+      await h.call('DELETE', '/api/v1/nodepools/general'),
+      await h.call('POST', '/api/v1/nodepools/general/consolidate', { dryRun: true }),
+      await h.call('POST', '/api/v1/nodepools/general/consolidate', { dryRun: false }),
+    ];
+    for (const w of writes) {
+      expect(w.status).toBe(409);
+      expect(w.body.code).toBe('KARPENTER_NOT_INSTALLED_FOR_WRITE');
+    }
+    expect(h.writesSeen()).toBe(0);
+    expect(h.scheduler.calls).toHaveLength(0);
+    // Refusals are recorded with the actor; nothing is published.
+    const rows = await h.db.query<{ action: string; actor: string; result: string }>(`SELECT action, actor, result FROM nodes.nodepool_changes ORDER BY created_at`);
+    expect(rows.map((r) => r.action).sort()).toEqual(['consolidate', 'consolidate', 'create', 'delete', 'update']);
+    expect(rows.every((r) => r.actor === 'alice' && r.result === 'refused:KARPENTER_NOT_INSTALLED_FOR_WRITE')).toBe(true);
+    expect(h.events.filter((e) => e.type.startsWith('nodepool.'))).toEqual([]);
+  });
+
+  it('an invalid NodePool is still a 400 (validation comes first), a read-only token a 403', async () => {
+    const bad = await h.call('POST', '/api/v1/nodepools', aNodePool({ spec: { weight: 0 } }));
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toContain('spec.weight');
+    const ro = await h.call('POST', '/api/v1/nodepools', aNodePool(), testToken('nodes:read'));
+    expect(ro.status).toBe(403);
+  });
+
+  it('logs one warning for the absence, not one per request', async () => {
+    for (let i = 0; i < 5; i++) await h.call('GET', '/api/v1/nodepools');
+    expect(warnings()).toBe(1);
+  });
+
+  it('notices Karpenter being installed, and removed again, without a restart (within the 1 s discovery cache)', async () => {
+    h.sim.scenario.installKarpenter();
+    const installedAt = Date.now();
+    await waitFor(async () => (await h.call('GET', '/api/v1/nodepools')).body.karpenterInstalled === true, 'karpenter detected', 5_000, 100);
+    // The discovery cache is 1 s: the same running process serves Karpenter within about that (plus scheduling slack).
+    expect(Date.now() - installedAt).toBeLessThan(3_000);
+    const created = await h.call('POST', '/api/v1/nodepools', aNodePool());
+    expect(created.status).toBe(201);
+    const list = await h.call('GET', '/api/v1/nodepools');
+    expect(list.body.items.map((p: { name: string }) => p.name)).toEqual(['general']);
+    expect((await h.call('GET', '/api/v1/nodepools/general')).status).toBe(200);
+
+    h.sim.scenario.removeKarpenter();
+    // A read that races the cache re-checks discovery on the API server's 404, so it never answers a stale "not found".
+    const get = await h.call('GET', '/api/v1/nodepools/general');
+    expect(get.status).toBe(404);
+    expect(get.body.code).toBe('KARPENTER_NOT_INSTALLED');
+    await waitFor(async () => (await h.call('GET', '/api/v1/nodepools')).body.karpenterInstalled === false, 'karpenter absence detected', 5_000, 200);
+    expect(warnings()).toBe(2);
+  });
+});
