@@ -5,6 +5,7 @@ import {
   ANNOTATION_SAFE_TO_EVICT,
   type NodeResources,
   type PriceTable,
+  type ResourceRequests,
   type ScoringNode,
   type ScoringPod,
 } from './types.js';
@@ -35,6 +36,8 @@ export interface ConsolidationInput {
   readonly prices?: PriceTable;
   /** Nodes below this utilisation (max of cpu and memory requested / allocatable) are candidates. */
   readonly threshold?: number;
+  /** Only these nodes may be removed (e.g. one NodePool's); every Ready, schedulable node may still take pods. */
+  readonly candidates?: (node: ScoringNode) => boolean;
 }
 
 export interface NodeRemoval {
@@ -81,39 +84,42 @@ export function podBlockReason(pod: ScoringPod): ConsolidationBlockReason | unde
 const active = (p: ScoringPod): boolean => p.phase !== 'Succeeded' && p.phase !== 'Failed';
 const podName = (p: ScoringPod): string => `${p.namespace}/${p.name}`;
 
-function pdbsOf(pod: ScoringPod, pdbs: readonly PdbInfo[]): number[] {
-  const out: number[] = [];
-  pdbs.forEach((b, i) => {
-    if (b.namespace !== pod.namespace) return;
-    for (const k in b.selector) if (pod.labels[k] !== b.selector[k]) return;
-    out.push(i);
-  });
-  return out;
-}
-
 type Order = 'savings' | 'utilization' | 'pods';
 
 /** Above this many nodes only the largest-saving-first order is tried. */
-export const LARGE_FLEET = 500;
+export const LARGE_FLEET = 2000;
 
 /**
- * planConsolidation — which under-used nodes can go. Candidates (utilisation < threshold, Ready) are tried
- * one by one; a node is removed only when none of its pods blocks it, the PodDisruptionBudgets still allow
- * every eviction (budgets are shared by the whole plan), and all its pods re-pack onto nodes that stay —
- * honouring the hard filters and capacity, counting pods already moved there. A node that receives pods is
- * not removed afterwards. DaemonSet and mirror pods are ignored. The plan is built for three candidate orders
- * (largest saving, lowest utilisation, fewest pods first) and the one saving most is returned; above
- * {@link LARGE_FLEET} nodes only the first.
+ * planConsolidation — which under-used nodes can go. Candidates (utilisation < threshold, Ready, and passing
+ * `candidates` when given) are tried one by one; a node is removed only when none of its pods blocks it, the
+ * PodDisruptionBudgets still allow every eviction (budgets are shared by the whole plan), and all its pods
+ * re-pack onto nodes that stay — honouring the hard filters and capacity, counting pods already moved there.
+ * A node that receives pods is not removed afterwards. DaemonSet and mirror pods are ignored. The plan is built
+ * for three candidate orders (largest saving, lowest utilisation, fewest pods first) and the one saving most is
+ * returned; above {@link LARGE_FLEET} nodes only the first.
+ *
+ * Cost: re-packing is first fit over the staying nodes, fullest first, found through a max segment tree over
+ * their free cpu and memory (see `FreeTree`), so a pod costs O(log n) to place instead of a scan of every
+ * node; only the nodes the tree offers are run through the full filters.
  */
 export function planConsolidation(input: ConsolidationInput): ConsolidationPlan {
-  // Three orders cost three passes; on large fleets (the pass is O(candidates × pods × nodes)) one is enough.
   const orders: readonly Order[] = input.nodes.length <= LARGE_FLEET ? ['savings', 'utilization', 'pods'] : ['savings'];
-  const plans = orders.map((o) => planInOrder(input, o));
+  const shared = prepare(input);
+  const plans = orders.map((o) => planInOrder(input, shared, o));
   plans.sort((a, b) => b.hourlySavingsUsd - a.hourlySavingsUsd);
   return plans[0]!;
 }
 
-function planInOrder(input: ConsolidationInput, order: Order): ConsolidationPlan {
+interface Prepared {
+  readonly podsByNode: ReadonlyMap<string, ScoringPod[]>;
+  readonly candidates: readonly { n: ScoringNode; u: number; usd: number | undefined; pods: ScoringPod[] }[];
+  /** Staying-node candidates for pods: Ready and schedulable, fullest first. */
+  readonly destinations: readonly ScoringNode[];
+  readonly destIndex: ReadonlyMap<string, number>;
+  readonly pdbsByNamespace: ReadonlyMap<string, number[]>;
+}
+
+function prepare(input: ConsolidationInput): Prepared {
   const threshold = input.threshold ?? 0.5;
   const podsByNode = new Map<string, ScoringPod[]>();
   for (const p of input.pods) {
@@ -124,17 +130,42 @@ function planInOrder(input: ConsolidationInput, order: Order): ConsolidationPlan
   }
   const price = (n: ScoringNode) => pricing(input.prices, n.instanceType, n.zone, n.capacityType, n.priceUsdPerHour).usdPerHour;
   const candidates = input.nodes
-    .filter((n) => n.ready && utilization(n) < threshold)
+    .filter((n) => n.ready && utilization(n) < threshold && (input.candidates?.(n) ?? true))
     .map((n) => ({ n, u: utilization(n), usd: price(n), pods: podsByNode.get(n.name) ?? [] }));
+  const destinations = input.nodes
+    .filter((n) => n.ready && !n.unschedulable)
+    .map((n) => ({ n, u: utilization(n) }))
+    .sort((a, b) => b.u - a.u)
+    .map((x) => x.n);
+  const pdbsByNamespace = new Map<string, number[]>();
+  input.pdbs.forEach((b, i) => pdbsByNamespace.set(b.namespace, [...(pdbsByNamespace.get(b.namespace) ?? []), i]));
+  return { podsByNode, candidates, destinations, destIndex: new Map(destinations.map((d, i) => [d.name, i])), pdbsByNamespace };
+}
+
+function pdbsOf(pod: ScoringPod, pdbs: readonly PdbInfo[], byNamespace: ReadonlyMap<string, number[]>): number[] {
+  const out: number[] = [];
+  for (const i of byNamespace.get(pod.namespace) ?? []) {
+    const b = pdbs[i]!;
+    let match = true;
+    for (const k in b.selector) {
+      if (pod.labels[k] !== b.selector[k]) {
+        match = false;
+        break;
+      }
+    }
+    if (match) out.push(i);
+  }
+  return out;
+}
+
+function planInOrder(input: ConsolidationInput, prep: Prepared, order: Order): ConsolidationPlan {
+  const candidates = [...prep.candidates];
   candidates.sort((a, b) => {
     if (order === 'savings') return (b.usd ?? 0) - (a.usd ?? 0) || a.u - b.u;
     if (order === 'utilization') return a.u - b.u || (b.usd ?? 0) - (a.usd ?? 0);
     return a.pods.length - b.pods.length || (b.usd ?? 0) - (a.usd ?? 0);
   });
-  // Destinations: fullest first, so re-packing fills nodes that are already busy.
-  const destinations = input.nodes.filter((n) => n.ready && !n.unschedulable).sort((a, b) => utilization(b) - utilization(a));
-  const removed = new Set<string>();
-  const extra = new Map<string, { cpuMilli: number; memoryBytes: number; gpu: number; pods: number }>();
+  const dest = new Destinations(prep.destinations);
   const budgetUsed = input.pdbs.map(() => 0);
   const remove: NodeRemoval[] = [];
   const blocked: { node: string; reason: ConsolidationBlockReason; detail: string }[] = [];
@@ -146,7 +177,8 @@ function planInOrder(input: ConsolidationInput, order: Order): ConsolidationPlan
       block('node_do_not_disrupt', `${node.name} is annotated ${ANNOTATION_DO_NOT_DISRUPT}`);
       continue;
     }
-    if (extra.has(node.name)) {
+    const self = prep.destIndex.get(node.name);
+    if (self !== undefined && dest.received(self)) {
       block('node_receives_pods', `${node.name} takes pods from another removed node`);
       continue;
     }
@@ -155,22 +187,28 @@ function planInOrder(input: ConsolidationInput, order: Order): ConsolidationPlan
       block(blocker.r!, `pod ${podName(blocker.p)}`);
       continue;
     }
-    const need = input.pdbs.map(() => 0);
-    for (const p of c.pods) for (const i of pdbsOf(p, input.pdbs)) need[i]! += 1;
-    const exhausted = need.findIndex((k, i) => k > 0 && budgetUsed[i]! + k > input.pdbs[i]!.disruptionsAllowed);
-    if (exhausted >= 0) {
-      const b = input.pdbs[exhausted]!;
-      block('pdb_exhausted', `PodDisruptionBudget ${b.namespace}/${b.name} allows ${b.disruptionsAllowed - budgetUsed[exhausted]!} more, needs ${need[exhausted]}`);
+    const need = new Map<number, number>();
+    for (const p of c.pods) for (const i of pdbsOf(p, input.pdbs, prep.pdbsByNamespace)) need.set(i, (need.get(i) ?? 0) + 1);
+    let exhausted: [number, number] | undefined;
+    for (const [i, k] of need) {
+      if (budgetUsed[i]! + k > input.pdbs[i]!.disruptionsAllowed) {
+        exhausted = [i, k];
+        break;
+      }
+    }
+    if (exhausted) {
+      const [i, k] = exhausted;
+      const b = input.pdbs[i]!;
+      block('pdb_exhausted', `PodDisruptionBudget ${b.namespace}/${b.name} allows ${b.disruptionsAllowed - budgetUsed[i]!} more, needs ${k}`);
       continue;
     }
-    const moves = repack(c.pods, node, destinations, removed, extra);
+    const moves = repack(c.pods, self, dest);
     if (!moves.ok) {
       block('pods_do_not_fit', `pod ${podName(moves.pod)} fits on no remaining node`);
       continue;
     }
-    for (const [dest, add] of moves.tentative) extra.set(dest, add);
-    need.forEach((k, i) => (budgetUsed[i]! += k));
-    removed.add(node.name);
+    for (const [i, k] of need) budgetUsed[i]! += k;
+    if (self !== undefined) dest.remove(self);
     remove.push({
       node: node.name,
       reason: c.pods.length === 0 ? 'empty' : 'underutilized',
@@ -190,41 +228,180 @@ function planInOrder(input: ConsolidationInput, order: Order): ConsolidationPlan
   };
 }
 
-type Extra = { cpuMilli: number; memoryBytes: number; gpu: number; pods: number };
+const RESOURCE_REASONS = new Set(['insufficient_cpu', 'insufficient_memory', 'insufficient_gpu', 'too_many_pods']);
 
-/** repack — first fit, largest pod first, onto staying nodes; on failure nothing is committed. */
+/** placementKey — what the non-resource filters read of a pod: pods with equal keys pass the same nodes. */
+const placementKey = (p: ScoringPod): string =>
+  JSON.stringify([p.nodeSelector ?? null, p.requiredNodeAffinity ?? null, p.tolerations, p.pvcZones ?? null]);
+
+/** A max segment tree over free cpu and memory of the nodes one placement key may use (others are −∞). */
+interface FreeTree {
+  readonly ok: Uint8Array;
+  readonly maxCpu: Float64Array;
+  readonly maxMem: Float64Array;
+  readonly maxPods: Float64Array;
+}
+
+/**
+ * Destinations — the staying nodes (fullest first) with what the plan has moved onto each, in typed arrays, and
+ * per placement key (selector, affinity, tolerations, volume zones) a max segment tree over the free cpu,
+ * memory and pod slots of the nodes that key's static filters allow: `next(key, from, cpu, mem)` is the first such node at or
+ * after `from` whose free cpu, memory and pod slots all cover the request — O(log n) when the maxima agree, since a
+ * subtree whose max of any of them is too small is skipped whole. Trees are built on first use (one
+ * `filterNode` per node per key; a fleet has tens of keys) and kept in step on every move. Removed and hidden
+ * nodes are −∞.
+ */
+class Destinations {
+  readonly extraCpu: Float64Array;
+  readonly extraMem: Float64Array;
+  readonly extraGpu: Float64Array;
+  readonly extraPods: Float64Array;
+  private readonly freeCpu: Float64Array;
+  private readonly freeMem: Float64Array;
+  private readonly freePods: Float64Array;
+  private readonly size: number;
+  private readonly trees = new Map<string, FreeTree>();
+
+  constructor(readonly nodes: readonly ScoringNode[]) {
+    const n = nodes.length;
+    this.extraCpu = new Float64Array(n);
+    this.extraMem = new Float64Array(n);
+    this.extraGpu = new Float64Array(n);
+    this.extraPods = new Float64Array(n);
+    this.freeCpu = new Float64Array(n);
+    this.freeMem = new Float64Array(n);
+    this.freePods = new Float64Array(n);
+    nodes.forEach((d, i) => {
+      this.freeCpu[i] = d.allocatable.cpuMilli - d.requested.cpuMilli;
+      this.freeMem[i] = d.allocatable.memoryBytes - d.requested.memoryBytes;
+      this.freePods[i] = d.allocatable.pods - d.requested.pods;
+    });
+    let size = 1;
+    while (size < n) size *= 2;
+    this.size = size;
+  }
+
+  received(i: number): boolean {
+    return this.extraPods[i]! > 0 || this.extraCpu[i]! > 0 || this.extraMem[i]! > 0;
+  }
+
+  /** free — node i's free cpu, memory and pod slots now (−∞ once removed or while hidden). */
+  free(i: number): [number, number, number] {
+    return [this.freeCpu[i]!, this.freeMem[i]!, this.freePods[i]!];
+  }
+
+  private tree(key: string, pod: ScoringPod): FreeTree {
+    let t = this.trees.get(key);
+    if (t) return t;
+    const size = this.size;
+    const ok = new Uint8Array(this.nodes.length);
+    const maxCpu = new Float64Array(2 * size).fill(-Infinity);
+    const maxMem = new Float64Array(2 * size).fill(-Infinity);
+    const maxPods = new Float64Array(2 * size).fill(-Infinity);
+    this.nodes.forEach((d, i) => {
+      if (filterNode(pod, d).some((f) => !RESOURCE_REASONS.has(f.reason))) return;
+      ok[i] = 1;
+      maxCpu[size + i] = this.freeCpu[i]!;
+      maxMem[size + i] = this.freeMem[i]!;
+      maxPods[size + i] = this.freePods[i]!;
+    });
+    for (let k = size - 1; k >= 1; k--) {
+      maxCpu[k] = Math.max(maxCpu[2 * k]!, maxCpu[2 * k + 1]!);
+      maxMem[k] = Math.max(maxMem[2 * k]!, maxMem[2 * k + 1]!);
+      maxPods[k] = Math.max(maxPods[2 * k]!, maxPods[2 * k + 1]!);
+    }
+    this.trees.set(key, (t = { ok, maxCpu, maxMem, maxPods }));
+    return t;
+  }
+
+  set(i: number, cpu: number, mem: number, pods: number): void {
+    this.freeCpu[i] = cpu;
+    this.freeMem[i] = mem;
+    this.freePods[i] = pods;
+    for (const t of this.trees.values()) {
+      if (!t.ok[i]) continue;
+      let k = this.size + i;
+      t.maxCpu[k] = cpu;
+      t.maxMem[k] = mem;
+      t.maxPods[k] = pods;
+      for (k >>= 1; k >= 1; k >>= 1) {
+        const c = Math.max(t.maxCpu[2 * k]!, t.maxCpu[2 * k + 1]!);
+        const m = Math.max(t.maxMem[2 * k]!, t.maxMem[2 * k + 1]!);
+        const p = Math.max(t.maxPods[2 * k]!, t.maxPods[2 * k + 1]!);
+        if (c === t.maxCpu[k] && m === t.maxMem[k] && p === t.maxPods[k]) break;
+        t.maxCpu[k] = c;
+        t.maxMem[k] = m;
+        t.maxPods[k] = p;
+      }
+    }
+  }
+
+  remove(i: number): void {
+    this.set(i, -Infinity, -Infinity, -Infinity);
+  }
+
+  /** add — commit (or, with sign −1, undo) a pod's requests on node i. */
+  add(i: number, r: ResourceRequests, sign: 1 | -1): void {
+    this.extraCpu[i]! += sign * r.cpuMilli;
+    this.extraMem[i]! += sign * r.memoryBytes;
+    this.extraGpu[i]! += sign * r.gpu;
+    this.extraPods[i]! += sign * (r.pods ?? 1);
+    this.set(i, this.freeCpu[i]! - sign * r.cpuMilli, this.freeMem[i]! - sign * r.memoryBytes, this.freePods[i]! - sign * (r.pods ?? 1));
+  }
+
+  /** next — the first node at or after `from` that `pod`'s static filters allow and whose free cpu and memory cover it. */
+  next(pod: ScoringPod, key: string, from: number): number {
+    const t = this.tree(key, pod);
+    const r = pod.requests;
+    return first(t, 1, 0, this.size, from, r.cpuMilli, r.memoryBytes, r.pods ?? 1, this.nodes.length);
+  }
+}
+
+function first(t: FreeTree, k: number, lo: number, hi: number, from: number, cpu: number, mem: number, pods: number, n: number): number {
+  if (hi <= from || t.maxCpu[k]! < cpu || t.maxMem[k]! < mem || t.maxPods[k]! < pods) return -1;
+  if (hi - lo === 1) return lo < n ? lo : -1;
+  const mid = (lo + hi) >> 1;
+  const l = first(t, 2 * k, lo, mid, from, cpu, mem, pods, n);
+  return l >= 0 ? l : first(t, 2 * k + 1, mid, hi, from, cpu, mem, pods, n);
+}
+
+/**
+ * repack — first fit, largest pod first, onto the staying nodes (fullest first), each offered node checked with
+ * every hard filter counting what the plan already moved there; the candidate itself is hidden meanwhile. On
+ * failure nothing is committed.
+ */
 function repack(
   pods: readonly ScoringPod[],
-  from: ScoringNode,
-  destinations: readonly ScoringNode[],
-  removed: ReadonlySet<string>,
-  extra: ReadonlyMap<string, Extra>,
-): { ok: true; moves: { pod: string; to: string }[]; tentative: Map<string, Extra> } | { ok: false; pod: ScoringPod } {
-  const tentative = new Map<string, Extra>();
+  self: number | undefined,
+  dest: Destinations,
+): { ok: true; moves: { pod: string; to: string }[] } | { ok: false; pod: ScoringPod } {
   const moves: { pod: string; to: string }[] = [];
+  const done: { i: number; r: ResourceRequests }[] = [];
+  const hidden = self === undefined ? undefined : dest.free(self);
+  if (self !== undefined) dest.set(self, -Infinity, -Infinity, -Infinity);
+  const restoreSelf = () => {
+    if (self !== undefined && hidden) dest.set(self, hidden[0], hidden[1], hidden[2]);
+  };
   const sorted = [...pods].sort((a, b) => b.requests.cpuMilli - a.requests.cpuMilli || b.requests.memoryBytes - a.requests.memoryBytes);
   for (const pod of sorted) {
     const r = pod.requests;
+    const key = placementKey(pod);
     let placed = false;
-    for (const d of destinations) {
-      if (d.name === from.name || removed.has(d.name)) continue;
-      const e: Extra = tentative.get(d.name) ?? extra.get(d.name) ?? { cpuMilli: 0, memoryBytes: 0, gpu: 0, pods: 0 };
-      // Cheap capacity check before the full filters.
-      const a = d.allocatable;
-      const q = d.requested;
-      if (q.cpuMilli + e.cpuMilli + r.cpuMilli > a.cpuMilli || q.memoryBytes + e.memoryBytes + r.memoryBytes > a.memoryBytes) continue;
-      if (filterNode(pod, d, e as NodeResources).length > 0) continue;
-      tentative.set(d.name, {
-        cpuMilli: e.cpuMilli + r.cpuMilli,
-        memoryBytes: e.memoryBytes + r.memoryBytes,
-        gpu: e.gpu + r.gpu,
-        pods: e.pods + (r.pods ?? 1),
-      });
-      moves.push({ pod: podName(pod), to: d.name });
+    for (let i = dest.next(pod, key, 0); i >= 0; i = dest.next(pod, key, i + 1)) {
+      const extra: NodeResources = { cpuMilli: dest.extraCpu[i]!, memoryBytes: dest.extraMem[i]!, gpu: dest.extraGpu[i]!, pods: dest.extraPods[i]! };
+      if (filterNode(pod, dest.nodes[i]!, extra).length > 0) continue;
+      dest.add(i, r, 1);
+      done.push({ i, r });
+      moves.push({ pod: podName(pod), to: dest.nodes[i]!.name });
       placed = true;
       break;
     }
-    if (!placed) return { ok: false, pod };
+    if (!placed) {
+      for (const d of done.reverse()) dest.add(d.i, d.r, -1);
+      restoreSelf();
+      return { ok: false, pod };
+    }
   }
-  return { ok: true, moves, tentative };
+  restoreSelf();
+  return { ok: true, moves };
 }

@@ -7,7 +7,7 @@ export const schedulerScoringConfigSpec = defineConfigSpec({
     ...commonShape,
     HEALTH_PORT: env.port(DEFAULT_HEALTH_PORTS['scheduler-scoring']),
     KUBECONFIG: env.optionalString(),
-    OPTIMIZE_MODE: env.oneOf(['off', 'plan', 'execute'], 'plan'),
+    OPTIMIZE_MODE: env.oneOf(['off', 'plan', 'execute'] as const, 'plan'),
     OPTIMIZE_MAX_DISRUPTIONS: env.number({ dflt: 1, min: 0, int: true }),
     OPTIMIZE_UTILIZATION_THRESHOLD: env.number({ dflt: 0.5, min: 0, max: 1 }),
     SCORING_WEIGHTS: env.optionalString(),

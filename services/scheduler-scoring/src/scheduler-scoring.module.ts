@@ -1,11 +1,30 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { PlatformModule } from '@nodes-manager/platform';
+import type { DataSource } from 'typeorm';
+import {
+  COMMAND_BUS,
+  commandBusProviders,
+  createKubeConfig,
+  DATA_SOURCE,
+  LEADER_FACTORY,
+  LOGGER,
+  PlatformModule,
+  type CommandBus,
+  type JsonLogger,
+  type LeaderFactory,
+} from '@nodes-manager/platform';
 import { migrations } from '../../../migrations/scheduler-scoring/index.js';
 import { entities } from './adapters/outbound/entities.js';
 import { SchedulerScoringCommands } from './adapters/inbound/scheduler-scoring.commands.js';
+import { SchedulerScoringLoop } from './adapters/inbound/scheduler-scoring.loop.js';
+import { InformerClusterCache } from './adapters/outbound/cluster-cache.js';
+import { BusDrainer } from './adapters/outbound/drainer.js';
+import { BusPriceSource } from './adapters/outbound/price-source.js';
+import { SchedulingRepository } from './adapters/outbound/scheduling.repository.js';
+import { SchedulerScoringService } from './scheduler-scoring.service.js';
 import type { SchedulerScoringConfig } from './config.js';
+import { CLUSTER_CACHE, DRAINER, PRICE_SOURCE, SCHEDULER_LEADER, SCHEDULER_SCORING_CONFIG, SCHEDULING_REPOSITORY } from './tokens.js';
 
-export const SCHEDULER_SCORING_CONFIG = Symbol('SCHEDULER_SCORING_CONFIG');
+export { SCHEDULER_SCORING_CONFIG } from './tokens.js';
 
 /** SchedulerScoringModule — wiring only: workload classes, placement scores, decisions, simulate, consolidation. */
 @Module({})
@@ -15,7 +34,22 @@ export class SchedulerScoringModule {
       module: SchedulerScoringModule,
       imports: [PlatformModule.forService({ service: 'scheduler-scoring', config, entities, migrations })],
       controllers: [SchedulerScoringCommands],
-      providers: [{ provide: SCHEDULER_SCORING_CONFIG, useValue: config }],
+      providers: [
+        { provide: SCHEDULER_SCORING_CONFIG, useValue: config },
+        ...commandBusProviders('scheduler-scoring'),
+        {
+          provide: CLUSTER_CACHE,
+          inject: [LOGGER],
+          useFactory: (logger: JsonLogger) =>
+            new InformerClusterCache(createKubeConfig(config.KUBECONFIG), { resyncMs: config.SCAN_INTERVAL_SECONDS * 1000, logger }),
+        },
+        { provide: PRICE_SOURCE, inject: [COMMAND_BUS, LOGGER], useFactory: (bus: CommandBus, logger: JsonLogger) => new BusPriceSource(bus, logger) },
+        { provide: DRAINER, inject: [COMMAND_BUS], useFactory: (bus: CommandBus) => new BusDrainer(bus) },
+        { provide: SCHEDULING_REPOSITORY, inject: [DATA_SOURCE], useFactory: (ds: DataSource) => new SchedulingRepository(ds) },
+        { provide: SCHEDULER_LEADER, inject: [LEADER_FACTORY], useFactory: (leaders: LeaderFactory) => leaders('scheduler-scoring') },
+        SchedulerScoringService,
+        SchedulerScoringLoop,
+      ],
     };
   }
 }

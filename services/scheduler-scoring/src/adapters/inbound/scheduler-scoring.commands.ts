@@ -1,33 +1,40 @@
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { Commands, type CommandRequest } from '@nodes-manager/contracts';
-import { CommandController, notImplemented } from '@nodes-manager/platform';
+import { Commands, type CommandRequest, type DecisionsListQuery, type OptimizeTriggerRequest, type PlacementListQuery, type SimulateRequest } from '@nodes-manager/contracts';
+import { CommandController } from '@nodes-manager/platform';
+import { SchedulerScoringService } from '../../scheduler-scoring.service.js';
 
 /** SchedulerScoringCommands — the scheduler-scoring service's commands on `nodes-manager.scheduler-scoring`. */
 @CommandController()
 export class SchedulerScoringCommands {
+  constructor(private readonly svc: SchedulerScoringService) {}
+
+  /** decisions.list — the decision log, newest first; filters kind and subject. */
   @MessagePattern(Commands.decisionsList)
-  decisions(@Payload() _req: CommandRequest) {
-    throw notImplemented('decisions.list');
+  decisions(@Payload() req: CommandRequest<Partial<DecisionsListQuery>>) {
+    return this.svc.decisions(req.data ?? {});
   }
 
+  /** optimize.plan — `{nodePool?}` → the consolidation plan now (`remove`, `blocked`, `pdbImpact`, savings). */
   @MessagePattern(Commands.optimizePlan)
-  plan(@Payload() _req: CommandRequest) {
-    throw notImplemented('optimize.plan');
+  plan(@Payload() req: CommandRequest<{ nodePool?: string }>) {
+    return this.svc.plan(req.data ?? {}, req.meta);
   }
 
+  /** optimize.trigger — `{dryRun}`: a cycle now for the caller; `dryRun: false` executes the plan. */
   @MessagePattern(Commands.optimizeTrigger)
-  trigger(@Payload() _req: CommandRequest) {
-    throw notImplemented('optimize.trigger');
+  trigger(@Payload() req: CommandRequest<OptimizeTriggerRequest>) {
+    return this.svc.trigger(req.data ?? { dryRun: true }, req.meta);
   }
 
+  /** simulate.run — pod groups → placements on the fleet and new nodes with cost. */
   @MessagePattern(Commands.simulate)
-  simulate(@Payload() _req: CommandRequest) {
-    throw notImplemented('simulate.run');
+  simulate(@Payload() req: CommandRequest<SimulateRequest>) {
+    return this.svc.simulate(req.data, req.meta);
   }
 
+  /** placement.list — every running workload pod with node, class, score and rationale. */
   @MessagePattern(Commands.placementList)
-  placement(@Payload() _req: CommandRequest) {
-    throw notImplemented('placement.list');
+  placement(@Payload() req: CommandRequest<Partial<PlacementListQuery>>) {
+    return this.svc.placement(req.data ?? {}, req.meta);
   }
-
 }

@@ -1,0 +1,53 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { LOGGER, type JsonLogger, type LeaderElector } from '@nodes-manager/platform';
+import type { SchedulerScoringConfig } from '../../config.js';
+import { SchedulerScoringService } from '../../scheduler-scoring.service.js';
+import type { ClusterCache } from '../outbound/cluster-cache.js';
+import { CLUSTER_CACHE, SCHEDULER_LEADER, SCHEDULER_SCORING_CONFIG } from '../../tokens.js';
+
+/**
+ * SchedulerScoringLoop — starts the cluster cache and, on the elected leader only, runs a cycle every
+ * SCAN_INTERVAL_SECONDS (and once on becoming leader) in OPTIMIZE_MODE, never on a cache that has not synced.
+ * Thin: every decision is in the service.
+ */
+@Injectable()
+export class SchedulerScoringLoop implements OnApplicationBootstrap, OnApplicationShutdown {
+  private tick?: NodeJS.Timeout;
+  private stopped = false;
+
+  constructor(
+    @Inject(SCHEDULER_SCORING_CONFIG) private readonly config: SchedulerScoringConfig,
+    @Inject(LOGGER) private readonly logger: JsonLogger,
+    @Inject(CLUSTER_CACHE) private readonly cluster: ClusterCache,
+    @Inject(SCHEDULER_LEADER) private readonly leader: LeaderElector,
+    private readonly svc: SchedulerScoringService,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.cluster.start();
+    this.leader.onChange((leader) => {
+      if (leader) void this.cluster.waitForSync().then(() => this.cycle(), () => undefined);
+    });
+    this.leader.start();
+    this.tick = setInterval(() => void this.cycle(), this.config.SCAN_INTERVAL_SECONDS * 1000);
+    this.tick.unref();
+  }
+
+  /** cycle — one loop pass, if leader (verified on the server) and synced; failures are logged, never thrown. */
+  async cycle(): Promise<void> {
+    if (this.stopped || !this.leader.isLeader || !this.cluster.synced) return;
+    try {
+      if (!(await this.leader.stillLeader())) return;
+      await this.svc.runCycle({ mode: this.config.OPTIMIZE_MODE });
+    } catch (err) {
+      this.logger.warn('scheduling cycle failed', { err: (err as Error).message });
+    }
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    if (this.tick) clearInterval(this.tick);
+    await this.leader.stop();
+    await this.cluster.stop();
+  }
+}

@@ -1,0 +1,64 @@
+import { Commands, INSTANCE_TYPES, type CommandMeta } from '@nodes-manager/contracts';
+import type { CommandBus, JsonLogger } from '@nodes-manager/platform';
+import { catalogOnDemand, priceKey, type InterruptionBucket, type PriceInfo } from '@nodes-manager/scoring';
+import type { PriceSnapshot } from '../../domain/cluster.js';
+
+/** PriceSource — prices for scoring, simulate and consolidation (port). */
+export interface PriceSource {
+  prices(zones: readonly string[], meta: CommandMeta): Promise<PriceSnapshot>;
+}
+
+interface SpotPricesReply {
+  prices?: { instanceType: string; zone: string; spotUsdPerHour?: number; onDemandUsdPerHour?: number; interruptionBucket?: InterruptionBucket }[];
+}
+
+/**
+ * bundledPrices — the On-Demand catalog in @nodes-manager/contracts for the given zones of the region it covers
+ * (elsewhere nothing is known); Spot unknown (so
+ * scoring treats Spot cost as unknown and simulate buys On-Demand only), never invented.
+ */
+export function bundledPrices(zones: readonly string[]): Map<string, PriceInfo> {
+  const table = new Map<string, PriceInfo>();
+  for (const t of INSTANCE_TYPES) {
+    for (const z of zones) {
+      const od = catalogOnDemand(t, z);
+      if (od !== undefined) table.set(priceKey(t.name, z), { onDemandUsdPerHour: od });
+    }
+  }
+  return table;
+}
+
+/**
+ * BusPriceSource — spot-advisor's `spot.prices` over the command bus, merged over the bundled catalog (a type
+ * spot-advisor does not know keeps its catalog On-Demand price); the bundled table alone when spot-advisor does
+ * not answer (absent, timing out, erroring) — the answer says which (`source`, `detail`).
+ */
+export class BusPriceSource implements PriceSource {
+  constructor(
+    private readonly bus: CommandBus,
+    private readonly logger: JsonLogger,
+    private readonly timeoutMs = 5000,
+  ) {}
+
+  async prices(zones: readonly string[], meta: CommandMeta): Promise<PriceSnapshot> {
+    const table = bundledPrices(zones);
+    try {
+      const reply = await this.bus.send<SpotPricesReply>('spot-advisor', Commands.spotPrices, zones.length > 0 ? { zones: [...zones] } : {}, meta, { timeoutMs: this.timeoutMs });
+      for (const p of reply?.prices ?? []) {
+        const key = priceKey(p.instanceType, p.zone);
+        const prev = table.get(key);
+        table.set(key, {
+          ...prev,
+          ...(p.spotUsdPerHour !== undefined ? { spotUsdPerHour: p.spotUsdPerHour } : {}),
+          ...(p.onDemandUsdPerHour !== undefined ? { onDemandUsdPerHour: p.onDemandUsdPerHour } : {}),
+          ...(p.interruptionBucket !== undefined ? { interruptionBucket: p.interruptionBucket } : {}),
+        });
+      }
+      return { table, source: 'spot-advisor' };
+    } catch (err) {
+      const detail = `${(err as { code?: string }).code ?? 'ERROR'}: ${(err as Error).message}`;
+      this.logger.debug('spot-advisor prices unavailable, using the bundled catalog', { reason: detail });
+      return { table, source: 'bundled-catalog', detail };
+    }
+  }
+}

@@ -1,0 +1,154 @@
+import { randomUUID } from 'node:crypto';
+import type { DataSource, EntityManager } from 'typeorm';
+import type { DecisionDraft } from '../../domain/decisions.js';
+import { decodeCursor, encodeCursor } from '../../domain/placement.js';
+
+export interface DecisionView {
+  id: string;
+  kind: string;
+  subject: string;
+  outcome: string;
+  reason: string;
+  rationale: string;
+  score: number | null;
+  details: Record<string, unknown>;
+  actor: string;
+  correlationId: string | null;
+  createdAt: string;
+}
+
+export interface PlanRow {
+  id: string;
+  status: string;
+  nodePool: string | null;
+  plan: Record<string, unknown>;
+  hourlySavingsUsd: number;
+  monthlySavingsUsd: number;
+  dryRun: boolean;
+  actor: string;
+  correlationId: string | null;
+  createdAt: string;
+  executedAt: string | null;
+}
+
+export class InvalidCursorError extends Error {}
+
+const T_DECISIONS = 'nodes.scheduling_decisions';
+const T_PLANS = 'nodes.consolidation_plans';
+
+const iso = (d: Date | string | null): string | null => (d === null ? null : new Date(d).toISOString());
+
+/** SchedulingRepository — `scheduling_decisions` and `consolidation_plans`; writes take the caller's transaction. */
+export class SchedulingRepository {
+  constructor(private readonly ds: DataSource) {}
+
+  /** insertDecisions — one row per draft; returns them with ids. */
+  async insertDecisions(tx: EntityManager, drafts: readonly DecisionDraft[], meta: { actor: string; correlationId: string; now: Date }): Promise<DecisionView[]> {
+    if (drafts.length === 0) return [];
+    // Same timestamp for a batch; the id breaks ties (newest first by (created_at, id) is a total order).
+    const rows = drafts.map((d) => ({ ...d, id: randomUUID() }));
+    await tx.query(
+      `INSERT INTO ${T_DECISIONS} (id, kind, subject, outcome, reason, rationale, score, details, actor, correlation_id, created_at)
+       SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::float8[], $8::jsonb[], $9::text[], $10::text[], $11::timestamptz[])`,
+      [
+        rows.map((r) => r.id),
+        rows.map((r) => r.kind),
+        rows.map((r) => r.subject),
+        rows.map((r) => r.outcome),
+        rows.map((r) => r.reason),
+        rows.map((r) => r.rationale),
+        rows.map((r) => r.score),
+        rows.map((r) => JSON.stringify(r.details)),
+        rows.map(() => meta.actor),
+        rows.map(() => meta.correlationId),
+        rows.map(() => meta.now.toISOString()),
+      ],
+    );
+    return rows.map((r) => ({ ...r, actor: meta.actor, correlationId: meta.correlationId, createdAt: meta.now.toISOString() }));
+  }
+
+  /** listDecisions — newest first; filters kind and subject; cursor = the last row's (created_at, id). */
+  async listDecisions(q: { limit: number; cursor?: string; kind?: string; subject?: string }): Promise<{ items: DecisionView[]; nextCursor?: string }> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (q.kind) where.push(`kind = $${params.push(q.kind)}`);
+    if (q.subject) where.push(`subject = $${params.push(q.subject)}`);
+    if (q.cursor) {
+      const key = decodeCursor(q.cursor);
+      const [at, id] = key?.split('|') ?? [];
+      if (!at || !id || Number.isNaN(Date.parse(at)) || !/^[0-9a-f-]{36}$/.test(id)) throw new InvalidCursorError('cursor is not one this API returned');
+      where.push(`(created_at, id) < ($${params.push(at)}::timestamptz, $${params.push(id)}::uuid)`);
+    }
+    const rows: any[] = await this.ds.query(
+      `SELECT * FROM ${T_DECISIONS} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC LIMIT $${params.push(q.limit + 1)}`,
+      params,
+    );
+    const items = rows.slice(0, q.limit).map(
+      (r): DecisionView => ({
+        id: r.id,
+        kind: r.kind,
+        subject: r.subject,
+        outcome: r.outcome,
+        reason: r.reason,
+        rationale: r.rationale,
+        score: r.score,
+        details: r.details,
+        actor: r.actor,
+        correlationId: r.correlation_id,
+        createdAt: iso(r.created_at)!,
+      }),
+    );
+    if (rows.length <= q.limit) return { items };
+    const last = items[items.length - 1]!;
+    return { items, nextCursor: encodeCursor(`${last.createdAt}|${last.id}`) };
+  }
+
+  async insertPlan(tx: EntityManager, row: Omit<PlanRow, 'createdAt' | 'executedAt'> & { now: Date }): Promise<void> {
+    await tx.query(
+      `INSERT INTO ${T_PLANS} (id, status, node_pool, plan, hourly_savings_usd, monthly_savings_usd, dry_run, actor, correlation_id, created_at)
+       VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $8, $9, $10)`,
+      [row.id, row.status, row.nodePool, JSON.stringify(row.plan), row.hourlySavingsUsd, row.monthlySavingsUsd, row.dryRun, row.actor, row.correlationId, row.now.toISOString()],
+    );
+  }
+
+  async markExecuted(tx: EntityManager, id: string, status: string, execution: Record<string, unknown>, now: Date): Promise<void> {
+    await tx.query(`UPDATE ${T_PLANS} SET status = $2, executed_at = $3, plan = plan || jsonb_build_object('execution', $4::jsonb) WHERE id = $1`, [
+      id,
+      status,
+      now.toISOString(),
+      JSON.stringify(execution),
+    ]);
+  }
+
+  /** recentDrainIds — drain operations started by executed plans since `since` (to count those still running). */
+  async recentDrainIds(since: Date): Promise<string[]> {
+    const rows: { id: string }[] = await this.ds.query(
+      `SELECT DISTINCT d->>'operationId' AS id FROM ${T_PLANS}, jsonb_array_elements(COALESCE(plan->'execution'->'drained', '[]'::jsonb)) AS d
+       WHERE executed_at >= $1 AND d ? 'operationId'`,
+      [since.toISOString()],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  async latestPlan(nodePool: string | null): Promise<PlanRow | undefined> {
+    const rows: any[] = await this.ds.query(
+      `SELECT * FROM ${T_PLANS} WHERE node_pool IS NOT DISTINCT FROM $1 ORDER BY created_at DESC, id DESC LIMIT 1`,
+      [nodePool],
+    );
+    const r = rows[0];
+    if (!r) return undefined;
+    return {
+      id: r.id,
+      status: r.status,
+      nodePool: r.node_pool,
+      plan: r.plan,
+      hourlySavingsUsd: r.hourly_savings_usd,
+      monthlySavingsUsd: r.monthly_savings_usd,
+      dryRun: r.dry_run,
+      actor: r.actor,
+      correlationId: r.correlation_id,
+      createdAt: iso(r.created_at)!,
+      executedAt: iso(r.executed_at),
+    };
+  }
+}

@@ -1,0 +1,84 @@
+import { classifyWorkload, scoreNode, type ScoringContext, type ScoringNode, type ScoringPod, type WorkloadClass } from '@nodes-manager/scoring';
+import { terminal } from './cluster.js';
+
+export interface PlacementFilter {
+  readonly namespace?: string;
+  readonly node?: string;
+  readonly workloadClass?: string;
+}
+
+export interface Placement {
+  readonly pod: string;
+  readonly namespace: string;
+  readonly workload?: string;
+  readonly node: string;
+  readonly workloadClass: WorkloadClass;
+  /** 0–100 on the node the pod runs on; null when that node now fails a hard filter for it (see rationale). */
+  readonly score: number | null;
+  readonly rationale: string;
+  readonly dimensions?: Readonly<Record<string, number>>;
+}
+
+/** Cursors are opaque: base64url of the last item's `namespace/name`. */
+export const encodeCursor = (key: string): string => Buffer.from(key, 'utf8').toString('base64url');
+export function decodeCursor(cursor: string): string | undefined {
+  const key = Buffer.from(cursor, 'base64url').toString('utf8');
+  return key.length > 0 && encodeCursor(key) === cursor.replace(/=+$/, '') ? key : undefined;
+}
+
+const keyOf = (p: ScoringPod): string => `${p.namespace}/${p.name}`;
+
+/**
+ * placementPage — the running (bound, not finished, not mirror) pods that match the filter, ordered by
+ * `namespace/name`, one page after `after`; each scored on its own node as kube-scheduler would have scored it
+ * (the node's requests without the pod itself). Only the page is scored, so a page costs O(limit) scores.
+ */
+export function placementPage(
+  pods: readonly ScoringPod[],
+  nodes: readonly ScoringNode[],
+  ctx: ScoringContext,
+  q: PlacementFilter & { readonly limit: number; readonly after?: string },
+): { items: Placement[]; nextCursor?: string } {
+  const byName = new Map(nodes.map((n) => [n.name, n]));
+  const matches = pods.filter(
+    (p) =>
+      p.nodeName !== undefined &&
+      !terminal(p) &&
+      p.mirror !== true &&
+      (q.namespace === undefined || p.namespace === q.namespace) &&
+      (q.node === undefined || p.nodeName === q.node) &&
+      (q.after === undefined || keyOf(p) > q.after) &&
+      (q.workloadClass === undefined || classifyWorkload(p) === q.workloadClass),
+  );
+  matches.sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0));
+  const page = matches.slice(0, q.limit);
+  const items = page.map((p) => placementOf(p, byName.get(p.nodeName!), ctx));
+  return matches.length > q.limit ? { items, nextCursor: encodeCursor(keyOf(page[page.length - 1]!)) } : { items };
+}
+
+/** placementOf — one pod's score on its node, with the node's requests minus its own. */
+export function placementOf(pod: ScoringPod, node: ScoringNode | undefined, ctx: ScoringContext): Placement {
+  const base = {
+    pod: keyOf(pod),
+    namespace: pod.namespace,
+    ...(pod.workload ? { workload: pod.workload } : {}),
+    node: pod.nodeName!,
+    workloadClass: classifyWorkload(pod),
+  };
+  if (!node) return { ...base, score: null, rationale: `node ${pod.nodeName} is not in the cache (deleted or not yet seen)` };
+  const r = pod.requests;
+  const without: ScoringNode = {
+    ...node,
+    // Scored as if placing it now: cordon does not count against a pod that is already there.
+    unschedulable: false,
+    requested: {
+      cpuMilli: node.requested.cpuMilli - r.cpuMilli,
+      memoryBytes: node.requested.memoryBytes - r.memoryBytes,
+      gpu: node.requested.gpu - r.gpu,
+      pods: node.requested.pods - (r.pods ?? 1),
+    },
+  };
+  const s = scoreNode(pod, without, ctx);
+  if (!s.feasible) return { ...base, score: null, rationale: `runs on ${node.name}, which now fails: ${s.reasons.map((x) => x.detail).join('; ')}` };
+  return { ...base, score: Math.round(s.total * 100) / 100, rationale: s.rationale, dimensions: s.dimensions };
+}

@@ -1,0 +1,368 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import type { DataSource } from 'typeorm';
+import {
+  EventTypes,
+  INSTANCE_TYPES,
+  type CloudEvent,
+  type CommandMeta,
+  type DecisionsListQuery,
+  type PlacementListQuery,
+  type SimulateRequest,
+} from '@nodes-manager/contracts';
+import { CLOCK, CodedError, DATA_SOURCE, LOGGER, makeEvent, OUTBOX, type Clock, type JsonLogger, type Outbox } from '@nodes-manager/platform';
+import {
+  countWorkloadZones,
+  lowerBoundCost,
+  planConsolidation,
+  simulatePlacement,
+  validateWeights,
+  type ConsolidationPlan,
+  type ScoringContext,
+  type ScoringWeights,
+  type SimulateResult,
+} from '@nodes-manager/scoring';
+import type { SchedulerScoringConfig } from './config.js';
+import { pendingGroups, type ClusterSnapshot, type PriceSnapshot } from './domain/cluster.js';
+import { decidePlan, decideScaleUp, DecisionKind, recheckRemoval, type DecisionDraft, type SkipReason } from './domain/decisions.js';
+import { decodeCursor, placementPage } from './domain/placement.js';
+import { toSimulateGroups } from './domain/simulate-request.js';
+import type { ClusterCache } from './adapters/outbound/cluster-cache.js';
+import type { Drainer } from './adapters/outbound/drainer.js';
+import type { PriceSource } from './adapters/outbound/price-source.js';
+import { InvalidCursorError, type DecisionView, type SchedulingRepository } from './adapters/outbound/scheduling.repository.js';
+import { CLUSTER_CACHE, DRAINER, PRICE_SOURCE, SCHEDULER_SCORING_CONFIG, SCHEDULING_REPOSITORY } from './tokens.js';
+
+export const SYSTEM_ACTOR = 'system:scheduler-scoring';
+const SERVICE = 'scheduler-scoring' as const;
+/** Drains started by our plans in this window count against OPTIMIZE_MAX_DISRUPTIONS while still running. */
+const IN_FLIGHT_WINDOW_MS = 24 * 3600 * 1000;
+
+export type OptimizeMode = 'off' | 'plan' | 'execute';
+
+export interface CycleResult {
+  readonly planId?: string;
+  readonly mode: OptimizeMode;
+  readonly priceSource: PriceSnapshot['source'];
+  readonly decisions: readonly DecisionView[];
+  readonly plan?: ConsolidationPlan;
+  readonly execution?: ExecutionResult;
+}
+
+export interface ExecutionResult {
+  readonly drained: readonly { node: string; operationId: string; status: string }[];
+  readonly skipped: readonly { node: string; reason: SkipReason; detail: string }[];
+}
+
+/** parseWeights — SCORING_WEIGHTS as JSON `{resourceFit, zoneSpread, costEfficiency, interruptionRisk, dataLocality}`. */
+export function parseWeights(raw: string | undefined): ScoringWeights | undefined {
+  if (!raw) return undefined;
+  let w: unknown;
+  try {
+    w = JSON.parse(raw);
+  } catch {
+    throw new Error('SCORING_WEIGHTS must be JSON, e.g. {"resourceFit":0.35,"zoneSpread":0.25,"costEfficiency":0.2,"interruptionRisk":0.15,"dataLocality":0.05}');
+  }
+  const v = validateWeights((w ?? {}) as Record<string, number>);
+  if (!v.ok) throw new Error(`SCORING_WEIGHTS: ${v.message}`);
+  return w as ScoringWeights;
+}
+
+/**
+ * SchedulerScoringService — load (cluster cache, prices) → decide (libs/scoring + domain/) → act (drains through
+ * the uncordon service) → record (decisions, plans and their events in one transaction).
+ */
+@Injectable()
+export class SchedulerScoringService {
+  private readonly weights: ScoringWeights | undefined;
+  private priceCache?: { at: number; prices: PriceSnapshot; zones: string };
+  private running?: Promise<CycleResult>;
+
+  constructor(
+    @Inject(SCHEDULER_SCORING_CONFIG) private readonly config: SchedulerScoringConfig,
+    @Inject(CLUSTER_CACHE) private readonly cluster: ClusterCache,
+    @Inject(PRICE_SOURCE) private readonly priceSource: PriceSource,
+    @Inject(DRAINER) private readonly drainer: Drainer,
+    @Inject(SCHEDULING_REPOSITORY) private readonly repo: SchedulingRepository,
+    @Inject(DATA_SOURCE) private readonly ds: DataSource,
+    @Inject(OUTBOX) private readonly outbox: Outbox,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(LOGGER) private readonly logger: JsonLogger,
+  ) {
+    this.weights = parseWeights(config.SCORING_WEIGHTS);
+  }
+
+  private snapshot(): ClusterSnapshot {
+    if (!this.cluster.synced) throw new CodedError('SERVICE_UNAVAILABLE', 'scheduler-scoring has not finished listing the cluster yet', { synced: false });
+    return this.cluster.snapshot();
+  }
+
+  /** prices — spot-advisor's (or the bundled) table, reused for one scan interval; each cycle asks afresh. */
+  private async prices(snap: ClusterSnapshot, meta: CommandMeta, fresh = false): Promise<PriceSnapshot> {
+    const zones = [...new Set(snap.nodes.map((n) => n.zone))].sort();
+    const key = zones.join(',');
+    const now = this.clock.now().getTime();
+    const c = this.priceCache;
+    if (!fresh && c && c.zones === key && now - c.at < this.config.SCAN_INTERVAL_SECONDS * 1000) return c.prices;
+    const prices = await this.priceSource.prices(zones, meta);
+    this.priceCache = { at: now, prices, zones: key };
+    return prices;
+  }
+
+  private context(snap: ClusterSnapshot, prices: PriceSnapshot): ScoringContext {
+    return {
+      prices: prices.table,
+      zones: [...new Set(snap.nodes.map((n) => n.zone))].sort(),
+      workloadZoneCounts: countWorkloadZones(snap.pods, snap.nodes),
+      ...(this.weights ? { weights: this.weights } : {}),
+    };
+  }
+
+  /** placement — every running workload pod with its node, class, score and rationale; filtered, paged. */
+  async placement(q: Partial<PlacementListQuery>, meta: CommandMeta) {
+    const snap = this.snapshot();
+    const prices = await this.prices(snap, meta);
+    const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
+    if (q.cursor !== undefined && after === undefined) throw new CodedError('VALIDATION_FAILED', 'cursor is not one this API returned', { field: 'cursor' });
+    const page = placementPage(snap.pods, snap.nodes, this.context(snap, prices), {
+      limit: q.limit ?? 50,
+      ...(after !== undefined ? { after } : {}),
+      ...(q.namespace ? { namespace: q.namespace } : {}),
+      ...(q.node ? { node: q.node } : {}),
+      ...(q.workloadClass ? { workloadClass: q.workloadClass } : {}),
+    });
+    return { ...page, priceSource: prices.source };
+  }
+
+  async decisions(q: Partial<DecisionsListQuery>) {
+    try {
+      return await this.repo.listDecisions({
+        limit: q.limit ?? 50,
+        ...(q.cursor ? { cursor: q.cursor } : {}),
+        ...(q.kind ? { kind: q.kind } : {}),
+        ...(q.subject ? { subject: q.subject } : {}),
+      });
+    } catch (err) {
+      if (err instanceof InvalidCursorError) throw new CodedError('VALIDATION_FAILED', err.message, { field: 'cursor' });
+      throw err;
+    }
+  }
+
+  private consolidate(snap: ClusterSnapshot, prices: PriceSnapshot, nodePool?: string): ConsolidationPlan {
+    return planConsolidation({
+      nodes: snap.nodes,
+      pods: snap.pods,
+      pdbs: snap.pdbs,
+      prices: prices.table,
+      threshold: this.config.OPTIMIZE_UTILIZATION_THRESHOLD,
+      ...(nodePool ? { candidates: (n) => n.nodePool === nodePool } : {}),
+    });
+  }
+
+  /** plan — the consolidation plan on the current cluster (read only; the loop and trigger store theirs). */
+  async plan(q: { nodePool?: string }, meta: CommandMeta) {
+    const snap = this.snapshot();
+    const prices = await this.prices(snap, meta);
+    const plan = this.consolidate(snap, prices, q.nodePool);
+    const latest = await this.repo.latestPlan(q.nodePool ?? null);
+    return {
+      ...plan,
+      threshold: this.config.OPTIMIZE_UTILIZATION_THRESHOLD,
+      mode: this.config.OPTIMIZE_MODE,
+      ...(q.nodePool ? { nodePool: q.nodePool } : {}),
+      priceSource: prices.source,
+      ...(prices.detail ? { priceSourceDetail: prices.detail } : {}),
+      generatedAt: this.clock.now().toISOString(),
+      ...(latest ? { latestStoredPlan: { id: latest.id, status: latest.status, createdAt: latest.createdAt, executedAt: latest.executedAt } } : {}),
+    };
+  }
+
+  /** simulate — N pod groups → where they would go on the current fleet and what new nodes would cost. */
+  async simulate(req: SimulateRequest, meta: CommandMeta) {
+    const parsed = toSimulateGroups(req);
+    if (!parsed.ok) throw new CodedError('VALIDATION_FAILED', parsed.problems.map((p) => `${p.field}: ${p.problem}`).join('; '), { problems: parsed.problems });
+    const snap = this.snapshot();
+    const prices = await this.prices(snap, meta);
+    const input = { pods: parsed.groups, nodes: snap.nodes, catalog: INSTANCE_TYPES, prices: prices.table };
+    const result = simulatePlacement(input);
+    const bound = lowerBoundCost(input).usdPerHour;
+    return {
+      ...result,
+      newNodes: result.additions.reduce((s, a) => s + a.count, 0),
+      lowerBoundUsdPerHour: Math.round(bound * 1e6) / 1e6,
+      priceSource: prices.source,
+      ...(prices.detail ? { priceSourceDetail: prices.detail } : {}),
+    };
+  }
+
+  /** trigger — one cycle now for the calling user; `dryRun: false` executes the plan as OPTIMIZE_MODE=execute. */
+  trigger(req: { dryRun?: boolean }, meta: CommandMeta): Promise<CycleResult> {
+    return this.runCycle({ mode: req.dryRun === false ? 'execute' : 'plan', meta });
+  }
+
+  /**
+   * runCycle — scale-up recommendation for the pending pods and a consolidation plan, recorded with their
+   * rationale and events in one transaction; in `execute` mode the plan is then carried out. One cycle at a
+   * time per process: a trigger during a loop cycle waits for it, then runs its own.
+   */
+  async runCycle(opts: { mode: OptimizeMode; meta?: CommandMeta }): Promise<CycleResult> {
+    const prev = this.running;
+    const next = (async () => {
+      await prev?.catch(() => undefined);
+      return this.cycle(opts.mode, opts.meta ?? { actor: SYSTEM_ACTOR, correlationId: randomUUID() });
+    })();
+    this.running = next;
+    try {
+      return await next;
+    } finally {
+      if (this.running === next) this.running = undefined;
+    }
+  }
+
+  private async cycle(mode: OptimizeMode, meta: CommandMeta): Promise<CycleResult> {
+    const snap = this.snapshot();
+    const prices = await this.prices(snap, meta, true);
+    const groups = pendingGroups(snap.pods);
+    let scaleUp: SimulateResult | undefined;
+    if (groups.length > 0) scaleUp = simulatePlacement({ pods: groups, nodes: snap.nodes, catalog: INSTANCE_TYPES, prices: prices.table });
+    const drafts: DecisionDraft[] = [decideScaleUp(groups, scaleUp, prices.source)];
+    let plan: ConsolidationPlan | undefined;
+    if (mode !== 'off') {
+      plan = this.consolidate(snap, prices);
+      drafts.push(decidePlan(plan, { threshold: this.config.OPTIMIZE_UTILIZATION_THRESHOLD, source: prices.source, mode }));
+    }
+    const now = this.clock.now();
+    const planId = plan ? randomUUID() : undefined;
+    const decisions = await this.ds.transaction(async (tx) => {
+      const rows = await this.repo.insertDecisions(tx, drafts, { ...meta, now });
+      const events: CloudEvent[] = rows.map((d) => makeEvent(SERVICE, EventTypes.schedulingDecided, d, now, { ...meta, subject: d.subject }));
+      if (plan && planId) {
+        await this.repo.insertPlan(tx, {
+          id: planId,
+          status: mode === 'execute' && plan.remove.length > 0 ? 'executing' : 'planned',
+          nodePool: null,
+          plan: { ...plan, threshold: this.config.OPTIMIZE_UTILIZATION_THRESHOLD, priceSource: prices.source },
+          hourlySavingsUsd: plan.hourlySavingsUsd,
+          monthlySavingsUsd: plan.monthlySavingsUsd,
+          dryRun: mode !== 'execute',
+          actor: meta.actor,
+          correlationId: meta.correlationId,
+          now,
+        });
+        events.push(
+          makeEvent(
+            SERVICE,
+            EventTypes.optimizePlanned,
+            {
+              planId,
+              mode,
+              dryRun: mode !== 'execute',
+              remove: plan.remove.map((r) => ({ node: r.node, reason: r.reason, utilization: r.utilization, savingsUsdPerHour: r.savingsUsdPerHour })),
+              blocked: plan.blocked.length,
+              hourlySavingsUsd: plan.hourlySavingsUsd,
+              monthlySavingsUsd: plan.monthlySavingsUsd,
+              priceSource: prices.source,
+            },
+            now,
+            meta,
+          ),
+        );
+      }
+      await this.outbox.add(tx, events);
+      return rows;
+    });
+    this.outbox.added();
+    this.logger.info('scheduling cycle', {
+      decision: drafts.map((d) => `${d.kind}:${d.outcome}`).join(','),
+      remove: plan?.remove.length ?? 0,
+      mode,
+      correlationId: meta.correlationId,
+    });
+    if (mode !== 'execute' || !plan || !planId || plan.remove.length === 0) {
+      return { ...(planId ? { planId } : {}), mode, priceSource: prices.source, decisions, ...(plan ? { plan } : {}) };
+    }
+    const execution = await this.execute(planId, plan, meta);
+    return { planId, mode, priceSource: prices.source, decisions, plan, execution };
+  }
+
+  /** inFlight — drains our plans started that are still pending or running. */
+  private async inFlight(meta: CommandMeta): Promise<number> {
+    const ids = await this.repo.recentDrainIds(new Date(this.clock.now().getTime() - IN_FLIGHT_WINDOW_MS));
+    let n = 0;
+    for (const id of ids) {
+      try {
+        const op = await this.drainer.get(id, meta);
+        if (op.status === 'pending' || op.status === 'running') n += 1;
+      } catch (err) {
+        if ((err as { code?: string }).code !== 'NOT_FOUND') n += 1; // unknown state: count it, stay under the cap
+      }
+    }
+    return n;
+  }
+
+  /**
+   * execute — drain the planned nodes through the uncordon service, at most OPTIMIZE_MAX_DISRUPTIONS in flight,
+   * each re-checked on a fresh read just before (still there, still under the threshold, no new blocking pod,
+   * budgets still allow it) — else skipped with a recorded reason. Then the outcome, per node and overall, with
+   * `optimize.executed`, in one transaction.
+   */
+  private async execute(planId: string, plan: ConsolidationPlan, meta: CommandMeta): Promise<ExecutionResult> {
+    const drained: { node: string; operationId: string; status: string }[] = [];
+    const skipped: { node: string; reason: SkipReason; detail: string }[] = [];
+    let budget = Math.max(0, this.config.OPTIMIZE_MAX_DISRUPTIONS - (await this.inFlight(meta)));
+    const pdbs = this.cluster.snapshot().pdbs;
+    for (const removal of plan.remove) {
+      if (budget <= 0) {
+        skipped.push({ node: removal.node, reason: 'max_disruptions', detail: `OPTIMIZE_MAX_DISRUPTIONS=${this.config.OPTIMIZE_MAX_DISRUPTIONS} drains already in flight` });
+        continue;
+      }
+      const fresh = await this.cluster.freshNode(removal.node);
+      const check = recheckRemoval(removal, { nodes: fresh.node ? [fresh.node] : [], pods: fresh.pods, pdbs }, this.config.OPTIMIZE_UTILIZATION_THRESHOLD);
+      if (!check.ok) {
+        skipped.push({ node: removal.node, reason: check.reason, detail: check.detail });
+        continue;
+      }
+      try {
+        const op = await this.drainer.drain(removal.node, meta);
+        drained.push({ node: removal.node, operationId: op.id, status: op.status });
+        budget -= 1;
+      } catch (err) {
+        skipped.push({ node: removal.node, reason: 'drain_refused', detail: `${(err as { code?: string }).code ?? 'ERROR'}: ${(err as Error).message}` });
+      }
+    }
+    const now = this.clock.now();
+    const drafts: DecisionDraft[] = [
+      ...drained.map((d) => ({
+        kind: DecisionKind.consolidationAction,
+        subject: d.node,
+        outcome: 'drain_started',
+        reason: 'planned_removal',
+        rationale: `Draining ${d.node} (operation ${d.operationId}) as planned by ${planId}: re-checked just before, still under the threshold with nothing blocking.`,
+        score: null,
+        details: { planId, operationId: d.operationId },
+      })),
+      ...skipped.map((s) => ({
+        kind: DecisionKind.consolidationAction,
+        subject: s.node,
+        outcome: 'skipped',
+        reason: s.reason,
+        rationale: `Not draining ${s.node}: ${s.detail}.`,
+        score: null,
+        details: { planId },
+      })),
+    ];
+    const execution = { drained, skipped };
+    await this.ds.transaction(async (tx) => {
+      const rows = await this.repo.insertDecisions(tx, drafts, { ...meta, now });
+      await this.repo.markExecuted(tx, planId, drained.length > 0 ? 'executed' : 'skipped', execution, now);
+      await this.outbox.add(tx, [
+        ...rows.map((d) => makeEvent(SERVICE, EventTypes.schedulingDecided, d, now, { ...meta, subject: d.subject })),
+        makeEvent(SERVICE, EventTypes.optimizeExecuted, { planId, drained, skipped }, now, meta),
+      ]);
+    });
+    this.outbox.added();
+    for (const d of drained) this.logger.info('consolidation drain started', { node: d.node, operationId: d.operationId, correlationId: meta.correlationId });
+    for (const s of skipped) this.logger.info('consolidation drain skipped', { node: s.node, reason: s.reason, correlationId: meta.correlationId });
+    return execution;
+  }
+}
