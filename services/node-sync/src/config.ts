@@ -8,6 +8,8 @@ export const nodeSyncConfigSpec = defineConfigSpec({
     HEALTH_PORT: env.port(DEFAULT_HEALTH_PORTS['node-sync']),
     KUBECONFIG: env.optionalString(),
     SYNC_PAGE_SIZE: env.number({ dflt: 500, min: 10, max: 5000, int: true }),
+    /** A burst of node/pod changes is written once, this long after the first change. */
+    SYNC_DEBOUNCE_MS: env.number({ dflt: 500, min: 0, max: 60_000, int: true }),
   },
   secrets: [...COMMON_SECRETS],
 });

@@ -1,11 +1,17 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { PlatformModule } from '@nodes-manager/platform';
+import type { DataSource } from 'typeorm';
+import { createKubeConfig, DATA_SOURCE, LEADER_FACTORY, LOGGER, PlatformModule, type JsonLogger, type LeaderFactory } from '@nodes-manager/platform';
 import { migrations } from '../../../migrations/node-sync/index.js';
 import { entities } from './adapters/outbound/entities.js';
 import { NodeSyncCommands } from './adapters/inbound/node-sync.commands.js';
+import { NodeSyncLoop } from './adapters/inbound/node-sync.loop.js';
+import { KubeCache } from './adapters/outbound/kube-cache.adapter.js';
+import { NodeSyncRepository } from './adapters/outbound/node-sync.repository.js';
+import { NodeSyncService } from './node-sync.service.js';
 import type { NodeSyncConfig } from './config.js';
+import { KUBE_CACHE, NODE_SYNC_CONFIG, NODE_SYNC_LEADER, NODE_SYNC_REPOSITORY } from './tokens.js';
 
-export const NODE_SYNC_CONFIG = Symbol('NODE_SYNC_CONFIG');
+export { NODE_SYNC_CONFIG } from './tokens.js';
 
 /** NodeSyncModule — wiring only: watches nodes and pods and projects them into Postgres. */
 @Module({})
@@ -15,7 +21,24 @@ export class NodeSyncModule {
       module: NodeSyncModule,
       imports: [PlatformModule.forService({ service: 'node-sync', config, entities, migrations })],
       controllers: [NodeSyncCommands],
-      providers: [{ provide: NODE_SYNC_CONFIG, useValue: config }],
+      providers: [
+        { provide: NODE_SYNC_CONFIG, useValue: config },
+        {
+          provide: KUBE_CACHE,
+          inject: [LOGGER],
+          useFactory: (logger: JsonLogger) =>
+            new KubeCache(createKubeConfig(config.KUBECONFIG), {
+              pageSize: config.SYNC_PAGE_SIZE,
+              resyncMs: config.SCAN_INTERVAL_SECONDS * 1000,
+              logger,
+            }),
+        },
+        { provide: NODE_SYNC_REPOSITORY, inject: [DATA_SOURCE], useFactory: (ds: DataSource) => new NodeSyncRepository(ds) },
+        { provide: NODE_SYNC_LEADER, inject: [LEADER_FACTORY], useFactory: (leaders: LeaderFactory) => leaders('node-sync') },
+        NodeSyncService,
+        NodeSyncLoop,
+      ],
+      exports: [NodeSyncLoop, NodeSyncService],
     };
   }
 }

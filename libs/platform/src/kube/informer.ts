@@ -92,6 +92,7 @@ export class Informer<T> {
   private stopped = true;
   private loop?: Promise<void>;
   private watchAbort?: AbortController;
+  private endWatch?: () => void;
   private watchAbortRequested = false;
   private relistReason?: SyncedInfo['reason'];
   private resyncTimer?: NodeJS.Timeout;
@@ -190,6 +191,9 @@ export class Informer<T> {
   private abortWatch(): void {
     this.watchAbortRequested = true;
     this.watchAbort?.abort();
+    // A watch whose response has not started yet (no controller) is given up at once; its controller is aborted
+    // as soon as the client hands it over.
+    this.endWatch?.();
   }
 
   private emit(event: 'add' | 'update' | 'delete', obj: T, old?: T): void {
@@ -354,6 +358,7 @@ export class Informer<T> {
         if (finished) return;
         finished = true;
         this.watchAbort = undefined;
+        this.endWatch = undefined;
         if (err instanceof GoneError) reject(err);
         else if (this.watchAbortRequested || this.stopped) resolve(delivered);
         else if (err) reject(err instanceof Error ? err : new Error(String(err)));
@@ -400,6 +405,7 @@ export class Informer<T> {
         if (err && err.statusCode === 410) finish(new GoneError(`WATCH ${this.opts.path}: HTTP 410`));
         else finish(err ?? null);
       };
+      this.endWatch = () => finish(null);
       const timeout = this.opts.watchTimeoutSeconds ?? 300;
       new k8s.Watch(this.opts.kc)
         .watch(this.opts.path, { resourceVersion: this.rv, allowWatchBookmarks: true, timeoutSeconds: timeout }, onEvent, done)

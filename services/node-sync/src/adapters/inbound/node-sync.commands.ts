@@ -1,18 +1,20 @@
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { Commands, type CommandRequest } from '@nodes-manager/contracts';
-import { CommandController, notImplemented } from '@nodes-manager/platform';
+import { Commands, type CommandRequest, type NodeGetQuery, type NodesListQuery } from '@nodes-manager/contracts';
+import { CommandController } from '@nodes-manager/platform';
+import { NodeSyncService } from '../../node-sync.service.js';
 
-/** NodeSyncCommands — the node-sync service's commands on `nodes-manager.node-sync`. */
+/** NodeSyncCommands — the node-sync service's commands on `nodes-manager.node-sync`. Reads: any replica answers. */
 @CommandController()
 export class NodeSyncCommands {
+  constructor(private readonly sync: NodeSyncService) {}
+
   @MessagePattern(Commands.nodesList)
-  list(@Payload() _req: CommandRequest) {
-    throw notImplemented('nodes.list');
+  list(@Payload() req: CommandRequest<NodesListQuery>) {
+    return this.sync.list(req.data);
   }
 
   @MessagePattern(Commands.nodeGet)
-  get(@Payload() _req: CommandRequest) {
-    throw notImplemented('node.get');
+  get(@Payload() req: CommandRequest<NodeGetQuery>) {
+    return this.sync.get(req.data.id);
   }
-
 }

@@ -1,0 +1,95 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { HEALTH_REGISTRY, LOGGER, type HealthRegistry, type JsonLogger, type LeaderElector } from '@nodes-manager/platform';
+import type { NodeSyncConfig } from '../../config.js';
+import { NodeSyncService, type SyncCycleResult } from '../../node-sync.service.js';
+import type { KubeCache } from '../outbound/kube-cache.adapter.js';
+import { KUBE_CACHE, NODE_SYNC_CONFIG, NODE_SYNC_LEADER } from '../../tokens.js';
+
+/**
+ * NodeSyncLoop — the timers: a cycle after a burst of node/pod changes (debounced by `SYNC_DEBOUNCE_MS`), after each
+ * complete (re)list (the informers relist every `SCAN_INTERVAL_SECONDS`), and on becoming leader. Cycles never
+ * overlap: a request during a cycle runs one more cycle after it. Thin: the work is in NodeSyncService.
+ */
+@Injectable()
+export class NodeSyncLoop implements OnApplicationBootstrap, OnApplicationShutdown {
+  private debounce?: NodeJS.Timeout;
+  private running?: Promise<void>;
+  private pending?: string;
+  private stopped = false;
+  /** The last cycle's result, for tests and the status command. */
+  last?: SyncCycleResult;
+  private readonly listeners: ((r: SyncCycleResult) => void)[] = [];
+
+  constructor(
+    @Inject(NODE_SYNC_CONFIG) private readonly config: NodeSyncConfig,
+    @Inject(LOGGER) private readonly logger: JsonLogger,
+    @Inject(HEALTH_REGISTRY) private readonly health: HealthRegistry,
+    @Inject(KUBE_CACHE) private readonly cache: KubeCache,
+    @Inject(NODE_SYNC_LEADER) private readonly leader: LeaderElector,
+    private readonly sync: NodeSyncService,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.health.register('node-sync.kube-cache', () => ({
+      ok: this.cache.synced,
+      detail: this.cache.synced
+        ? `${this.cache.nodes.size} nodes, ${this.cache.pods.size} pods`
+        : `waiting for the first list (nodes ${this.cache.nodes.synced ? 'synced' : 'listing'}, pods ${this.cache.pods.synced ? 'synced' : 'listing'})`,
+    }));
+    this.leader.onChange((leader) => {
+      // Another replica may have written while we were not leader: reload what the store holds before deciding.
+      this.sync.forget();
+      if (leader) this.request('leader');
+    });
+    this.cache.onChange(() => this.changed());
+    this.cache.onListed((what, info) => this.request(`${info.reason === 'initial' ? 'initial' : info.reason}-list-${what}`));
+    this.leader.start();
+    this.cache.start();
+  }
+
+  /** onCycle — called after every cycle (tests wait on it rather than sleeping). */
+  onCycle(fn: (r: SyncCycleResult) => void): void {
+    this.listeners.push(fn);
+  }
+
+  private changed(): void {
+    if (this.debounce || this.stopped) return;
+    this.debounce = setTimeout(() => {
+      this.debounce = undefined;
+      this.request('watch');
+    }, this.config.SYNC_DEBOUNCE_MS);
+    this.debounce.unref();
+  }
+
+  /** request — run a cycle now, or right after the one in progress. Resolves when that cycle is done. */
+  request(trigger: string): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    if (this.running) {
+      this.pending ??= trigger;
+      return this.running;
+    }
+    this.running = (async () => {
+      let next: string | undefined = trigger;
+      while (next && !this.stopped) {
+        this.pending = undefined;
+        try {
+          const r = await this.sync.runCycle(next);
+          this.last = r;
+          for (const l of this.listeners) l(r);
+        } catch (err) {
+          this.logger.warn('node sync cycle failed', { trigger: next, err: (err as Error).message });
+        }
+        next = this.pending;
+      }
+      this.running = undefined;
+    })();
+    return this.running;
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    if (this.debounce) clearTimeout(this.debounce);
+    await this.cache.stop();
+    await this.running;
+  }
+}

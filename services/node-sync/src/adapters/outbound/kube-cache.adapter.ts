@@ -1,0 +1,78 @@
+import type * as k8s from '@kubernetes/client-node';
+import { Informer, type JsonLogger, type SyncedInfo } from '@nodes-manager/platform';
+import { contentHash } from '../../domain/diff-node.js';
+import { projectNode } from '../../domain/project-node.js';
+import { projectPod } from '../../domain/project-pod.js';
+import type { LiveNode, LivePod } from '../../domain/plan-sync.js';
+
+export interface KubeCacheOptions {
+  pageSize: number;
+  /** Full relist of nodes and pods every this many ms (SCAN_INTERVAL_SECONDS). */
+  resyncMs: number;
+  logger?: JsonLogger;
+}
+
+/** toLiveNode — the informer's projection of a Node: its lean row (pods are aggregated at sync time). */
+export const toLiveNode = (raw: any): LiveNode => ({
+  row: projectNode(raw as k8s.V1Node),
+  resourceVersion: raw?.metadata?.resourceVersion ?? null,
+});
+
+/** toLivePod — the informer's projection of a Pod: its lean row and content hash, computed once per version. */
+export function toLivePod(raw: any): LivePod {
+  const row = projectPod(raw as k8s.V1Pod);
+  return { row, hash: contentHash(row) };
+}
+
+/**
+ * KubeCache — the node and pod informers of node-sync. Pods are keyed by uid (the primary key of `nodes.pods`), so a
+ * pod deleted and re-created under the same name is a removal and an addition.
+ */
+export class KubeCache {
+  readonly nodes: Informer<LiveNode>;
+  readonly pods: Informer<LivePod>;
+
+  constructor(kc: k8s.KubeConfig, opts: KubeCacheOptions) {
+    const common = { kc, pageSize: opts.pageSize, resyncMs: opts.resyncMs, ...(opts.logger ? { logger: opts.logger } : {}) };
+    this.nodes = new Informer<LiveNode>({ ...common, path: '/api/v1/nodes', project: toLiveNode, name: 'nodes' });
+    this.pods = new Informer<LivePod>({
+      ...common,
+      path: '/api/v1/pods',
+      project: toLivePod,
+      key: (o: any) => String(o?.metadata?.uid ?? `${o?.metadata?.namespace}/${o?.metadata?.name}`),
+      name: 'pods',
+    });
+  }
+
+  start(): void {
+    this.nodes.start();
+    this.pods.start();
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([this.nodes.stop(), this.pods.stop()]);
+  }
+
+  get synced(): boolean {
+    return this.nodes.synced && this.pods.synced;
+  }
+
+  async waitForSync(timeoutMs?: number): Promise<void> {
+    await Promise.all([this.nodes.waitForSync(timeoutMs), this.pods.waitForSync(timeoutMs)]);
+  }
+
+  /** onChange — any add, update or delete of a node or pod (from the watch or a relist). */
+  onChange(fn: () => void): void {
+    for (const inf of [this.nodes, this.pods] as Informer<unknown>[]) {
+      inf.on('add', fn);
+      inf.on('update', fn);
+      inf.on('delete', fn);
+    }
+  }
+
+  /** onListed — after every complete (re)list of either collection. */
+  onListed(fn: (what: 'nodes' | 'pods', info: SyncedInfo) => void): void {
+    this.nodes.on('synced', (i) => fn('nodes', i));
+    this.pods.on('synced', (i) => fn('pods', i));
+  }
+}

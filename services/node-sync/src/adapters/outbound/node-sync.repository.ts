@@ -1,0 +1,381 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import type { NodesListQuery, Page } from '@nodes-manager/contracts';
+import type { CloudEvent } from '@nodes-manager/contracts';
+import { CodedError, type Outbox } from '@nodes-manager/platform';
+import type { NodeState, NodeTaintRow } from '../../domain/project-node.js';
+import { workloadClassOf, type LivePod, type NodeWrite, type StoredNode } from '../../domain/plan-sync.js';
+
+/** Rows per pod statement: each statement is one `unnest()` of column arrays (bind parameters stay ~25). */
+const POD_CHUNK = 20_000;
+
+export interface StoredState {
+  nodes: Map<string, StoredNode>;
+  pods: Map<string, string>;
+}
+
+export interface WriteResult {
+  nodeRows: number;
+  podRows: number;
+}
+
+/** NodeView — a node as the API shows it. */
+export interface NodeView {
+  id: string;
+  name: string;
+  uid: string;
+  providerId: string | null;
+  instanceId: string | null;
+  instanceType: string | null;
+  zone: string | null;
+  capacityType: string | null;
+  nodePool: string | null;
+  state: string;
+  ready: boolean;
+  unschedulable: boolean;
+  taints: unknown[];
+  labels: Record<string, string>;
+  conditions: unknown[];
+  allocatable: { cpuMilli: number; memoryBytes: number; gpu: number; pods: number };
+  requested: { cpuMilli: number; memoryBytes: number; gpu: number };
+  podCount: number;
+  createdAt: string | null;
+  firstSeenAt: string;
+  lastSeenAt: string;
+  changedAt: string;
+  deletedAt: string | null;
+}
+
+export interface PodView {
+  uid: string;
+  namespace: string;
+  name: string;
+  phase: string | null;
+  ownerKind: string | null;
+  ownerName: string | null;
+  workloadClass: string | null;
+  qos: string | null;
+  requests: { cpuMilli: number; memoryBytes: number; gpu: number };
+  hasPvc: boolean;
+  hasLocalStorage: boolean;
+  mirror: boolean;
+  daemonset: boolean;
+  createdAt: string | null;
+}
+
+export interface NodeDetail extends NodeView {
+  annotations: Record<string, string>;
+  pods: PodView[];
+}
+
+const NODE_COLUMNS = `id, name, uid, provider_id, instance_id, instance_type, zone, capacity_type, node_pool, state, ready,
+  unschedulable, taints, labels, conditions, alloc_cpu_milli, alloc_memory_bytes, alloc_gpu, alloc_pods, req_cpu_milli,
+  req_memory_bytes, req_gpu, pod_count, k8s_created_at, first_seen_at, last_seen_at, changed_at, deleted_at`;
+
+const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
+
+function nodeView(r: any): NodeView {
+  return {
+    id: r.id,
+    name: r.name,
+    uid: r.uid,
+    providerId: r.provider_id,
+    instanceId: r.instance_id,
+    instanceType: r.instance_type,
+    zone: r.zone,
+    capacityType: r.capacity_type,
+    nodePool: r.node_pool,
+    state: r.state,
+    ready: r.ready,
+    unschedulable: r.unschedulable,
+    taints: r.taints,
+    labels: r.labels,
+    conditions: r.conditions,
+    allocatable: { cpuMilli: Number(r.alloc_cpu_milli), memoryBytes: Number(r.alloc_memory_bytes), gpu: r.alloc_gpu, pods: r.alloc_pods },
+    requested: { cpuMilli: Number(r.req_cpu_milli), memoryBytes: Number(r.req_memory_bytes), gpu: r.req_gpu },
+    podCount: r.pod_count,
+    createdAt: iso(r.k8s_created_at),
+    firstSeenAt: iso(r.first_seen_at)!,
+    lastSeenAt: iso(r.last_seen_at)!,
+    changedAt: iso(r.changed_at)!,
+    deletedAt: iso(r.deleted_at),
+  };
+}
+
+/** Cursor — the last row of a page: its sort key and name (the tie-breaker). Opaque to clients. */
+interface Cursor {
+  s: string;
+  k: string | null;
+  n: string;
+}
+const encodeCursor = (c: Cursor): string => Buffer.from(JSON.stringify(c)).toString('base64url');
+function decodeCursor(s: string, sort: string): Cursor | undefined {
+  try {
+    const c = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as Cursor;
+    if (c.s !== sort || typeof c.n !== 'string') return undefined;
+    return c;
+  } catch {
+    return undefined;
+  }
+}
+
+const EPOCH = '1970-01-01T00:00:00.000Z';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * NodeSyncRepository — `nodes.nodes` and `nodes.pods`. Every write is set-based: one `unnest()` statement per batch
+ * with an `IS DISTINCT FROM` guard on the content hash, so rows that did not change are not touched (and counted as
+ * such: the result is the number of rows Postgres actually wrote).
+ */
+export class NodeSyncRepository {
+  constructor(private readonly ds: DataSource) {}
+
+  async loadStored(): Promise<StoredState> {
+    const nodes = new Map<string, StoredNode>();
+    const rows: any[] = await this.ds.query(
+      `SELECT name, uid, instance_id, content_hash, deleted_at IS NOT NULL AS deleted, ready, unschedulable, state, taints,
+              alloc_cpu_milli, alloc_memory_bytes, alloc_gpu, alloc_pods
+         FROM nodes.nodes`,
+    );
+    for (const r of rows) {
+      nodes.set(r.name, {
+        hash: r.content_hash,
+        deleted: r.deleted,
+        uid: r.uid,
+        instanceId: r.instance_id,
+        ready: r.ready,
+        unschedulable: r.unschedulable,
+        state: r.state as NodeState,
+        taints: r.taints as NodeTaintRow[],
+        allocatable: { cpuMilli: Number(r.alloc_cpu_milli), memoryBytes: Number(r.alloc_memory_bytes), gpu: r.alloc_gpu, pods: r.alloc_pods },
+      });
+    }
+    const pods = new Map<string, string>();
+    const podRows: { uid: string; content_hash: string }[] = await this.ds.query(`SELECT uid, content_hash FROM nodes.pods WHERE deleted_at IS NULL`);
+    for (const r of podRows) pods.set(r.uid, r.content_hash);
+    return { nodes, pods };
+  }
+
+  /**
+   * write — the cycle's changes and their events in ONE transaction; `events` is given the rows written so that the
+   * cycle summary can carry them. Returns the rows Postgres wrote.
+   */
+  async write(
+    changes: { nodeWrites: NodeWrite[]; nodeRemovals: string[]; podWrites: LivePod[]; podRemovals: string[] },
+    events: (written: WriteResult) => CloudEvent[],
+    outbox: Outbox,
+    now: Date,
+  ): Promise<WriteResult> {
+    return this.ds.transaction(async (tx) => {
+      let nodeRows = 0;
+      let podRows = 0;
+      if (changes.nodeWrites.length) nodeRows += await this.upsertNodes(tx, changes.nodeWrites, now);
+      if (changes.nodeRemovals.length) {
+        nodeRows += await affected(
+          tx,
+          `UPDATE nodes.nodes SET state = 'Deleted', deleted_at = $2, changed_at = $2
+            WHERE name = ANY($1::text[]) AND deleted_at IS NULL`,
+          [changes.nodeRemovals, now],
+        );
+      }
+      for (let i = 0; i < changes.podWrites.length; i += POD_CHUNK) {
+        podRows += await this.upsertPods(tx, changes.podWrites.slice(i, i + POD_CHUNK), now);
+      }
+      for (let i = 0; i < changes.podRemovals.length; i += POD_CHUNK) {
+        podRows += await affected(
+          tx,
+          `UPDATE nodes.pods SET deleted_at = $2, changed_at = $2 WHERE uid = ANY($1::text[]) AND deleted_at IS NULL`,
+          [changes.podRemovals.slice(i, i + POD_CHUNK), now],
+        );
+      }
+      await outbox.add(tx, events({ nodeRows, podRows }));
+      return { nodeRows, podRows };
+    });
+  }
+
+  private upsertNodes(tx: EntityManager, writes: NodeWrite[], now: Date): Promise<number> {
+    const col = <V>(f: (w: NodeWrite) => V): V[] => writes.map(f);
+    return affected(
+      tx,
+      `INSERT INTO nodes.nodes AS n (name, uid, provider_id, instance_id, instance_type, zone, capacity_type, node_pool, ready,
+          unschedulable, state, taints, labels, annotations, conditions, alloc_cpu_milli, alloc_memory_bytes, alloc_gpu,
+          alloc_pods, req_cpu_milli, req_memory_bytes, req_gpu, pod_count, content_hash, resource_version, k8s_created_at,
+          first_seen_at, last_seen_at, changed_at, deleted_at)
+       SELECT u.*, $27::timestamptz, $27::timestamptz, $27::timestamptz, NULL::timestamptz
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+                     $9::boolean[], $10::boolean[], $11::text[], $12::jsonb[], $13::jsonb[], $14::jsonb[], $15::jsonb[],
+                     $16::bigint[], $17::bigint[], $18::integer[], $19::integer[], $20::bigint[], $21::bigint[],
+                     $22::integer[], $23::integer[], $24::text[], $25::text[], $26::timestamptz[]) AS u
+       ON CONFLICT (name) DO UPDATE SET
+         uid = EXCLUDED.uid, provider_id = EXCLUDED.provider_id, instance_id = EXCLUDED.instance_id,
+         instance_type = EXCLUDED.instance_type, zone = EXCLUDED.zone, capacity_type = EXCLUDED.capacity_type,
+         node_pool = EXCLUDED.node_pool, ready = EXCLUDED.ready, unschedulable = EXCLUDED.unschedulable,
+         state = EXCLUDED.state, taints = EXCLUDED.taints, labels = EXCLUDED.labels, annotations = EXCLUDED.annotations,
+         conditions = EXCLUDED.conditions, alloc_cpu_milli = EXCLUDED.alloc_cpu_milli,
+         alloc_memory_bytes = EXCLUDED.alloc_memory_bytes, alloc_gpu = EXCLUDED.alloc_gpu, alloc_pods = EXCLUDED.alloc_pods,
+         req_cpu_milli = EXCLUDED.req_cpu_milli, req_memory_bytes = EXCLUDED.req_memory_bytes, req_gpu = EXCLUDED.req_gpu,
+         pod_count = EXCLUDED.pod_count, content_hash = EXCLUDED.content_hash, resource_version = EXCLUDED.resource_version,
+         k8s_created_at = EXCLUDED.k8s_created_at, last_seen_at = EXCLUDED.last_seen_at, changed_at = EXCLUDED.changed_at,
+         deleted_at = NULL
+       WHERE n.content_hash IS DISTINCT FROM EXCLUDED.content_hash OR n.deleted_at IS NOT NULL`,
+      [
+        col((w) => w.row.name),
+        col((w) => w.row.uid),
+        col((w) => w.row.providerId),
+        col((w) => w.row.instanceId),
+        col((w) => w.row.instanceType),
+        col((w) => w.row.zone),
+        col((w) => w.row.capacityType),
+        col((w) => w.row.nodePool),
+        col((w) => w.row.ready),
+        col((w) => w.row.unschedulable),
+        col((w) => w.row.state),
+        col((w) => JSON.stringify(w.row.taints)),
+        col((w) => JSON.stringify(w.row.labels)),
+        col((w) => JSON.stringify(w.row.annotations)),
+        col((w) => JSON.stringify(w.row.conditions)),
+        col((w) => Math.round(w.row.allocatable.cpuMilli)),
+        col((w) => Math.round(w.row.allocatable.memoryBytes)),
+        col((w) => w.row.allocatable.gpu),
+        col((w) => w.row.allocatable.pods),
+        col((w) => Math.round(w.row.requested.cpuMilli)),
+        col((w) => Math.round(w.row.requested.memoryBytes)),
+        col((w) => w.row.requested.gpu),
+        col((w) => w.row.podCount),
+        col((w) => w.hash),
+        col((w) => w.resourceVersion),
+        col((w) => w.row.createdAt),
+        now,
+      ],
+    );
+  }
+
+  private upsertPods(tx: EntityManager, writes: LivePod[], now: Date): Promise<number> {
+    const col = <V>(f: (p: LivePod) => V): V[] => writes.map(f);
+    return affected(
+      tx,
+      `INSERT INTO nodes.pods AS p (uid, namespace, name, node_name, phase, owner_kind, owner_name, workload_class, qos, cpu_milli,
+          memory_bytes, gpu, has_pvc, has_local_storage, mirror, daemonset, labels, annotations, content_hash, k8s_created_at,
+          first_seen_at, changed_at, deleted_at)
+       SELECT u.*, $21::timestamptz, $21::timestamptz, NULL::timestamptz
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
+                     $10::bigint[], $11::bigint[], $12::integer[], $13::boolean[], $14::boolean[], $15::boolean[],
+                     $16::boolean[], $17::jsonb[], $18::jsonb[], $19::text[], $20::timestamptz[]) AS u
+       ON CONFLICT (uid) DO UPDATE SET
+         namespace = EXCLUDED.namespace, name = EXCLUDED.name, node_name = EXCLUDED.node_name, phase = EXCLUDED.phase,
+         owner_kind = EXCLUDED.owner_kind, owner_name = EXCLUDED.owner_name, workload_class = EXCLUDED.workload_class,
+         qos = EXCLUDED.qos, cpu_milli = EXCLUDED.cpu_milli, memory_bytes = EXCLUDED.memory_bytes, gpu = EXCLUDED.gpu,
+         has_pvc = EXCLUDED.has_pvc, has_local_storage = EXCLUDED.has_local_storage, mirror = EXCLUDED.mirror,
+         daemonset = EXCLUDED.daemonset, labels = EXCLUDED.labels, annotations = EXCLUDED.annotations,
+         content_hash = EXCLUDED.content_hash, k8s_created_at = EXCLUDED.k8s_created_at, changed_at = EXCLUDED.changed_at,
+         deleted_at = NULL
+       WHERE p.content_hash IS DISTINCT FROM EXCLUDED.content_hash OR p.deleted_at IS NOT NULL`,
+      [
+        col((p) => p.row.uid),
+        col((p) => p.row.namespace),
+        col((p) => p.row.name),
+        col((p) => p.row.nodeName),
+        col((p) => p.row.phase),
+        col((p) => p.row.ownerKind),
+        col((p) => p.row.ownerName),
+        col((p) => workloadClassOf(p.row)),
+        col((p) => p.row.qos),
+        col((p) => Math.round(p.row.requests.cpuMilli)),
+        col((p) => Math.round(p.row.requests.memoryBytes)),
+        col((p) => p.row.gpu),
+        col((p) => p.row.hasPvc),
+        col((p) => p.row.hasLocalStorage),
+        col((p) => p.row.mirror),
+        col((p) => p.row.daemonset),
+        col((p) => JSON.stringify(p.row.labels)),
+        col((p) => JSON.stringify(p.row.annotations)),
+        col((p) => p.hash),
+        col((p) => p.row.createdAt),
+        now,
+      ],
+    );
+  }
+
+  /** list — keyset pagination over (sort key, name); filters as in {@link NodesListQuery}. */
+  async list(q: NodesListQuery): Promise<Page<NodeView>> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    const p = (v: unknown): string => {
+      params.push(v);
+      return `$${params.length}`;
+    };
+    if (q.state) where.push(`state = ${p(q.state)}`);
+    if (q.zone) where.push(`zone = ${p(q.zone)}`);
+    if (q.instanceType) where.push(`instance_type = ${p(q.instanceType)}`);
+    if (q.capacityType) where.push(`capacity_type = ${p(q.capacityType)}`);
+    if (q.nodePool) where.push(`node_pool = ${p(q.nodePool)}`);
+    // Removed nodes are kept with state Deleted: asking for that state shows them.
+    if (!q.includeDeleted && q.state !== 'Deleted') where.push('deleted_at IS NULL');
+    const desc = q.sort.startsWith('-');
+    const byCreated = q.sort.endsWith('created');
+    const key = byCreated ? `COALESCE(k8s_created_at, '${EPOCH}'::timestamptz)` : 'name';
+    if (q.cursor) {
+      const c = decodeCursor(q.cursor, q.sort);
+      if (!c) throw new CodedError('VALIDATION_FAILED', 'cursor is not valid for this query', { field: 'cursor' });
+      const op = desc ? '<' : '>';
+      where.push(byCreated ? `(${key}, name) ${op} (${p(c.k ?? EPOCH)}::timestamptz, ${p(c.n)})` : `name ${op} ${p(c.n)}`);
+    }
+    const dir = desc ? 'DESC' : 'ASC';
+    const order = byCreated ? `${key} ${dir}, name ${dir}` : `name ${dir}`;
+    const rows: any[] = await this.ds.query(
+      `SELECT ${NODE_COLUMNS} FROM nodes.nodes ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+        ORDER BY ${order} LIMIT ${p(q.limit + 1)}`,
+      params,
+    );
+    const items = rows.slice(0, q.limit).map(nodeView);
+    const page: Page<NodeView> = { items };
+    if (rows.length > q.limit) {
+      const last = items[items.length - 1]!;
+      page.nextCursor = encodeCursor({ s: q.sort, k: byCreated ? (last.createdAt ?? EPOCH) : null, n: last.name });
+    }
+    return page;
+  }
+
+  /** get — one node by name or id, with the pods bound to it that have not finished. */
+  async get(idOrName: string): Promise<NodeDetail | undefined> {
+    const byId = UUID.test(idOrName);
+    const [row]: any[] = await this.ds.query(
+      `SELECT ${NODE_COLUMNS}, annotations FROM nodes.nodes WHERE ${byId ? 'id = $1::uuid OR name = $1::text' : 'name = $1'}`,
+      [idOrName],
+    );
+    if (!row) return undefined;
+    const pods: any[] = await this.ds.query(
+      `SELECT uid, namespace, name, phase, owner_kind, owner_name, workload_class, qos, cpu_milli, memory_bytes, gpu,
+              has_pvc, has_local_storage, mirror, daemonset, k8s_created_at
+         FROM nodes.pods
+        WHERE node_name = $1 AND deleted_at IS NULL AND (phase IS NULL OR phase NOT IN ('Succeeded', 'Failed'))
+        ORDER BY namespace, name`,
+      [row.name],
+    );
+    return {
+      ...nodeView(row),
+      annotations: row.annotations,
+      pods: pods.map((r) => ({
+        uid: r.uid,
+        namespace: r.namespace,
+        name: r.name,
+        phase: r.phase,
+        ownerKind: r.owner_kind,
+        ownerName: r.owner_name,
+        workloadClass: r.workload_class,
+        qos: r.qos,
+        requests: { cpuMilli: Number(r.cpu_milli), memoryBytes: Number(r.memory_bytes), gpu: r.gpu },
+        hasPvc: r.has_pvc,
+        hasLocalStorage: r.has_local_storage,
+        mirror: r.mirror,
+        daemonset: r.daemonset,
+        createdAt: iso(r.k8s_created_at),
+      })),
+    };
+  }
+}
+
+/** affected — runs a statement in the transaction and returns the number of rows it wrote. */
+async function affected(tx: EntityManager, sql: string, params: unknown[]): Promise<number> {
+  const res = (await tx.queryRunner!.query(sql, params, true)) as { affected?: number };
+  return res.affected ?? 0;
+}

@@ -1,0 +1,192 @@
+import { contentHash, stableJson } from './diff-node.js';
+import { aggregatePods, type NodeResources, type NodeRow, type NodeState, type NodeTaintRow } from './project-node.js';
+import type { PodRow } from './project-pod.js';
+
+/** LiveNode — a node as the informer cache holds it: its row without pods, and its resourceVersion. */
+export interface LiveNode {
+  readonly row: NodeRow;
+  readonly resourceVersion: string | null;
+}
+
+/** LivePod — a pod as the informer cache holds it: its row and the row's content hash (computed once per version). */
+export interface LivePod {
+  readonly row: PodRow;
+  readonly hash: string;
+}
+
+/** StoredNode — what `nodes.nodes` holds of a node: enough to tell changes and to describe them. */
+export interface StoredNode {
+  readonly hash: string;
+  readonly deleted: boolean;
+  readonly uid: string;
+  readonly instanceId: string | null;
+  readonly ready: boolean;
+  readonly unschedulable: boolean;
+  readonly state: NodeState;
+  readonly taints: readonly NodeTaintRow[];
+  readonly allocatable: NodeResources;
+}
+
+export interface SyncSnapshot {
+  readonly nodes: Iterable<LiveNode>;
+  readonly pods: Iterable<LivePod>;
+  readonly storedNodes: ReadonlyMap<string, StoredNode>;
+  /** uid → content hash of the pods stored and not marked deleted. */
+  readonly storedPods: ReadonlyMap<string, string>;
+}
+
+/** NodeWrite — a node row to upsert: the full row (pods aggregated), its hash and resourceVersion. */
+export interface NodeWrite {
+  readonly row: NodeRow;
+  readonly hash: string;
+  readonly resourceVersion: string | null;
+}
+
+export type NodeChangeField = 'ready' | 'unschedulable' | 'state' | 'taints' | 'allocatable';
+
+/** Operator-facing summary of a node (the `data` of `node.added`). */
+export interface NodeSummary {
+  name: string;
+  uid: string;
+  instanceId: string | null;
+  instanceType: string | null;
+  zone: string | null;
+  capacityType: string | null;
+  nodePool: string | null;
+  state: NodeState;
+  ready: boolean;
+  unschedulable: boolean;
+}
+
+export interface NodeOperatorView {
+  ready: boolean;
+  unschedulable: boolean;
+  state: NodeState;
+  taints: readonly NodeTaintRow[];
+  allocatable: NodeResources;
+}
+
+export type NodeEventPlan =
+  | { type: 'node.added'; subject: string; data: NodeSummary }
+  | { type: 'node.removed'; subject: string; data: { name: string; uid: string; instanceId: string | null; lastState: NodeState } }
+  | {
+      type: 'node.changed';
+      subject: string;
+      data: { name: string; changed: NodeChangeField[]; before: NodeOperatorView; after: NodeOperatorView };
+    };
+
+/** SyncPlan — the writes of one cycle (only rows whose content changed) and the events they make. */
+export interface SyncPlan {
+  readonly nodeWrites: NodeWrite[];
+  readonly nodeRemovals: string[];
+  readonly podWrites: LivePod[];
+  readonly podRemovals: string[];
+  readonly events: NodeEventPlan[];
+  readonly nodesByState: Record<NodeState, number>;
+  readonly liveNodes: number;
+  readonly livePods: number;
+}
+
+/** workloadClassOf — DESIGN §6 on a pod row: gpu, stateful, batch, latency_sensitive, else stateless. */
+export function workloadClassOf(pod: PodRow): string {
+  if (pod.gpu > 0) return 'gpu';
+  if (pod.ownerKind === 'StatefulSet' || pod.workloadKind === 'StatefulSet' || pod.hasPvc) return 'stateful';
+  if (pod.ownerKind === 'Job' || pod.ownerKind === 'CronJob') return 'batch';
+  if (pod.qos === 'Guaranteed') return 'latency_sensitive';
+  return 'stateless';
+}
+
+const operatorView = (n: { ready: boolean; unschedulable: boolean; state: NodeState; taints: readonly NodeTaintRow[]; allocatable: NodeResources }): NodeOperatorView => ({
+  ready: n.ready,
+  unschedulable: n.unschedulable,
+  state: n.state,
+  taints: n.taints,
+  allocatable: n.allocatable,
+});
+
+const CHANGE_FIELDS: readonly NodeChangeField[] = ['ready', 'unschedulable', 'state', 'taints', 'allocatable'];
+
+/** operatorChanges — the operator-relevant fields (Ready, cordon, state, taints, allocatable) that differ. */
+export function operatorChanges(before: NodeOperatorView, after: NodeOperatorView): NodeChangeField[] {
+  return CHANGE_FIELDS.filter((f) => stableJson(before[f]) !== stableJson(after[f]));
+}
+
+export const summaryOf = (row: NodeRow): NodeSummary => ({
+  name: row.name,
+  uid: row.uid,
+  instanceId: row.instanceId,
+  instanceType: row.instanceType,
+  zone: row.zone,
+  capacityType: row.capacityType,
+  nodePool: row.nodePool,
+  state: row.state,
+  ready: row.ready,
+  unschedulable: row.unschedulable,
+});
+
+/** storedOf — what the store will hold of a node once `w` is written. */
+export const storedOf = (w: NodeWrite): StoredNode => ({
+  hash: w.hash,
+  deleted: false,
+  uid: w.row.uid,
+  instanceId: w.row.instanceId,
+  ready: w.row.ready,
+  unschedulable: w.row.unschedulable,
+  state: w.row.state,
+  taints: w.row.taints,
+  allocatable: w.row.allocatable,
+});
+
+/**
+ * planSync — compares the cluster (informer cache) with the store and returns only what changed: node rows whose
+ * content hash differs (pods aggregated into requested/podCount first), nodes gone from the API (marked deleted,
+ * kept), pod rows whose hash differs, pods gone. Events: `node.added` for a node new to the store (or back after
+ * being removed), `node.removed` for a node gone, `node.changed` only when an operator-relevant field changed.
+ * A cluster equal to the store gives an empty plan.
+ */
+export function planSync(s: SyncSnapshot): SyncPlan {
+  const podsByNode = new Map<string, PodRow[]>();
+  const podWrites: LivePod[] = [];
+  const livePodUids = new Set<string>();
+  for (const pod of s.pods) {
+    livePodUids.add(pod.row.uid);
+    if (pod.row.nodeName) {
+      const list = podsByNode.get(pod.row.nodeName);
+      if (list) list.push(pod.row);
+      else podsByNode.set(pod.row.nodeName, [pod.row]);
+    }
+    if (s.storedPods.get(pod.row.uid) !== pod.hash) podWrites.push(pod);
+  }
+  const podRemovals: string[] = [];
+  for (const uid of s.storedPods.keys()) if (!livePodUids.has(uid)) podRemovals.push(uid);
+
+  const nodeWrites: NodeWrite[] = [];
+  const events: NodeEventPlan[] = [];
+  const liveNames = new Set<string>();
+  const nodesByState: Record<NodeState, number> = { Ready: 0, NotReady: 0, Cordoned: 0, Draining: 0, Deleted: 0 };
+  for (const live of s.nodes) {
+    const agg = aggregatePods(podsByNode.get(live.row.name) ?? []);
+    const row: NodeRow = { ...live.row, requested: agg.requested, podCount: agg.podCount };
+    liveNames.add(row.name);
+    nodesByState[row.state]++;
+    const hash = contentHash(row);
+    const stored = s.storedNodes.get(row.name);
+    if (stored && !stored.deleted && stored.hash === hash) continue;
+    nodeWrites.push({ row, hash, resourceVersion: live.resourceVersion });
+    if (!stored || stored.deleted || stored.uid !== row.uid) {
+      events.push({ type: 'node.added', subject: row.name, data: summaryOf(row) });
+      continue;
+    }
+    const before = operatorView(stored);
+    const after = operatorView(row);
+    const changed = operatorChanges(before, after);
+    if (changed.length > 0) events.push({ type: 'node.changed', subject: row.name, data: { name: row.name, changed, before, after } });
+  }
+  const nodeRemovals: string[] = [];
+  for (const [name, stored] of s.storedNodes) {
+    if (stored.deleted || liveNames.has(name)) continue;
+    nodeRemovals.push(name);
+    events.push({ type: 'node.removed', subject: name, data: { name, uid: stored.uid, instanceId: stored.instanceId, lastState: stored.state } });
+  }
+  return { nodeWrites, nodeRemovals, podWrites, podRemovals, events, nodesByState, liveNodes: liveNames.size, livePods: livePodUids.size };
+}

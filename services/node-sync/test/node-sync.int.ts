@@ -1,0 +1,261 @@
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { Module, type INestApplication } from '@nestjs/common';
+import type { CloudEvent } from '@nodes-manager/contracts';
+import { createRuntime, loadConfig, type Runtime } from '@nodes-manager/platform';
+import { createTestDatabase, startTestApp, testEnv, testToken, waitFor, type TestDatabase } from '@nodes-manager/platform/testing';
+import { generateFleet, startKubeSim, type KubeSim } from '@nodes-manager/sim';
+import { ApiGatewayModule } from '../../api-gateway/src/api-gateway.module.js';
+import { apiGatewayConfigSpec } from '../../api-gateway/src/config.js';
+import { NodeSyncLoop } from '../src/adapters/inbound/node-sync.loop.js';
+import { loadNodeSyncConfig } from '../src/config.js';
+import { NodeSyncModule } from '../src/node-sync.module.js';
+import type { SyncCycleResult } from '../src/node-sync.service.js';
+import { KUBE_CACHE } from '../src/tokens.js';
+import type { KubeCache } from '../src/adapters/outbound/kube-cache.adapter.js';
+
+jest.setTimeout(60_000);
+
+const NODES = 30;
+const fleet = generateFleet({ seed: 11, nodes: NODES, podsPerNode: 8 });
+const names = fleet.nodes.map((n) => n.metadata!.name!).sort();
+const [cordoned, flipped, removed] = [names[3]!, names[7]!, names[11]!];
+
+let sim: KubeSim;
+let db: TestDatabase;
+let runtime: Runtime;
+let app: INestApplication;
+let url: string;
+let loop: NodeSyncLoop;
+let cache: KubeCache;
+const events: CloudEvent[] = [];
+const cycles: SyncCycleResult[] = [];
+
+const nodeSyncEnv = (dbUrl: string) =>
+  testEnv(dbUrl, { KUBECONFIG: sim.kubeconfigPath, SYNC_DEBOUNCE_MS: '50', SYNC_PAGE_SIZE: '40', SCAN_INTERVAL_SECONDS: '3600' });
+
+async function startNodeSync(dbUrl: string, withGateway: boolean) {
+  const rt = createRuntime({ mode: 'all-in-one', logLevel: 'warn', leaderRetryMs: 200 });
+  const imports = [NodeSyncModule.forRoot(loadNodeSyncConfig(nodeSyncEnv(dbUrl)))];
+  @Module({ imports: withGateway ? [ApiGatewayModule.forRoot(loadConfig(apiGatewayConfigSpec, testEnv(dbUrl))), ...imports] : imports })
+  class Root {}
+  const started = await startTestApp({ service: 'api-gateway', module: { module: Root }, runtime: rt, transport: withGateway ? 'in-process' : 'none', ...(withGateway ? { httpPort: 0 } : {}) });
+  return { ...started, runtime: rt, loop: started.app.get(NodeSyncLoop, { strict: false }), cache: started.app.get<KubeCache>(KUBE_CACHE, { strict: false }) };
+}
+
+beforeAll(async () => {
+  sim = await startKubeSim();
+  sim.load(structuredClone(fleet));
+  db = await createTestDatabase('nm_node_sync');
+  const s = await startNodeSync(db.url, true);
+  ({ app, runtime, loop, cache } = s);
+  url = s.url!;
+  runtime.eventBus!.tap((e) => events.push(e));
+  loop.onCycle((r) => cycles.push(r));
+});
+
+afterAll(async () => {
+  await app?.close();
+  await sim?.stop();
+  await db?.drop();
+});
+
+const api = async (path: string) => {
+  const res = await fetch(url + path, { headers: { authorization: `Bearer ${testToken('nodes:read')}` } });
+  return { status: res.status, body: (await res.json()) as any };
+};
+const wroteSomething = (r: SyncCycleResult) => !r.skipped && r.rowsWritten.nodeRows + r.rowsWritten.podRows > 0;
+
+describe('node-sync against the Kubernetes simulator and Postgres', () => {
+  it('projects the generated fleet into nodes.nodes and nodes.pods on the first sync', async () => {
+    await waitFor(async () => (await db.query<{ n: string }>('SELECT count(*) AS n FROM nodes.nodes'))[0]!.n === String(NODES), 'the first sync');
+    const pods = await db.query<{ n: string }>('SELECT count(*) AS n FROM nodes.pods WHERE deleted_at IS NULL');
+    expect(Number(pods[0]!.n)).toBe(fleet.pods.length);
+
+    const raw = fleet.nodes.find((n) => n.metadata!.name === names[0])!;
+    const labels = raw.metadata!.labels!;
+    const [row] = await db.query<any>('SELECT * FROM nodes.nodes WHERE name = $1', [names[0]]);
+    const bound = fleet.pods.filter((p) => p.spec!.nodeName === names[0] && !['Succeeded', 'Failed'].includes(p.status?.phase ?? ''));
+    expect(row).toMatchObject({
+      uid: raw.metadata!.uid,
+      provider_id: raw.spec!.providerID,
+      instance_id: raw.spec!.providerID!.split('/').pop(),
+      instance_type: labels['node.kubernetes.io/instance-type'],
+      zone: labels['topology.kubernetes.io/zone'],
+      capacity_type: labels['karpenter.sh/capacity-type'],
+      node_pool: labels['karpenter.sh/nodepool'],
+      ready: true,
+      unschedulable: false,
+      state: 'Ready',
+      pod_count: bound.length,
+      deleted_at: null,
+    });
+    expect(row.labels).toEqual(labels);
+    expect(Number(row.alloc_pods)).toBe(Number(raw.status!.allocatable!['pods']));
+    expect(Number(row.req_cpu_milli)).toBeGreaterThan(0);
+    expect(row.conditions.find((c: any) => c.type === 'Ready')).toMatchObject({ status: 'True' });
+
+    // The hash is over the projection; every written row got its events in the same transactions.
+    await waitFor(() => events.filter((e) => e.type === 'node.added').length === NODES, 'a node.added per node');
+    const synced = events.find((e) => e.type === 'nodes.synced')!;
+    expect(synced.data).toMatchObject({ nodes: NODES });
+    const [outbox] = await db.query<{ n: string }>(`SELECT count(*) AS n FROM nodes.outbox_node_sync WHERE type = 'node.added'`);
+    expect(Number(outbox!.n)).toBe(NODES);
+  });
+
+  it('a resync in which nothing changed writes zero rows and publishes nothing', async () => {
+    await waitFor(() => loop.last && !loop.last.skipped && cycles.length > 0, 'a cycle');
+    const [before] = await db.query<{ n: string }>('SELECT count(*) AS n FROM nodes.outbox_node_sync');
+    const from = cycles.length;
+    const lists = cache.nodes.stats.lists + cache.pods.stats.lists;
+    cache.nodes.resync();
+    cache.pods.resync();
+    await waitFor(() => cache.nodes.stats.lists + cache.pods.stats.lists >= lists + 2, 'both relists');
+    await loop.request('after-resync');
+    expect(cycles.length).toBeGreaterThan(from);
+    for (const c of cycles.slice(from)) {
+      expect(c).toMatchObject({ rowsWritten: { nodeRows: 0, podRows: 0 }, nodesAdded: 0, nodesChanged: 0, nodesRemoved: 0 });
+    }
+    const [after] = await db.query<{ n: string }>('SELECT count(*) AS n FROM nodes.outbox_node_sync');
+    expect(after!.n).toBe(before!.n);
+    expect(cache.nodes.stats.lists).toBeGreaterThanOrEqual(2);
+  });
+
+  it('a cordon, a Ready flip and a node deletion change exactly those rows and publish the right events', async () => {
+    const from = events.length;
+    const cyclesFrom = cycles.length;
+    sim.scenario.cordonAsKubectl(cordoned);
+    sim.scenario.setReady(flipped, false);
+    sim.scenario.deleteNode(removed);
+
+    await waitFor(() => events.slice(from).some((e) => e.type === 'node.removed'), 'node.removed');
+    await waitFor(async () => {
+      const rows = await db.query<any>('SELECT name, state FROM nodes.nodes WHERE name = ANY($1)', [[cordoned, flipped]]);
+      return rows.every((r) => r.state === (r.name === cordoned ? 'Cordoned' : 'NotReady'));
+    }, 'cordon and Ready flip written');
+    await waitFor(() => events.slice(from).filter((e) => e.type === 'node.changed').length >= 2, 'node.changed events');
+
+    const rows = await db.query<any>('SELECT name, state, ready, unschedulable, deleted_at FROM nodes.nodes WHERE name = ANY($1) ORDER BY name', [[cordoned, flipped, removed]]);
+    const byName = Object.fromEntries(rows.map((r) => [r.name, r]));
+    expect(byName[cordoned]).toMatchObject({ state: 'Cordoned', unschedulable: true, ready: true, deleted_at: null });
+    expect(byName[flipped]).toMatchObject({ state: 'NotReady', ready: false, unschedulable: false, deleted_at: null });
+    expect(byName[removed]).toMatchObject({ state: 'Deleted' });
+    expect(byName[removed].deleted_at).not.toBeNull();
+
+    const mine = events.slice(from);
+    const changed = mine.filter((e) => e.type === 'node.changed') as CloudEvent<any>[];
+    const cordonEv = changed.find((e) => e.subject === cordoned)!;
+    expect(cordonEv.data.changed).toEqual(expect.arrayContaining(['unschedulable', 'state']));
+    expect(cordonEv.data.after).toMatchObject({ unschedulable: true, state: 'Cordoned' });
+    const flipEv = changed.find((e) => e.subject === flipped)!;
+    expect(flipEv.data.changed).toEqual(expect.arrayContaining(['ready', 'state']));
+    expect(flipEv.data.before).toMatchObject({ ready: true });
+    expect(mine.find((e) => e.type === 'node.removed')).toMatchObject({ subject: removed, data: { name: removed, lastState: 'Ready' } });
+    expect(mine.filter((e) => e.type === 'node.added')).toHaveLength(0);
+    expect(mine.every((e) => e.actor === 'system:node-sync')).toBe(true);
+    // Only the three nodes were written (pods did not change).
+    const written = cycles.slice(cyclesFrom).reduce((n, c) => n + (c.skipped ? 0 : c.rowsWritten.nodeRows), 0);
+    expect(written).toBe(3);
+    expect(cycles.slice(cyclesFrom).reduce((n, c) => n + (c.skipped ? 0 : c.rowsWritten.podRows), 0)).toBe(0);
+  });
+
+  it('GET /api/v1/nodes pages through every live node in name order, with filters', async () => {
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const r = await api(`/api/v1/nodes?limit=7${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      expect(r.status).toBe(200);
+      seen.push(...r.body.items.map((n: any) => n.name));
+      cursor = r.body.nextCursor;
+      pages++;
+    } while (cursor);
+    expect(seen).toEqual(names.filter((n) => n !== removed));
+    expect(pages).toBe(Math.ceil((NODES - 1) / 7));
+
+    const zone = fleet.nodes[0]!.metadata!.labels!['topology.kubernetes.io/zone']!;
+    const byZone = await api(`/api/v1/nodes?zone=${zone}&limit=500`);
+    const expectedZone = fleet.nodes.filter((n) => n.metadata!.labels!['topology.kubernetes.io/zone'] === zone && n.metadata!.name !== removed);
+    expect(byZone.body.items.map((n: any) => n.name).sort()).toEqual(expectedZone.map((n) => n.metadata!.name).sort());
+
+    const spot = await api('/api/v1/nodes?capacityType=spot&limit=500');
+    expect(spot.body.items.length).toBeGreaterThan(0);
+    expect(spot.body.items.every((n: any) => n.capacityType === 'spot')).toBe(true);
+
+    expect((await api('/api/v1/nodes?state=Cordoned')).body.items.map((n: any) => n.name)).toEqual([cordoned]);
+    expect((await api('/api/v1/nodes?state=NotReady')).body.items.map((n: any) => n.name)).toEqual([flipped]);
+    expect((await api('/api/v1/nodes?state=Deleted')).body.items.map((n: any) => n.name)).toEqual([removed]);
+    const all = await api('/api/v1/nodes?includeDeleted=true&limit=500');
+    expect(all.body.items).toHaveLength(NODES);
+
+    const desc = await api('/api/v1/nodes?sort=-name&limit=3');
+    expect(desc.body.items.map((n: any) => n.name)).toEqual(names.filter((n) => n !== removed).reverse().slice(0, 3));
+
+    // -created: newest first, the same order on every page.
+    const byCreated: any[] = [];
+    cursor = undefined;
+    do {
+      const r = await api(`/api/v1/nodes?sort=-created&limit=4${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      byCreated.push(...r.body.items);
+      cursor = r.body.nextCursor;
+    } while (cursor);
+    expect(byCreated).toHaveLength(NODES - 1);
+    const keys = byCreated.map((n) => `${n.createdAt}|${n.name}`);
+    expect(keys).toEqual([...keys].sort().reverse());
+  });
+
+  it.each([
+    ['an unknown state', '/api/v1/nodes?state=Bogus'],
+    ['a zero limit', '/api/v1/nodes?limit=0'],
+    ['an unknown sort', '/api/v1/nodes?sort=zone'],
+    ['an unknown parameter', '/api/v1/nodes?colour=blue'],
+    ['a cursor that is not ours', '/api/v1/nodes?cursor=garbage'],
+  ])('answers 400 for %s', async (_, path) => {
+    const r = await api(path);
+    expect(r.status).toBe(400);
+    expect(r.body.code).toBe('VALIDATION_FAILED');
+  });
+
+  it('GET /api/v1/nodes/{name} and /{id} answer the node with its running pods; an unknown node is 404', async () => {
+    const name = names[0]!;
+    const r = await api(`/api/v1/nodes/${name}`);
+    expect(r.status).toBe(200);
+    const bound = fleet.pods.filter((p) => p.spec!.nodeName === name && !['Succeeded', 'Failed'].includes(p.status?.phase ?? ''));
+    expect(r.body).toMatchObject({ name, state: 'Ready', podCount: bound.length });
+    expect(r.body.pods.map((p: any) => p.uid).sort()).toEqual(bound.map((p) => p.metadata!.uid).sort());
+    expect(r.body.pods[0]).toEqual(expect.objectContaining({ namespace: expect.any(String), workloadClass: expect.any(String), requests: expect.any(Object) }));
+
+    const byId = await api(`/api/v1/nodes/${r.body.id}`);
+    expect(byId.status).toBe(200);
+    expect(byId.body.name).toBe(name);
+
+    const missing = await api('/api/v1/nodes/no-such-node');
+    expect(missing.status).toBe(404);
+    expect(missing.body.code).toBe('NOT_FOUND');
+  });
+
+  it('answers readiness with the kube-cache check, and exports sync metrics', async () => {
+    const r = await runtime.health.run('node-sync');
+    expect(r.checks['node-sync.kube-cache']).toMatchObject({ ok: true });
+    const text = await runtime.metrics.registry.metrics();
+    expect(text).toMatch(/nodes_manager_node_sync_duration_seconds_count\{[^}]*\} [1-9]/);
+    expect(text).toMatch(/nodes_manager_node_sync_rows_written_total\{[^}]*table="pods"[^}]*\} [1-9]/);
+    expect(text).toMatch(/nodes_manager_nodes\{[^}]*state="Cordoned"[^}]*\} 1/);
+  });
+
+  it('only the leader writes; a second replica takes over when the first stops', async () => {
+    const second = await startNodeSync(db.url, false);
+    try {
+      await second.cache.waitForSync(20_000);
+      await second.loop.request('probe');
+      expect(second.loop.last).toEqual({ skipped: 'not-leader' });
+
+      await app.close();
+      app = undefined as never;
+      await waitFor(() => second.loop.last && !second.loop.last.skipped, 'the second replica to lead', 20_000);
+      sim.scenario.uncordonAs(cordoned, 'kubectl-uncordon');
+      await waitFor(async () => (await db.query<any>('SELECT state FROM nodes.nodes WHERE name = $1', [cordoned]))[0]!.state === 'Ready', 'the new leader writes');
+    } finally {
+      await second.app.close();
+    }
+  });
+});
