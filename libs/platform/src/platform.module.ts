@@ -185,12 +185,14 @@ export class PlatformModule {
         inject: [RUNTIME, DATA_SOURCE, OUTBOX, EVENT_PUBLISHER, LOGGER],
         useFactory: (rt: Runtime, ds: DataSource, outbox: Outbox, pub: EventPublisher, logger: JsonLogger) => {
           const relay = new OutboxRelay(ds, outbox, pub, logger, { pollMs: 500 });
-          const pending = rt.metrics.gauge('nodes_manager_outbox_pending', 'Events waiting in the outbox', [], undefined);
-          const age = rt.metrics.gauge('nodes_manager_outbox_oldest_age_seconds', 'Age of the oldest unsent event');
+          rt.metrics.collectedGauge('nodes_manager_outbox_pending', 'Events waiting in the outbox', [], async (g) => {
+            g.set({ service }, (await relay.backlog()).pending);
+          });
+          rt.metrics.collectedGauge('nodes_manager_outbox_oldest_age_seconds', 'Age of the oldest unsent event', [], async (g) => {
+            g.set({ service }, (await relay.backlog()).oldestAgeSeconds);
+          });
           rt.health.register(`${service}.outbox`, async () => {
             const b = await relay.backlog();
-            pending.set({ service }, b.pending);
-            age.set({ service }, b.oldestAgeSeconds);
             return { ok: true, detail: `${b.pending} pending` };
           });
           return relay;

@@ -18,6 +18,31 @@ export class Metrics {
     return (this.registry.getSingleMetric(name) as client.Gauge<string>) ??
       new client.Gauge({ name, help, labelNames: ['service', ...labelNames], registers: [this.registry], ...(collect ? { collect } : {}) });
   }
+  private readonly collectors = new Map<string, (() => Promise<void> | void)[]>();
+
+  /**
+   * collectedGauge — a gauge refreshed at scrape time by every collector registered under its name (one per service
+   * module in the process), e.g. each service's outbox backlog.
+   */
+  collectedGauge(name: string, help: string, labelNames: string[], collector: (g: client.Gauge<string>) => Promise<void> | void): client.Gauge<string> {
+    const list = this.collectors.get(name) ?? [];
+    this.collectors.set(name, list);
+    const g = this.gauge(name, help, labelNames, async () => {
+      for (const c of list) await c();
+    });
+    list.push(() => collector(g));
+    return g;
+  }
+
+  /** apiError — counts a failed call to the Kubernetes or EC2 API, by operation and status code. */
+  apiError(api: 'kube' | 'ec2', service: string, operation: string, code: string | number | undefined): void {
+    this.counter(`nodes_manager_${api}_api_errors_total`, `Failed ${api === 'kube' ? 'Kubernetes' : 'EC2'} API calls`, ['operation', 'code']).inc({
+      service,
+      operation,
+      code: String(code ?? 'network'),
+    });
+  }
+
   histogram(name: string, help: string, labelNames: string[] = [], buckets?: number[]): client.Histogram<string> {
     return (this.registry.getSingleMetric(name) as client.Histogram<string>) ??
       new client.Histogram({ name, help, labelNames: ['service', ...labelNames], registers: [this.registry], ...(buckets ? { buckets } : {}) });

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import {
   Controller,
+  Inject,
   Injectable,
+  Optional,
   UseInterceptors,
   applyDecorators,
   type CallHandler,
@@ -28,6 +30,8 @@ import {
   type ServiceName,
 } from '@nodes-manager/contracts';
 import { CodedError } from '../errors/coded-error.js';
+import { RUNTIME } from '../runtime/tokens.js';
+import type { Runtime } from '../runtime/runtime.js';
 
 /**
  * Command queue options, shared by server and client: both assert the queue and different options close the
@@ -57,8 +61,21 @@ export function rmqServerOptions(service: ServiceName, url: string): RmqOptions 
  */
 @Injectable()
 export class CommandReplyInterceptor implements NestInterceptor {
+  constructor(@Optional() @Inject(RUNTIME) private readonly runtime?: Runtime) {}
+
   intercept(context: ExecutionContext, next: CallHandler): Observable<CommandReply> {
     const rpc = context.switchToRpc().getContext();
+    const started = process.hrtime.bigint();
+    const pattern = String(context.getHandler().name);
+    const observe = (outcome: string) => {
+      const m = this.runtime?.metrics;
+      if (!m) return;
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      m.histogram('nodes_manager_command_duration_seconds', 'Command handling time by handler and outcome', ['handler', 'outcome'], [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]).observe(
+        { service: context.getClass().name, handler: pattern, outcome },
+        seconds,
+      );
+    };
     const ack = () => {
       if (rpc instanceof RmqContext) {
         const ch = rpc.getChannelRef() as amqp.Channel;
@@ -72,11 +89,14 @@ export class CommandReplyInterceptor implements NestInterceptor {
     return next.handle().pipe(
       map((data): CommandReply => {
         ack();
+        observe('ok');
         return { ok: true, data: data ?? null };
       }),
       catchError((err) => {
         ack();
-        return of<CommandReply>({ ok: false, error: CodedError.from(err).toBody() });
+        const body = CodedError.from(err).toBody();
+        observe(body.code);
+        return of<CommandReply>({ ok: false, error: body });
       }),
     );
   }

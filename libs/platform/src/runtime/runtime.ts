@@ -5,6 +5,9 @@ import { Metrics } from '../health/metrics.js';
 import { InProcessEventBus } from '../messaging/in-process-bus.js';
 import { InProcessRegistry } from '../messaging/commands.js';
 import type { LogLevel } from '../logging/logger.js';
+import { METRICS, RUNTIME } from './tokens.js';
+
+export { METRICS, RUNTIME } from './tokens.js';
 
 /**
  * Runtime — what the way of running (split or all-in-one) decides, shared by every service module in the process:
@@ -25,8 +28,6 @@ export interface Runtime {
   /** Faster loops for tests: scales relay polls and leader retries. */
   leaderRetryMs?: number;
 }
-export const RUNTIME = Symbol('RUNTIME');
-export const METRICS = Symbol('METRICS');
 
 export function createRuntime(opts: Partial<Runtime> & Pick<Runtime, 'mode'>): Runtime {
   const allInOne = opts.mode === 'all-in-one';

@@ -1,0 +1,3 @@
+/** Injection tokens of the process-wide runtime; in a file of their own so any module can import them without cycles. */
+export const RUNTIME = Symbol('RUNTIME');
+export const METRICS = Symbol('METRICS');
