@@ -63,6 +63,24 @@ describe('karpenter-gateway without Karpenter (through the REST API)', () => {
     expect(warnings()).toBe(1);
   });
 
+  it('an API server that fails is an UPSTREAM_ERROR (502), never mistaken for "not installed"', async () => {
+    h.sim.faults.set({ rate500: 1 });
+    try {
+      // Past the 1 s cache, discovery itself fails.
+      const res = await waitFor(async () => {
+        const r = await h.call('GET', '/api/v1/nodepools');
+        return r.status === 502 ? r : undefined;
+      }, 'discovery failure surfaced', 5_000, 100);
+      expect(res.body.code).toBe('UPSTREAM_ERROR');
+      expect(res.body).not.toHaveProperty('karpenterInstalled');
+      expect((await h.call('POST', '/api/v1/nodepools', aNodePool())).status).toBe(502);
+    } finally {
+      h.sim.faults.clear();
+    }
+    expect((await h.call('GET', '/api/v1/nodepools')).body).toEqual({ items: [], karpenterInstalled: false });
+    expect(warnings()).toBe(1);
+  });
+
   it('notices Karpenter being installed, and removed again, without a restart (within the 1 s discovery cache)', async () => {
     h.sim.scenario.installKarpenter();
     const installedAt = Date.now();
