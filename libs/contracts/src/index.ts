@@ -4,3 +4,4 @@ export * from './errors.js';
 export * from './commands.js';
 export * from './uncordon.js';
 export * from './api.js';
+export * from './event-schemas.js';

@@ -1,0 +1,102 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { describe, expect, it } from '@jest/globals';
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { parse, stringify } from 'yaml';
+import { ALL_EVENT_TYPES, EventTypes, type EventType } from './events.js';
+import { asyncApiDocument, cloudEventSchema, EVENT_DATA_SCHEMAS, EVENT_SOURCES, messageName } from './event-schemas.js';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+const ASYNCAPI_PATH = new URL('../../../docs/asyncapi.yaml', import.meta.url);
+const VERSION = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const HEADER = '# Generated from libs/contracts/src/event-schemas.ts — do not edit by hand.\n# Regenerate: UPDATE_DOCS=1 NODE_OPTIONS=--experimental-vm-modules npx jest libs/contracts/src/event-schemas.spec.ts\n';
+
+// Regenerating is explicit; without UPDATE_DOCS the committed document must already equal the generated one.
+if (process.env['UPDATE_DOCS'] === '1') writeFileSync(ASYNCAPI_PATH, HEADER + stringify(asyncApiDocument(VERSION), { lineWidth: 0, aliasDuplicateObjects: false }));
+const published = parse(readFileSync(ASYNCAPI_PATH, 'utf8')) as {
+  asyncapi: string;
+  channels: Record<string, { address: string; messages: Record<string, { $ref: string }> }>;
+  components: { messages: Record<string, { name: string; payload: object }> };
+};
+
+/** A validator over the message payloads as docs/asyncapi.yaml publishes them (not the TypeScript objects). */
+const ajv = addFormats(new Ajv({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true }));
+const validatorOf = (type: EventType) => ajv.compile(published.components.messages[messageName(type)]!.payload);
+
+const envelope = (type: EventType, data: unknown) => ({
+  specversion: '1.0',
+  id: '6f1c1b9e-0a59-4d57-9a3e-1f2a3b4c5d6e',
+  source: `nodes-manager/${EVENT_SOURCES[type]}`,
+  type,
+  time: '2026-11-30T10:00:00.000Z',
+  datacontenttype: 'application/json',
+  actor: 'system:test',
+  data,
+});
+
+const evidence = { cordonedSince: '2026-11-30T09:30:00.000Z', cordonedSinceSource: 'managed-fields', cordonManager: 'node-termination-handler', cordonManagerKind: 'node-termination-handler', provenance: 'managed-fields', rebalanceTaint: true, ready: true, readySince: '2026-11-29T08:00:00.000Z', effectiveGraceMinutes: 15, flapCount: 0, cordonedForMs: 1_800_000 };
+const progress = { podsTotal: 2, podsLeft: 0, pdbWaits: 1, errors: [], resumed: 0, pods: [{ pod: 'shop/web-1', phase: 'gone', attempts: 2 }], skipped: [{ pod: 'kube-system/aws-node-x', reason: 'DAEMONSET' }], refused: [] };
+const view = { ready: true, unschedulable: false, state: 'Ready', taints: [], allocatable: { cpuMilli: 1930, memoryBytes: 7_000_000_000, gpu: 0, pods: 29 } };
+const heartbeatData = { service: 'node-sync', mode: 'split' };
+
+/** One realistic `data` per action routing key (heartbeats are added below from ALL_EVENT_TYPES). */
+const SAMPLES: Record<string, unknown> = {
+  [EventTypes.nodeAdded]: { name: 'ip-10-0-1-5.ec2.internal', uid: 'u1', instanceId: 'i-0abc', instanceType: 'm5.large', zone: 'us-east-1a', capacityType: 'spot', nodePool: 'default', state: 'Ready', ready: true, unschedulable: false },
+  [EventTypes.nodeRemoved]: { name: 'ip-10-0-1-5.ec2.internal', uid: 'u1', instanceId: null, lastState: 'Cordoned' },
+  [EventTypes.nodeChanged]: { name: 'ip-10-0-1-5.ec2.internal', changed: ['unschedulable', 'state', 'taints'], before: view, after: { ...view, unschedulable: true, state: 'Cordoned', taints: [{ key: 'node.kubernetes.io/unschedulable', value: null, effect: 'NoSchedule' }] } },
+  [EventTypes.nodesSynced]: { trigger: 'timer', nodesAdded: 1, nodesRemoved: 0, nodesChanged: 2, podsWritten: 40, podsRemoved: 3, nodes: 12, pods: 300, nodesByState: { Ready: 11, Cordoned: 1 }, rowsWritten: { nodeRows: 3, podRows: 43 }, durationMs: 41.5 },
+  [EventTypes.nodeUncordoned]: { node: 'ip-10-0-1-5.ec2.internal', reason: 'UNCORDON', description: 'cordoned by node-termination-handler 30 m ago, Ready since', evidence, uncordonedAt: '2026-11-30T10:00:00.000Z', rebalanceTaintRemoved: true },
+  [EventTypes.nodeDrainStarted]: { operationId: '0b9a4f0e-8f53-4c55-a7a1-5c1f0a1b2c3d', node: 'n1', status: 'running', progress },
+  [EventTypes.nodeDrainCompleted]: { operationId: '0b9a4f0e-8f53-4c55-a7a1-5c1f0a1b2c3d', node: 'n1', status: 'completed', progress },
+  [EventTypes.nodeDrainFailed]: { operationId: '0b9a4f0e-8f53-4c55-a7a1-5c1f0a1b2c3d', node: 'n1', status: 'failed', reason: 'TIMEOUT_BLOCKED_BY_PDB', message: 'shop/web-1 still blocked', progress },
+  [EventTypes.schedulingDecided]: { id: '2c1d4e5f-1111-4222-8333-944455566677', kind: 'consolidation.plan', subject: 'cluster', outcome: 'planned', reason: 'UNDERUTILIZED', rationale: 'two nodes under 30 %', score: null, details: { planId: 'p' }, actor: 'system:scheduler-scoring', correlationId: null, createdAt: '2026-11-30T10:00:00.000Z' },
+  [EventTypes.optimizePlanned]: { planId: '2c1d4e5f-1111-4222-8333-944455566677', mode: 'plan', dryRun: true, remove: [{ node: 'n2', reason: 'underutilized', utilization: 0.21, savingsUsdPerHour: 0.04 }], blocked: 1, hourlySavingsUsd: 0.04, monthlySavingsUsd: 29.2, priceSource: 'spot-advisor' },
+  [EventTypes.optimizeExecuted]: { planId: '2c1d4e5f-1111-4222-8333-944455566677', drained: [{ node: 'n2', operationId: '0b9a4f0e-8f53-4c55-a7a1-5c1f0a1b2c3d', status: 'pending' }], skipped: [{ node: 'n3', reason: 'max_disruptions', detail: 'OPTIMIZE_MAX_DISRUPTIONS=1 drains already in flight' }] },
+  [EventTypes.nodepoolCreated]: { nodePool: 'batch', spec: { template: {} }, resourceVersion: '42' },
+  [EventTypes.nodepoolUpdated]: { nodePool: 'batch', patch: { limits: { cpu: '200' } }, before: { limits: null, disruption: { consolidationPolicy: 'WhenEmpty' } }, after: { limits: { cpu: '200' }, disruption: { consolidationPolicy: 'WhenEmpty' } }, resourceVersion: '43' },
+  [EventTypes.nodepoolDeleted]: { nodePool: 'batch', uid: null },
+  [EventTypes.nodepoolConsolidationRequested]: { nodePool: 'batch', dryRun: false, nodeClaims: [{ nodeClaim: 'batch-x1', node: 'n2', reason: 'Underutilized' }], failed: [], skipped: [{ node: 'n3', reason: 'budget_exhausted' }], budget: { poolNodes: 5, disrupting: 0, active: [{ index: 0, nodes: '10%', allowed: 1 }], allowed: { Underutilized: 1, Empty: 1, Drifted: null } }, planned: 2 },
+  [EventTypes.spotPricesRefreshed]: { region: 'us-east-1', fetchedAt: '2026-11-30T10:00:00.000Z', windowStart: '2026-11-30T04:00:00.000Z', windowEnd: '2026-11-30T10:00:00.000Z', samples: 120, inserted: 30, pools: 40, instanceTypes: 8, zones: ['us-east-1a', 'us-east-1b'] },
+  [EventTypes.instanceProvisioned]: { requestId: '2c1d4e5f-1111-4222-8333-944455566677', clientToken: 'abc', region: 'us-east-1', reservationId: 'r-0123', instanceType: 'm5.large', count: 1, instanceIds: ['i-0abc'], requestedBy: 'alice' },
+};
+const sampleOf = (type: EventType) => (type.startsWith('heartbeat.') ? { ...heartbeatData, service: type.slice('heartbeat.'.length) } : SAMPLES[type]);
+
+describe('docs/asyncapi.yaml', () => {
+  it('is what libs/contracts generates (regenerate with UPDATE_DOCS=1)', () => {
+    expect(published).toEqual(JSON.parse(JSON.stringify(asyncApiDocument(VERSION))));
+    expect(published.asyncapi).toBe('3.0.0');
+  });
+
+  it('lists exactly ALL_EVENT_TYPES, as channels and as messages', () => {
+    expect(Object.values(published.channels).map((c) => c.address).sort()).toEqual([...ALL_EVENT_TYPES].sort());
+    expect(Object.values(published.components.messages).map((m) => m.name).sort()).toEqual([...ALL_EVENT_TYPES].sort());
+    expect(Object.keys(EVENT_DATA_SCHEMAS).sort()).toEqual([...ALL_EVENT_TYPES].sort());
+  });
+
+  it.each(ALL_EVENT_TYPES.map((t) => [t]))('validates a sample %s event', (type) => {
+    const validate = validatorOf(type);
+    const ok = validate(envelope(type, sampleOf(type)));
+    expect(validate.errors ?? []).toEqual([]);
+    expect(ok).toBe(true);
+  });
+
+  it.each(ALL_EVENT_TYPES.map((t) => [t]))('refuses a %s event whose data lacks a required field, or has one unknown', (type) => {
+    const validate = validatorOf(type);
+    const data = sampleOf(type) as Record<string, unknown>;
+    const [first] = (cloudEventSchema(type)['properties'] as { data: { required: string[] } }).data.required;
+    const { [first!]: _dropped, ...missing } = data;
+    expect(validate(envelope(type, missing))).toBe(false);
+    expect(validate(envelope(type, { ...data, surprise: 1 }))).toBe(false);
+  });
+
+  it.each([
+    ['another routing key in `type`', (e: Record<string, unknown>) => ({ ...e, type: 'node.removed' })],
+    ['another service as `source`', (e: Record<string, unknown>) => ({ ...e, source: 'nodes-manager/spot-advisor' })],
+    ['a specversion other than 1.0', (e: Record<string, unknown>) => ({ ...e, specversion: '0.3' })],
+    ['a time that is not RFC 3339', (e: Record<string, unknown>) => ({ ...e, time: 'yesterday' })],
+    ['no id', ({ id: _id, ...e }: Record<string, unknown>) => e],
+    ['a node state that does not exist', (e: Record<string, unknown>) => ({ ...e, data: { ...(e['data'] as object), state: 'Sleeping' } })],
+  ])('refuses a node.added envelope with %s', (_, spoil) => {
+    expect(validatorOf('node.added')(spoil(envelope('node.added', SAMPLES['node.added'])))).toBe(false);
+  });
+});

@@ -1,0 +1,381 @@
+/**
+ * JSON Schemas (draft-07, plain objects) of the `data` of every event on `nodes.events`, keyed by routing key, and
+ * the AsyncAPI 3.0 document built from them (docs/asyncapi.yaml is generated from {@link asyncApiDocument} and a
+ * test checks the two agree). Data only: no I/O. Top-level `data` objects are closed (`additionalProperties:
+ * false`) so that a producer adding a field fails the contract test until the field is documented here; consumers
+ * should still ignore fields they do not know.
+ */
+import { ALL_EVENT_TYPES, EVENTS_EXCHANGE, EventTypes, ServiceNames, heartbeatType, type EventType, type ServiceName } from './events.js';
+import { NODE_STATES } from './api.js';
+import { DrainFailureReason, DrainPodOutcome, DrainStatus, UNCORDON_REASONS } from './uncordon.js';
+
+/** JsonSchema — a JSON Schema as a plain object. */
+export type JsonSchema = { readonly [key: string]: unknown };
+
+const str = (description?: string): JsonSchema => ({ type: 'string', ...(description ? { description } : {}) });
+const nullableStr = (description?: string): JsonSchema => ({ type: ['string', 'null'], ...(description ? { description } : {}) });
+const int = (description?: string): JsonSchema => ({ type: 'integer', minimum: 0, ...(description ? { description } : {}) });
+const num = (description?: string): JsonSchema => ({ type: 'number', ...(description ? { description } : {}) });
+const bool = (description?: string): JsonSchema => ({ type: 'boolean', ...(description ? { description } : {}) });
+const time = (description?: string): JsonSchema => ({ type: 'string', format: 'date-time', ...(description ? { description } : {}) });
+const uuid = (description?: string): JsonSchema => ({ type: 'string', format: 'uuid', ...(description ? { description } : {}) });
+const arrayOf = (items: JsonSchema, description?: string): JsonSchema => ({ type: 'array', items, ...(description ? { description } : {}) });
+const anyObject = (description?: string): JsonSchema => ({ type: 'object', ...(description ? { description } : {}) });
+
+/** closed — an object with exactly these properties; those not listed in `optional` are required. */
+function closed(properties: Record<string, JsonSchema>, optional: readonly string[] = [], description?: string): JsonSchema {
+  return {
+    type: 'object',
+    ...(description ? { description } : {}),
+    properties,
+    required: Object.keys(properties).filter((k) => !optional.includes(k)),
+    additionalProperties: false,
+  };
+}
+
+const nodeState: JsonSchema = { type: 'string', enum: [...NODE_STATES] };
+const taint = closed({ key: str(), value: nullableStr(), effect: str('NoSchedule, PreferNoSchedule or NoExecute') });
+const nodeResources = closed({ cpuMilli: int(), memoryBytes: int(), gpu: int(), pods: int() });
+const nodeOperatorView = closed({ ready: bool(), unschedulable: bool(), state: nodeState, taints: arrayOf(taint), allocatable: nodeResources });
+
+const uncordonEvidence = closed(
+  {
+    cordonedSince: time('T: when the cordon was set'),
+    cordonedSinceSource: { type: 'string', enum: ['managed-fields', 'first-seen'] },
+    cordonManager: str('the managedFields manager owning f:spec.f:unschedulable, verbatim'),
+    cordonManagerKind: {
+      type: 'string',
+      enum: ['node-termination-handler', 'kubectl-cordon', 'karpenter', 'cluster-autoscaler', 'nodes-manager', 'ancient-changes', 'unknown'],
+    },
+    provenance: { type: 'string', enum: ['managed-fields', 'rebalance-taint'] },
+    rebalanceTaint: bool(),
+    ready: bool(),
+    readySince: time("the Ready condition's lastTransitionTime"),
+    effectiveGraceMinutes: num('gracePeriodMinutes × 2^flapCount'),
+    flapCount: int('uncordons of this node by nodes-manager in the 24 h before'),
+    cordonedForMs: num(),
+    blockingTaints: arrayOf(str()),
+    blockingKey: str(),
+  },
+  [
+    'cordonedSince', 'cordonedSinceSource', 'cordonManager', 'cordonManagerKind', 'provenance', 'rebalanceTaint', 'ready',
+    'readySince', 'effectiveGraceMinutes', 'flapCount', 'cordonedForMs', 'blockingTaints', 'blockingKey',
+  ],
+  'What the verdict was based on (DESIGN §4).',
+);
+
+const podReason = closed({ pod: str('namespace/name'), reason: str() });
+const drainProgress = closed(
+  {
+    podsTotal: int(),
+    podsLeft: int(),
+    pdbWaits: int('evictions refused by a PodDisruptionBudget (429), each retry counted'),
+    errors: arrayOf(str()),
+    resumed: int('how often a restarted leader picked the operation up again'),
+    pods: arrayOf(closed({ pod: str(), phase: str(), attempts: int(), lastMessage: str() }, ['lastMessage'])),
+    skipped: arrayOf(podReason),
+    refused: arrayOf(podReason),
+    outcomes: arrayOf(closed({ pod: str(), outcome: { type: 'string', enum: Object.values(DrainPodOutcome) } })),
+  },
+  ['outcomes'],
+);
+const drainEvent = (status: readonly string[], failed: boolean): JsonSchema =>
+  closed(
+    {
+      operationId: uuid('the drain operation: GET /api/v1/drains/{operationId}'),
+      node: str(),
+      status: { type: 'string', enum: [...status] },
+      reason: failed ? { type: 'string', enum: Object.values(DrainFailureReason) } : str(),
+      message: str(),
+      progress: drainProgress,
+    },
+    failed ? ['message', 'progress'] : ['reason', 'message', 'progress'],
+  );
+
+const poolLimitsAndDisruption = closed({ limits: { type: ['object', 'null'] }, disruption: { type: ['object', 'null'] } });
+const disruptionReason: JsonSchema = { type: 'string', enum: ['Underutilized', 'Empty', 'Drifted'] };
+const consolidationResult = closed(
+  {
+    nodePool: str(),
+    dryRun: bool('always false on the event: a dry run publishes nothing'),
+    nodeClaims: arrayOf(closed({ nodeClaim: str(), node: str(), reason: disruptionReason }), 'the NodeClaims deleted'),
+    failed: arrayOf(closed({ nodeClaim: str(), node: str(), error: str() })),
+    skipped: arrayOf(
+      closed(
+        {
+          node: str(),
+          nodeClaim: str(),
+          reason: { type: 'string', enum: ['no_nodeclaim', 'already_deleting', 'nodeclaim_do_not_disrupt', 'node_do_not_disrupt', 'budget_exhausted', 'duplicate'] },
+        },
+        ['nodeClaim'],
+      ),
+    ),
+    budget: closed({
+      poolNodes: int(),
+      disrupting: int(),
+      active: arrayOf(closed({ index: int(), nodes: str(), reasons: arrayOf(disruptionReason), allowed: int() }, ['reasons'])),
+      allowed: {
+        type: 'object',
+        description: 'per reason, how many NodeClaims could go before this selection (null: no budget caps it)',
+        additionalProperties: { type: ['integer', 'null'] },
+      },
+    }),
+    planned: int('removals in the scheduler-scoring plan for this pool'),
+  },
+  [],
+);
+
+const heartbeat = closed({ service: { type: 'string', enum: [...ServiceNames] }, mode: { type: 'string', enum: ['split', 'all-in-one'] } });
+
+/** EVENT_DATA_SCHEMAS — the JSON Schema of `data`, for every routing key in {@link ALL_EVENT_TYPES}. */
+export const EVENT_DATA_SCHEMAS: Readonly<Record<EventType, JsonSchema>> = {
+  [EventTypes.nodeAdded]: closed(
+    {
+      name: str(),
+      uid: str(),
+      instanceId: nullableStr('EC2 instance id (i-…) from the providerID'),
+      instanceType: nullableStr(),
+      zone: nullableStr(),
+      capacityType: nullableStr('spot or on-demand'),
+      nodePool: nullableStr('Karpenter NodePool or EKS node group'),
+      state: nodeState,
+      ready: bool(),
+      unschedulable: bool(),
+    },
+    [],
+    'A node appeared in the cluster.',
+  ),
+  [EventTypes.nodeRemoved]: closed({ name: str(), uid: str(), instanceId: nullableStr(), lastState: nodeState }, [], 'A node left the cluster.'),
+  [EventTypes.nodeChanged]: closed(
+    {
+      name: str(),
+      changed: arrayOf({ type: 'string', enum: ['ready', 'unschedulable', 'state', 'taints', 'allocatable'] }),
+      before: nodeOperatorView,
+      after: nodeOperatorView,
+    },
+    [],
+    "A node's operator-visible fields changed.",
+  ),
+  [EventTypes.nodesSynced]: closed(
+    {
+      trigger: str('what started the cycle (timer, watch, …)'),
+      nodesAdded: int(),
+      nodesRemoved: int(),
+      nodesChanged: int(),
+      podsWritten: int(),
+      podsRemoved: int(),
+      nodes: int('live nodes'),
+      pods: int('live pods'),
+      nodesByState: { type: 'object', propertyNames: { enum: [...NODE_STATES] }, additionalProperties: { type: 'integer', minimum: 0 } },
+      rowsWritten: closed({ nodeRows: int(), podRows: int() }),
+      durationMs: num(),
+    },
+    [],
+    'One node-sync cycle wrote its changes.',
+  ),
+  [EventTypes.nodeUncordoned]: closed(
+    {
+      node: str(),
+      reason: { type: 'string', enum: [...UNCORDON_REASONS] },
+      description: str('plain-language summary of the evidence'),
+      evidence: uncordonEvidence,
+      uncordonedAt: time(),
+      rebalanceTaintRemoved: bool("NTH's rebalance-recommendation taint was removed with the cordon"),
+    },
+    [],
+    'Auto-uncordon reversed a Spot rebalance cordon (DESIGN §4).',
+  ),
+  [EventTypes.nodeDrainStarted]: drainEvent([DrainStatus.PENDING, DrainStatus.RUNNING], false),
+  [EventTypes.nodeDrainCompleted]: drainEvent([DrainStatus.COMPLETED], false),
+  [EventTypes.nodeDrainFailed]: drainEvent([DrainStatus.FAILED], true),
+  [EventTypes.schedulingDecided]: closed(
+    {
+      id: uuid(),
+      kind: str('what was decided: placement, scale-up, consolidation plan or action, …'),
+      subject: str('the node, workload or plan the decision is about'),
+      outcome: str(),
+      reason: str('machine-readable reason'),
+      rationale: str('plain-language rationale naming the deciding factors'),
+      score: { type: ['number', 'null'] },
+      details: anyObject(),
+      actor: str(),
+      correlationId: nullableStr(),
+      createdAt: time(),
+    },
+    [],
+    'A scheduling decision was recorded (the decision log: GET /api/v1/decisions).',
+  ),
+  [EventTypes.optimizePlanned]: closed(
+    {
+      planId: uuid(),
+      mode: { type: 'string', enum: ['plan', 'execute'] },
+      dryRun: bool(),
+      remove: arrayOf(
+        closed({ node: str(), reason: { type: 'string', enum: ['empty', 'underutilized'] }, utilization: num('max(cpu, memory) requested / allocatable'), savingsUsdPerHour: num() }),
+      ),
+      blocked: int('nodes that could not be removed'),
+      hourlySavingsUsd: num(),
+      monthlySavingsUsd: num('hourly × 730'),
+      priceSource: { type: 'string', enum: ['spot-advisor', 'bundled-catalog'] },
+    },
+    [],
+    'A consolidation plan was made.',
+  ),
+  [EventTypes.optimizeExecuted]: closed(
+    {
+      planId: uuid(),
+      drained: arrayOf(closed({ node: str(), operationId: uuid(), status: str() })),
+      skipped: arrayOf(closed({ node: str(), reason: str(), detail: str() })),
+    },
+    [],
+    'A consolidation plan was carried out: drains started, removals skipped.',
+  ),
+  [EventTypes.nodepoolCreated]: closed({ nodePool: str(), spec: anyObject('the NodePool spec as created'), resourceVersion: str() }),
+  [EventTypes.nodepoolUpdated]: closed({
+    nodePool: str(),
+    patch: anyObject('the merge patch of spec.limits / spec.disruption'),
+    before: poolLimitsAndDisruption,
+    after: poolLimitsAndDisruption,
+    resourceVersion: str(),
+  }),
+  [EventTypes.nodepoolDeleted]: closed({ nodePool: str(), uid: nullableStr() }),
+  [EventTypes.nodepoolConsolidationRequested]: consolidationResult,
+  [EventTypes.spotPricesRefreshed]: closed(
+    {
+      region: str(),
+      fetchedAt: time(),
+      windowStart: time(),
+      windowEnd: time(),
+      samples: int('price-history samples read'),
+      inserted: int('new samples stored'),
+      pools: int('instance type × zone pools'),
+      instanceTypes: int(),
+      zones: arrayOf(str()),
+    },
+    [],
+    "A region's Spot price history was re-read.",
+  ),
+  [EventTypes.instanceProvisioned]: closed(
+    {
+      requestId: uuid(),
+      clientToken: str('the idempotency token the caller sent'),
+      region: str(),
+      reservationId: str(),
+      instanceType: str(),
+      count: int(),
+      instanceIds: arrayOf(str()),
+      requestedBy: str('the actor (JWT sub) who asked'),
+    },
+    [],
+    'On-demand instances were launched (POST /api/v1/instances).',
+  ),
+  ...(Object.fromEntries(ServiceNames.map((s) => [heartbeatType(s), heartbeat])) as Record<`heartbeat.${ServiceName}`, JsonSchema>),
+};
+
+/** EVENT_SOURCES — the service that publishes each routing key (the CloudEvents `source` is `nodes-manager/<service>`). */
+export const EVENT_SOURCES: Readonly<Record<EventType, ServiceName>> = {
+  'node.added': 'node-sync',
+  'node.removed': 'node-sync',
+  'node.changed': 'node-sync',
+  'nodes.synced': 'node-sync',
+  'node.uncordoned': 'uncordon',
+  'node.drain.started': 'uncordon',
+  'node.drain.completed': 'uncordon',
+  'node.drain.failed': 'uncordon',
+  'scheduling.decided': 'scheduler-scoring',
+  'optimize.planned': 'scheduler-scoring',
+  'optimize.executed': 'scheduler-scoring',
+  'nodepool.created': 'karpenter-gateway',
+  'nodepool.updated': 'karpenter-gateway',
+  'nodepool.deleted': 'karpenter-gateway',
+  'nodepool.consolidation.requested': 'karpenter-gateway',
+  'spot.prices.refreshed': 'spot-advisor',
+  'instance.provisioned': 'spot-advisor',
+  ...(Object.fromEntries(ServiceNames.map((s) => [heartbeatType(s), s])) as Record<`heartbeat.${ServiceName}`, ServiceName>),
+};
+
+/** cloudEventSchema — the whole message of one routing key: the CloudEvents 1.0 envelope with that `type` and `data`. */
+export function cloudEventSchema(type: EventType): JsonSchema {
+  return {
+    type: 'object',
+    description: 'CloudEvents 1.0, JSON structured mode; the AMQP routing key equals `type`.',
+    properties: {
+      specversion: { const: '1.0' },
+      id: uuid('unique per event; consumers deduplicate on it'),
+      source: { const: `nodes-manager/${EVENT_SOURCES[type]}` },
+      type: { const: type },
+      time: time(),
+      datacontenttype: { const: 'application/json' },
+      subject: str('the node, NodePool or region the event is about'),
+      actor: str('who asked: a JWT sub, or system:<service> for the loops'),
+      correlationid: str('ties the request, the action and its events together'),
+      data: EVENT_DATA_SCHEMAS[type],
+    },
+    required: ['specversion', 'id', 'source', 'type', 'time', 'datacontenttype', 'data'],
+    additionalProperties: false,
+  };
+}
+
+/** messageName — an AsyncAPI component name for a routing key (`node.drain.started` → `nodeDrainStarted`). */
+export const messageName = (type: EventType): string => type.replace(/[.-]([a-z])/g, (_, c: string) => c.toUpperCase());
+
+/**
+ * asyncApiDocument — AsyncAPI 3.0 for `nodes.events`: one channel per routing key (an AMQP topic exchange binding),
+ * one receive operation per channel (what a subscriber does), one message per routing key whose payload is the
+ * CloudEvent with that key's data schema.
+ */
+export function asyncApiDocument(version: string): Record<string, unknown> {
+  const channels: Record<string, unknown> = {};
+  const operations: Record<string, unknown> = {};
+  const messages: Record<string, unknown> = {};
+  for (const type of ALL_EVENT_TYPES) {
+    const name = messageName(type);
+    messages[name] = {
+      name: type,
+      title: type,
+      summary: (EVENT_DATA_SCHEMAS[type]['description'] as string | undefined) ?? `${type} from ${EVENT_SOURCES[type]}`,
+      contentType: 'application/cloudevents+json',
+      headers: {
+        type: 'object',
+        properties: { 'content-type': { type: 'string', const: 'application/cloudevents+json' } },
+      },
+      payload: cloudEventSchema(type),
+      bindings: { amqp: { deliveryMode: 2, bindingVersion: '0.3.0' } },
+    };
+    channels[name] = {
+      address: type,
+      title: type,
+      description: `Routing key \`${type}\` on the \`${EVENTS_EXCHANGE}\` topic exchange, published by ${EVENT_SOURCES[type]}.`,
+      messages: { [name]: { $ref: `#/components/messages/${name}` } },
+      bindings: {
+        amqp: { is: 'routingKey', exchange: { name: EVENTS_EXCHANGE, type: 'topic', durable: true, autoDelete: false, vhost: '/' }, bindingVersion: '0.3.0' },
+      },
+    };
+    operations[`receive${name[0]!.toUpperCase()}${name.slice(1)}`] = {
+      action: 'receive',
+      channel: { $ref: `#/channels/${name}` },
+      messages: [{ $ref: `#/channels/${name}/messages/${name}` }],
+      bindings: { amqp: { ack: true, bindingVersion: '0.3.0' } },
+    };
+  }
+  return {
+    asyncapi: '3.0.0',
+    info: {
+      title: 'nodes-manager events',
+      version,
+      description: [
+        `Every action of nodes-manager is published as a CloudEvent 1.0 (JSON structured mode) on the durable topic exchange \`${EVENTS_EXCHANGE}\`,`,
+        'persistent and with publisher confirms, from a transactional outbox: an outage delays events, it never drops them, and an event may arrive',
+        'more than once — deduplicate on the CloudEvents `id`. The routing key equals the CloudEvents `type`; bind your own queue with',
+        'a key or a pattern (`node.#`, `nodepool.*`, `heartbeat.*`). Generated from libs/contracts/src/event-schemas.ts.',
+      ].join(' '),
+    },
+    defaultContentType: 'application/cloudevents+json',
+    servers: {
+      rabbitmq: { host: 'rabbitmq:5672', protocol: 'amqp', protocolVersion: '0.9.1', description: 'The RabbitMQ of RABBITMQ_URL.' },
+    },
+    channels,
+    operations,
+    components: { messages },
+  };
+}
