@@ -1,0 +1,124 @@
+import { Module, type INestApplication } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import * as k8s from '@kubernetes/client-node';
+import { Commands, type CloudEvent, type CommandRequest, type DrainRequest } from '@nodes-manager/contracts';
+import { CodedError, CommandController, createRuntime, type Runtime } from '@nodes-manager/platform';
+import { createTestDatabase, startTestApp, testEnv, testToken, type TestDatabase } from '@nodes-manager/platform/testing';
+import { startKubeSim, type KubeSim } from '@nodes-manager/sim';
+import { ApiGatewayModule } from '../../api-gateway/src/api-gateway.module.js';
+import { loadApiGatewayConfig } from '../../api-gateway/src/config.js';
+import { loadSchedulerScoringConfig } from '../src/config.js';
+import { SchedulerScoringModule } from '../src/scheduler-scoring.module.js';
+
+/**
+ * FakeUncordon — a hand-written stand-in for the uncordon service's `node.drain` / `drain.get`: records every
+ * request and really drains through the simulator (cordon with a merge patch, then one policy/v1 Eviction per
+ * pod that is not a DaemonSet or mirror pod). An eviction the simulator refuses (a PodDisruptionBudget's 429)
+ * is recorded, not retried, so a test sees whether the plan respected the budgets.
+ */
+export class FakeUncordon {
+  readonly drains: CommandRequest<DrainRequest>[] = [];
+  readonly evictions: { node: string; pod: string; status: number }[] = [];
+  constructor(private readonly kc: k8s.KubeConfig) {}
+  async drain(req: CommandRequest<DrainRequest>) {
+    this.drains.push(req);
+    const core = this.kc.makeApiClient(k8s.CoreV1Api);
+    const name = req.data.node;
+    await core.patchNode({ name, body: { spec: { unschedulable: true } } }, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch));
+    const pods = await core.listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${name}` });
+    for (const p of pods.items) {
+      const owner = p.metadata?.ownerReferences?.find((o) => o.controller);
+      if (owner?.kind === 'DaemonSet' || owner?.kind === 'Node') continue;
+      const pod = `${p.metadata!.namespace}/${p.metadata!.name}`;
+      try {
+        await core.createNamespacedPodEviction({
+          name: p.metadata!.name!,
+          namespace: p.metadata!.namespace!,
+          body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: p.metadata!.name!, namespace: p.metadata!.namespace! } },
+        });
+        this.evictions.push({ node: name, pod, status: 201 });
+      } catch (err) {
+        this.evictions.push({ node: name, pod, status: (err as { code?: number }).code ?? 0 });
+      }
+    }
+    return { id: `drain-${this.drains.length}`, node: name, status: 'running', actor: req.meta.actor };
+  }
+  get(id: string) {
+    const i = Number(id.replace('drain-', '')) - 1;
+    const d = this.drains[i];
+    if (!d) throw new CodedError('NOT_FOUND', `drain operation ${id} not found`);
+    return { id, node: d.data.node, status: 'completed' };
+  }
+}
+const uncordon = { current: undefined as FakeUncordon | undefined };
+
+@CommandController()
+class FakeUncordonCommands {
+  @MessagePattern(Commands.nodeDrain)
+  drain(@Payload() req: CommandRequest<DrainRequest>) {
+    if (!uncordon.current) throw new Error('FakeUncordon: node.drain called but no fake is installed');
+    return uncordon.current.drain(req);
+  }
+  @MessagePattern(Commands.drainGet)
+  get(@Payload() req: CommandRequest<{ id: string }>) {
+    if (!uncordon.current) throw new Error('FakeUncordon: drain.get called but no fake is installed');
+    return uncordon.current.get(req.data.id);
+  }
+}
+
+export interface Harness {
+  url: string;
+  sim: KubeSim;
+  db: TestDatabase;
+  runtime: Runtime;
+  app: INestApplication;
+  events: CloudEvent[];
+  uncordon: FakeUncordon;
+  call(method: string, path: string, body?: unknown, token?: string): Promise<{ status: number; body: any }>;
+  stop(): Promise<void>;
+}
+
+/**
+ * startHarness — the gateway and scheduler-scoring in ONE all-in-one process (in-process commands, so parallel
+ * test runs never share RabbitMQ queues), real Postgres with the real migrations, the Kubernetes simulator over
+ * HTTP loaded with `fleet`, and a fake uncordon service. No spot-advisor: prices fall back to the bundled table.
+ */
+export async function startHarness(fleet: { nodes: object[]; pods: object[]; pdbs?: object[] }, env: Record<string, string> = {}): Promise<Harness> {
+  const db = await createTestDatabase('nm_scheduler');
+  const sim = await startKubeSim({ podTerminationMs: 50 });
+  sim.load(fleet as never);
+  const runtime = createRuntime({ mode: 'all-in-one', logLevel: 'warn' });
+  const gw = loadApiGatewayConfig(testEnv(db.url));
+  const cfg = loadSchedulerScoringConfig(testEnv(db.url, { KUBECONFIG: sim.kubeconfigPath, ...env }));
+  const fake = new FakeUncordon(sim.kubeConfig('test-fake-uncordon'));
+  uncordon.current = fake;
+  @Module({ imports: [ApiGatewayModule.forRoot(gw), SchedulerScoringModule.forRoot(cfg)], controllers: [FakeUncordonCommands] })
+  class SchedulerTestRoot {}
+  const { app, url } = await startTestApp({ service: 'api-gateway', module: { module: SchedulerTestRoot }, runtime, transport: 'in-process', httpPort: 0 });
+  const events: CloudEvent[] = [];
+  runtime.eventBus!.tap((e) => events.push(e));
+  const token = testToken('nodes:read nodes:write', 'alice');
+  return {
+    url: url!,
+    sim,
+    db,
+    runtime,
+    app,
+    events,
+    uncordon: fake,
+    async call(method, path, body, tok = token) {
+      const res = await fetch(`${url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${tok}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      });
+      const text = await res.text();
+      return { status: res.status, body: text ? JSON.parse(text) : undefined };
+    },
+    async stop() {
+      await app.close();
+      await sim.stop();
+      await db.drop();
+    },
+  };
+}

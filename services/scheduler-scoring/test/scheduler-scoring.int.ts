@@ -1,0 +1,192 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import * as k8s from '@kubernetes/client-node';
+import { testToken, waitFor } from '@nodes-manager/platform/testing';
+import { startHarness, type Harness } from './harness.js';
+import { aNode, aPdb, aPod } from './kube-object.builder.js';
+
+/**
+ * A fleet with obviously under-used nodes: two busy m5.2xlarge (≈57% cpu), and four m5.xlarge each with one
+ * small pod — `idle-web` (its PDB allows one disruption), `idle-api` (no PDB), `idle-ledger` (PDB minAvailable 1
+ * over one replica: no disruption allowed) and `idle-naked` (a pod without a controller). Three Pending 6-core
+ * job pods fit nowhere. Expected plan: remove idle-web and idle-api; keep the other two with their reasons.
+ */
+function fleet() {
+  const busy = (node: string) => Array.from({ length: 9 }, (_, i) => aPod(`core-${node}-${i}`, node, { app: 'core', cpu: '500m', memory: '1Gi' }));
+  return {
+    nodes: [
+      aNode('busy-a', { type: 'm5.2xlarge', cpu: '8', memory: '30Gi' }),
+      aNode('busy-b', { type: 'm5.2xlarge', cpu: '8', memory: '30Gi', zone: 'us-east-1b' }),
+      aNode('idle-web'),
+      aNode('idle-api', { zone: 'us-east-1b' }),
+      aNode('idle-ledger'),
+      aNode('idle-naked', { zone: 'us-east-1c' }),
+    ],
+    pods: [
+      ...busy('busy-a'),
+      ...busy('busy-b'),
+      aPod('web-1', 'busy-a', { app: 'web', cpu: '200m', memory: '256Mi' }),
+      aPod('web-2', 'idle-web', { app: 'web', cpu: '200m', memory: '256Mi' }),
+      aPod('api-1', 'idle-api', { app: 'api', cpu: '300m', memory: '512Mi' }),
+      aPod('ledger-1', 'idle-ledger', { app: 'ledger', cpu: '250m', memory: '512Mi' }),
+      aPod('naked-1', 'idle-naked', { app: 'naked', owner: null }),
+      ...[1, 2, 3].map((i) => aPod(`bigjob-${i}`, undefined, { app: 'bigjob', cpu: '6', memory: '8Gi', owner: { kind: 'Job', name: 'bigjob' } })),
+    ],
+    pdbs: [aPdb('web', { maxUnavailable: 1 }), aPdb('ledger', { minAvailable: 1 })],
+  };
+}
+
+describe('scheduler-scoring through the gateway (all-in-one, real Postgres, Kubernetes simulator)', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness(fleet(), { SCAN_INTERVAL_SECONDS: '1', OPTIMIZE_MAX_DISRUPTIONS: '2', OPTIMIZE_MODE: 'plan' });
+    await waitFor(async () => (await h.call('GET', '/api/v1/optimize/plan')).status === 200, 'the cluster cache to sync', 20_000);
+  }, 60_000);
+  afterAll(async () => {
+    await h?.stop();
+  });
+
+  it('plans the obviously under-used nodes away, with savings, PDB impact and the reasons the others stay', async () => {
+    const { status, body } = await h.call('GET', '/api/v1/optimize/plan');
+    expect(status).toBe(200);
+    expect(body.remove.map((r: { node: string }) => r.node).sort()).toEqual(['idle-api', 'idle-web']);
+    expect(body.blocked.map((b: { node: string; reason: string }) => [b.node, b.reason]).sort()).toEqual([
+      ['idle-ledger', 'pdb_exhausted'],
+      ['idle-naked', 'pod_without_controller'],
+    ]);
+    expect(body.pdbImpact).toEqual(expect.arrayContaining([{ pdb: 'default/web-pdb', disruptionsUsed: 1, disruptionsAllowed: 1 }]));
+    // Two m5.xlarge at the bundled On-Demand price: spot-advisor is not running here, and the answer says so.
+    expect(body.hourlySavingsUsd).toBeCloseTo(2 * 0.192, 6);
+    expect(body.monthlySavingsUsd).toBeCloseTo(2 * 0.192 * 730, 2);
+    expect(body.priceSource).toBe('bundled-catalog');
+  });
+
+  it('filters the plan by NodePool (what karpenter-gateway asks)', async () => {
+    const none = await h.call('GET', '/api/v1/optimize/plan?nodePool=gpu');
+    expect(none.status).toBe(200);
+    expect(none.body.remove).toEqual([]);
+    expect((await h.call('GET', '/api/v1/optimize/plan?nodePool=general')).body.remove).toHaveLength(2);
+  });
+
+  it('records the loop’s decisions with rationales, newest first, and publishes them', async () => {
+    const loop = await waitFor(async () => {
+      const { body } = await h.call('GET', '/api/v1/decisions?limit=50');
+      const mine = body.items.filter((d: { actor: string }) => d.actor === 'system:scheduler-scoring');
+      const up = mine.find((d: { kind: string }) => d.kind === 'scale_up');
+      const plan = mine.find((d: { kind: string }) => d.kind === 'consolidation');
+      return up && plan ? { up, plan, items: body.items } : undefined;
+    }, 'a loop cycle', 15_000);
+    expect(loop.up).toMatchObject({ outcome: 'add_nodes', reason: 'pending_pods_need_capacity', subject: 'cluster' });
+    expect(loop.up.rationale).toMatch(/^3 pending pods in 1 group; add \d+ nodes? \(/);
+    expect(loop.up.details.pendingPods).toBe(3);
+    expect(loop.plan).toMatchObject({ outcome: 'remove_nodes', reason: 'underutilized_nodes' });
+    expect(loop.plan.rationale).toContain('idle-web');
+    expect(loop.plan.rationale).toContain('bundled On-Demand prices');
+    const times = loop.items.map((d: { createdAt: string }) => d.createdAt);
+    expect([...times].sort().reverse()).toEqual(times);
+    const types = new Set(h.events.map((e) => e.type));
+    expect(types.has('scheduling.decided')).toBe(true);
+    expect(types.has('optimize.planned')).toBe(true);
+    const plans = await h.db.query<{ status: string; dry_run: boolean }>(`SELECT status, dry_run FROM nodes.consolidation_plans WHERE actor = 'system:scheduler-scoring'`);
+    expect(plans.length).toBeGreaterThan(0);
+    expect(plans.every((p) => p.status === 'planned' && p.dry_run)).toBe(true);
+    expect(h.uncordon.drains).toEqual([]); // OPTIMIZE_MODE=plan never drains
+  });
+
+  it('pages the decision log and filters it by kind and subject', async () => {
+    // The loop runs every second: wait for its second scale-up decision.
+    await waitFor(async () => (await h.call('GET', '/api/v1/decisions?limit=2&kind=scale_up')).body.items.length === 2, 'two loop cycles', 15_000);
+    const first = await h.call('GET', '/api/v1/decisions?limit=1&kind=scale_up&subject=cluster');
+    expect(first.status).toBe(200);
+    expect(first.body.items).toHaveLength(1);
+    expect(first.body.nextCursor).toEqual(expect.any(String));
+    const second = await h.call('GET', `/api/v1/decisions?limit=1&kind=scale_up&cursor=${first.body.nextCursor}`);
+    expect(second.body.items[0].id).not.toBe(first.body.items[0].id);
+    expect(second.body.items[0].createdAt <= first.body.items[0].createdAt).toBe(true);
+    expect((await h.call('GET', '/api/v1/decisions?cursor=bm90LWEtY3Vyc29y')).status).toBe(400);
+  });
+
+  it('lists every running workload pod with node, class, score and rationale; filters and pages', async () => {
+    const all = await h.call('GET', '/api/v1/workloads/placement?limit=100');
+    expect(all.status).toBe(200);
+    expect(all.body.items).toHaveLength(18 + 5);
+    const web = all.body.items.find((p: { pod: string }) => p.pod === 'default/web-2');
+    expect(web).toMatchObject({ node: 'idle-web', workloadClass: 'stateless', workload: 'web' });
+    expect(web.score).toBeGreaterThan(0);
+    expect(web.rationale.length).toBeGreaterThan(20);
+    const onNode = await h.call('GET', '/api/v1/workloads/placement?node=busy-a&limit=5');
+    expect(onNode.body.items).toHaveLength(5);
+    expect(onNode.body.items.every((p: { node: string }) => p.node === 'busy-a')).toBe(true);
+    const next = await h.call('GET', `/api/v1/workloads/placement?node=busy-a&limit=5&cursor=${onNode.body.nextCursor}`);
+    expect(next.body.items).toHaveLength(5); // 10 pods on busy-a
+    expect(next.body.nextCursor).toBeUndefined();
+    const batch = await h.call('GET', '/api/v1/workloads/placement?workloadClass=batch');
+    expect(batch.body.items).toEqual([]); // the only Job pods are Pending
+  });
+
+  it('simulates pod groups on the current fleet: free capacity first, then priced new nodes', async () => {
+    const { status, body } = await h.call('POST', '/api/v1/simulate', {
+      pods: [
+        { name: 'small', count: 4, cpu: '500m', memory: '512Mi' },
+        { name: 'large', count: 6, cpu: '4', memory: '16Gi' },
+      ],
+    });
+    expect(status).toBe(200);
+    expect(body.placedOnExisting.some((p: { pod: string }) => p.pod === 'small')).toBe(true);
+    expect(body.newNodes).toBeGreaterThan(0);
+    expect(body.hourlyCostUsd).toBeGreaterThan(0);
+    expect(body.hourlyCostUsd).toBeGreaterThanOrEqual(body.lowerBoundUsdPerHour - 1e-9);
+    expect(body.additions.every((a: { capacityType: string }) => a.capacityType === 'on-demand')).toBe(true); // Spot unknown
+    expect(body.unschedulable).toEqual([]);
+    expect(body.priceSource).toBe('bundled-catalog');
+  });
+
+  it.each([
+    ['an unknown query parameter', 'GET', '/api/v1/decisions?color=red', undefined],
+    ['limit 0', 'GET', '/api/v1/workloads/placement?limit=0', undefined],
+    ['an unknown workload class', 'GET', '/api/v1/workloads/placement?workloadClass=huge', undefined],
+    ['an empty nodePool', 'GET', '/api/v1/optimize/plan?nodePool=', undefined],
+    ['dryRun that is not a boolean', 'POST', '/api/v1/optimize/trigger', { dryRun: 'yes' }],
+    ['no pod groups', 'POST', '/api/v1/simulate', { pods: [] }],
+    ['a count of 0', 'POST', '/api/v1/simulate', { pods: [{ count: 0, cpu: '1', memory: '1Gi' }] }],
+    ['a cpu that is no quantity', 'POST', '/api/v1/simulate', { pods: [{ count: 1, cpu: 'lots', memory: '1Gi' }] }],
+  ])('answers 400 from the gateway for %s', async (_, method, path, body) => {
+    const r = await h.call(method, path, body);
+    expect(r.status).toBe(400);
+  });
+
+  it('refuses a trigger without the write scope', async () => {
+    const r = await h.call('POST', '/api/v1/optimize/trigger', { dryRun: true }, testToken('nodes:read', 'reader'));
+    expect(r.status).toBe(403);
+  });
+
+  it('dryRun:false drains exactly the planned nodes through node.drain as the user, and the PDBs hold', async () => {
+    const r = await h.call('POST', '/api/v1/optimize/trigger', { dryRun: false });
+    expect(r.status).toBe(202);
+    expect(r.body.mode).toBe('execute');
+    const planned = r.body.plan.remove.map((x: { node: string }) => x.node).sort();
+    expect(planned).toEqual(['idle-api', 'idle-web']);
+    expect(r.body.execution.drained.map((d: { node: string }) => d.node).sort()).toEqual(planned);
+    expect(r.body.execution.skipped).toEqual([]);
+    expect(h.uncordon.drains.map((d) => d.data.node).sort()).toEqual(planned);
+    expect(h.uncordon.drains.every((d) => d.meta.actor === 'alice')).toBe(true);
+    // Every eviction was allowed: the plan spent the web budget once, and never touched the ledger's.
+    expect(h.uncordon.evictions.map((e) => [e.pod, e.status]).sort()).toEqual([
+      ['default/api-1', 201],
+      ['default/web-2', 201],
+    ]);
+    const core = h.sim.kubeConfig('test').makeApiClient(k8s.CoreV1Api);
+    const cordoned = (await core.listNode()).items.filter((n) => n.spec?.unschedulable).map((n) => n.metadata!.name);
+    expect(cordoned.sort()).toEqual(planned);
+    await waitFor(async () => !(await core.listNamespacedPod({ namespace: 'default' })).items.some((p) => p.metadata!.name === 'web-2'), 'web-2 to go');
+    const left = (await core.listNamespacedPod({ namespace: 'default' })).items.map((p) => p.metadata!.name);
+    expect(left).toEqual(expect.arrayContaining(['web-1', 'ledger-1', 'naked-1']));
+    const executed = await h.db.query<{ status: string; dry_run: boolean; actor: string }>(`SELECT status, dry_run, actor FROM nodes.consolidation_plans WHERE id = $1`, [r.body.planId]);
+    expect(executed).toEqual([{ status: 'executed', dry_run: false, actor: 'alice' }]);
+    await waitFor(() => h.events.some((e) => e.type === 'optimize.executed' && (e.data as { planId: string }).planId === r.body.planId), 'optimize.executed');
+    const actions = await h.call('GET', '/api/v1/decisions?kind=consolidation_action&limit=10');
+    expect(actions.body.items.map((d: { subject: string; outcome: string }) => [d.subject, d.outcome]).sort()).toEqual([
+      ['idle-api', 'drain_started'],
+      ['idle-web', 'drain_started'],
+    ]);
+  });
+});
