@@ -178,8 +178,8 @@ export function projectPod(raw: Raw): ScoringPod {
 /**
  * projectPdb — a PodDisruptionBudget's `matchLabels` (plus single-value `In` expressions, which say the same)
  * and `status.disruptionsAllowed` (0 when the controller has not computed it yet — never more than it says).
- * A selector with any other expression is kept with `disruptionsAllowed: 0` and an unmatchable key would be
- * wrong, so it matches its namespace's pods by matchLabels only, budget 0: conservative, it can only block.
+ * A selector with any other expression cannot be represented exactly: it keeps its labels with budget 0, so
+ * it can only block a plan, never let one through.
  */
 export function projectPdb(raw: Raw): PdbInfo {
   const sel = raw?.spec?.selector ?? {};

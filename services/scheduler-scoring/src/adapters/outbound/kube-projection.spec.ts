@@ -1,0 +1,141 @@
+import { describe, expect, it } from '@jest/globals';
+import { aNode, aPdb, aPod } from '../../../test/kube-object.builder.js';
+import { capacityTypeOf, effectiveAmounts, projectNode, projectPdb, projectPod, workloadNameOf } from './kube-projection.js';
+
+const GiB = 1024 ** 3;
+const MiB = 1024 ** 2;
+const withSpec = <T extends { spec: object }>(o: T, spec: object): T => ({ ...o, spec: { ...o.spec, ...spec } });
+
+describe('projectNode', () => {
+  it('reads zone, type, capacity type, pool, allocatable and readiness', () => {
+    const n = projectNode(aNode('n1', { zone: 'us-east-1c', type: 'm5.2xlarge', cpu: '8', memory: '30Gi', capacityType: 'spot', pool: 'general' }));
+    expect(n).toMatchObject({
+      name: 'n1',
+      zone: 'us-east-1c',
+      instanceType: 'm5.2xlarge',
+      capacityType: 'spot',
+      nodePool: 'general',
+      unschedulable: false,
+      ready: true,
+      allocatable: { cpuMilli: 7910, memoryBytes: 30 * GiB, gpu: 0, pods: 58 },
+      requested: { cpuMilli: 0, memoryBytes: 0, gpu: 0, pods: 0 },
+    });
+  });
+
+  it.each([
+    ['a cordoned node is unschedulable', (o: any) => withSpec(o, { unschedulable: true }), { unschedulable: true, ready: true }],
+    ['a node without a Ready condition is not ready', (o: any) => ({ ...o, status: { ...o.status, conditions: [] } }), { ready: false }],
+    ['a NotReady node is not ready', (o: any) => ({ ...o, status: { ...o.status, conditions: [{ type: 'Ready', status: 'False' }] } }), { ready: false }],
+    ['a node being deleted is not ready', (o: any) => ({ ...o, metadata: { ...o.metadata, deletionTimestamp: '2026-01-01T00:00:00Z' } }), { ready: false }],
+    [
+      'GPU resources are summed and taints kept',
+      (o: any) => ({
+        ...withSpec(o, { taints: [{ key: 'nvidia.com/gpu', value: 'true', effect: 'NoSchedule' }, { key: 'bad', effect: 'Nonsense' }] }),
+        status: { ...o.status, allocatable: { ...o.status.allocatable, 'nvidia.com/gpu': '4', 'aws.amazon.com/neuron': '1' } },
+      }),
+      { allocatable: expect.objectContaining({ gpu: 5 }), taints: [{ key: 'nvidia.com/gpu', value: 'true', effect: 'NoSchedule' }] },
+    ],
+  ])('%s', (_, edit, expected) => {
+    expect(projectNode(edit(aNode('n1')))).toMatchObject(expected);
+  });
+
+  it.each([
+    [{ 'karpenter.sh/capacity-type': 'spot' }, 'spot'],
+    [{ 'eks.amazonaws.com/capacityType': 'SPOT' }, 'spot'],
+    [{ 'eks.amazonaws.com/capacityType': 'ON_DEMAND' }, 'on-demand'],
+    [{}, 'on-demand'],
+  ])('capacity type of %j is %s', (labels, expected) => {
+    expect(capacityTypeOf(labels)).toBe(expected);
+  });
+});
+
+describe('projectPod', () => {
+  it('reads requests, owner, workload (the Deployment behind the ReplicaSet), labels and node', () => {
+    const p = projectPod(aPod('web-1', 'n1', { app: 'web', cpu: '250m', memory: '512Mi' }));
+    expect(p).toMatchObject({
+      namespace: 'default',
+      name: 'web-1',
+      nodeName: 'n1',
+      phase: 'Running',
+      requests: { cpuMilli: 250, memoryBytes: 512 * MiB, gpu: 0, pods: 1 },
+      ownerKind: 'ReplicaSet',
+      ownerName: 'web-6d4cf',
+      workload: 'web',
+      hasPvc: false,
+      hasLocalStorage: false,
+      mirror: false,
+    });
+  });
+
+  it.each([
+    ['a Pending pod has no node', aPod('job-1', undefined), { phase: 'Pending' }, ['nodeName']],
+    ['a pod without a controller has no owner', aPod('naked', 'n1', { owner: null }), { hasLocalStorage: false }, ['ownerKind', 'ownerName', 'workload']],
+    ['an emptyDir is local storage', aPod('cache', 'n1', { emptyDir: true }), { hasLocalStorage: true }],
+    [
+      'a PVC marks the pod stateful-capable',
+      withSpec(aPod('db-0', 'n1', { owner: { kind: 'StatefulSet', name: 'db' } }), { volumes: [{ name: 'd', persistentVolumeClaim: { claimName: 'data-db-0' } }] }),
+      { hasPvc: true, ownerKind: 'StatefulSet', workload: 'db' },
+    ],
+    [
+      'a mirror pod is marked',
+      { ...aPod('kube-proxy-n1', 'n1', { owner: { kind: 'Node', name: 'n1' } }), metadata: { ...aPod('x', 'n1').metadata, annotations: { 'kubernetes.io/config.mirror': 'abc' } } },
+      { mirror: true },
+    ],
+    [
+      'nodeSelector, tolerations and required node affinity are kept',
+      withSpec(aPod('w', 'n1'), {
+        nodeSelector: { 'karpenter.sh/capacity-type': 'on-demand' },
+        tolerations: [{ key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' }],
+        affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/arch', operator: 'In', values: ['arm64'] }] }] } } },
+      }),
+      {
+        nodeSelector: { 'karpenter.sh/capacity-type': 'on-demand' },
+        tolerations: [{ key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' }],
+        requiredNodeAffinity: [{ matchExpressions: [{ key: 'kubernetes.io/arch', operator: 'In', values: ['arm64'] }] }],
+      },
+    ],
+  ] as [string, object, object, string[]?][])('%s', (_, raw, expected, absent = []) => {
+    const p = projectPod(raw);
+    expect(p).toMatchObject(expected);
+    for (const k of absent) expect(p).not.toHaveProperty(k);
+  });
+
+  it.each([
+    ['containers are summed', { containers: [{ resources: { requests: { cpu: '100m', memory: '64Mi' } } }, { resources: { requests: { cpu: '0.2', memory: '64Mi' } } }] }, { cpuMilli: 300, memoryBytes: 128 * MiB, gpu: 0 }],
+    ['a larger init container wins per resource', { containers: [{ resources: { requests: { cpu: '100m', memory: '1Gi' } } }], initContainers: [{ resources: { requests: { cpu: '1', memory: '64Mi' } } }] }, { cpuMilli: 1000, memoryBytes: GiB, gpu: 0 }],
+    ['the pod overhead is added', { containers: [{ resources: { requests: { cpu: '100m' } } }], overhead: { cpu: '250m', memory: '120Mi' } }, { cpuMilli: 350, memoryBytes: 120 * MiB, gpu: 0 }],
+    ['GPUs of every vendor count', { containers: [{ resources: { requests: { 'nvidia.com/gpu': '1' } } }, { resources: { requests: { 'amd.com/gpu': '2' } } }] }, { cpuMilli: 0, memoryBytes: 0, gpu: 3 }],
+    ['an unparsable quantity counts as nothing', { containers: [{ resources: { requests: { cpu: 'lots', memory: '1e3' } } }] }, { cpuMilli: 0, memoryBytes: 1000, gpu: 0 }],
+    ['no containers request nothing', {}, { cpuMilli: 0, memoryBytes: 0, gpu: 0 }],
+  ])('effective requests: %s', (_, spec, expected) => {
+    expect(effectiveAmounts(spec, 'requests')).toEqual(expected);
+  });
+
+  it.each([
+    ['ReplicaSet', 'web-6d4cf', { 'pod-template-hash': '6d4cf' }, 'web'],
+    ['ReplicaSet', 'web-6d4cf', {}, 'web-6d4cf'],
+    ['StatefulSet', 'db', {}, 'db'],
+    [undefined, undefined, {}, undefined],
+  ])('the workload of a %s %s with labels %j is %s', (kind, name, labels, expected) => {
+    expect(workloadNameOf(kind, name, labels)).toBe(expected);
+  });
+});
+
+describe('projectPdb', () => {
+  it.each([
+    ['matchLabels and the allowed disruptions', { ...aPdb('web', { maxUnavailable: 1 }), status: { disruptionsAllowed: 2 } }, { name: 'web-pdb', namespace: 'default', selector: { app: 'web' }, disruptionsAllowed: 2 }],
+    ['no status yet means no disruption allowed', aPdb('web', { maxUnavailable: 1 }), { selector: { app: 'web' }, disruptionsAllowed: 0 }],
+    [
+      'a single-value In expression is a label',
+      { ...aPdb('web', {}), spec: { selector: { matchExpressions: [{ key: 'app', operator: 'In', values: ['web'] }] } }, status: { disruptionsAllowed: 1 } },
+      { selector: { app: 'web' }, disruptionsAllowed: 1 },
+    ],
+    [
+      'any other expression makes it block (budget 0), never allow more',
+      { ...aPdb('web', {}), spec: { selector: { matchLabels: { tier: 'fe' }, matchExpressions: [{ key: 'app', operator: 'NotIn', values: ['x'] }] } }, status: { disruptionsAllowed: 3 } },
+      { selector: { tier: 'fe' }, disruptionsAllowed: 0 },
+    ],
+  ])('%s', (_, raw, expected) => {
+    expect(projectPdb(raw)).toMatchObject(expected);
+  });
+});

@@ -1,0 +1,119 @@
+import { describe, expect, it } from '@jest/globals';
+import type { ConsolidationPlan, NodeRemoval, ScoringNode, ScoringPod, SimulateResult } from '@nodes-manager/scoring';
+import { aNode, aPod, resources } from '../../../../libs/scoring/src/testing/builders.js';
+import { pendingGroups, withRequested } from './cluster.js';
+import { decidePlan, decideScaleUp, recheckRemoval } from './decisions.js';
+import { bytes, cpuMilli } from './quantity.js';
+
+const removal = (node: string): NodeRemoval => ({ node, reason: 'underutilized', utilization: 0.1, pods: [], savingsUsdPerHour: 0.192, priceKnown: true });
+const plan = (o: Partial<ConsolidationPlan> = {}): ConsolidationPlan => ({ remove: [], blocked: [], pdbImpact: [], hourlySavingsUsd: 0, monthlySavingsUsd: 0, ...o });
+const sim = (o: Partial<SimulateResult> = {}): SimulateResult => ({ placedOnExisting: [], placedOnExistingCount: 0, additions: [], hourlyCostUsd: 0, unschedulable: [], algorithm: 'dual-greedy', ...o });
+const group = { name: 'default/job', requests: { cpuMilli: 6000, memoryBytes: 0, gpu: 0 }, count: 3 };
+
+describe('decideScaleUp', () => {
+  it.each([
+    ['no pending pods: nothing to add', [], undefined, 'none', 'no_pending_pods', /^No pending pods/],
+    ['pending pods that fit free capacity', [group], sim({ placedOnExistingCount: 3 }), 'fits_existing', 'free_capacity_suffices', /3 fit the free capacity/],
+    [
+      'pending pods that need new nodes, named with type, zone and cost',
+      [group],
+      sim({ additions: [{ instanceType: 'm5.2xlarge', zone: 'us-east-1a', capacityType: 'on-demand', count: 3, unitUsdPerHour: 0.384, hourlyUsd: 1.152 }], hourlyCostUsd: 1.152 }),
+      'add_nodes',
+      'pending_pods_need_capacity',
+      /add 3 nodes \(3× m5\.2xlarge on-demand in us-east-1a\) for \$1\.15\/h/,
+    ],
+    [
+      'pods that fit no instance type are reported with simulate’s reason',
+      [group],
+      sim({ unschedulable: [{ pod: 'default/job', count: 3, reason: 'no_instance_type_fits' }] }),
+      'unschedulable',
+      'no_instance_type_fits',
+      /3 can go nowhere: default\/job ×3 no_instance_type_fits/,
+    ],
+  ] as const)('%s', (_, groups, result, outcome, reason, rationale) => {
+    const d = decideScaleUp(groups, result, 'spot-advisor');
+    expect(d).toMatchObject({ kind: 'scale_up', subject: 'cluster', outcome, reason });
+    expect(d.rationale).toMatch(rationale);
+  });
+
+  it('says when prices are the bundled fallback', () => {
+    expect(decideScaleUp([group], sim({ placedOnExistingCount: 3 }), 'bundled-catalog').rationale).toContain('bundled On-Demand prices');
+  });
+});
+
+describe('decidePlan', () => {
+  it.each([
+    ['nothing under the threshold', plan(), 'keep', 'no_underutilized_nodes', /No node under 50%/],
+    ['candidates that are all blocked', plan({ blocked: [{ node: 'a', reason: 'pdb_exhausted', detail: 'x' }] }), 'keep', 'candidates_blocked', /1 node under 50% utilisation, none removable \(1 pdb_exhausted\)/],
+    ['removable nodes with savings', plan({ remove: [removal('a')], hourlySavingsUsd: 0.192, monthlySavingsUsd: 140.16 }), 'remove_nodes', 'underutilized_nodes', /Remove 1 node: a \(underutilized, 10%\).*saves \$0\.1920\/h \(\$140\.16\/month\)/],
+  ] as const)('%s', (_, p, outcome, reason, rationale) => {
+    const d = decidePlan(p, { threshold: 0.5, source: 'spot-advisor', mode: 'plan' });
+    expect(d).toMatchObject({ kind: 'consolidation', outcome, reason });
+    expect(d.rationale).toMatch(rationale);
+  });
+
+  it('names the NodePool as the subject when the plan is for one', () => {
+    expect(decidePlan(plan(), { nodePool: 'general', threshold: 0.5, source: 'spot-advisor', mode: 'plan' }).subject).toBe('nodepool/general');
+  });
+});
+
+describe('recheckRemoval — the plan is re-checked on a fresh read just before draining', () => {
+  const idle = (o: Partial<ScoringNode> = {}) => aNode({ name: 'idle', requested: resources({ cpuMilli: 400, memoryBytes: 0, pods: 1 }), ...o });
+  const onIdle = (o: Partial<ScoringPod> = {}) => aPod({ name: 'web-1', nodeName: 'idle', labels: { app: 'web' }, ...o });
+  const pdb = (allowed: number) => ({ name: 'web', namespace: 'default', selector: { app: 'web' }, disruptionsAllowed: allowed });
+  it.each([
+    ['a node that is still idle and unblocked goes ahead', [idle()], [onIdle()], [pdb(1)], undefined],
+    ['a node that is gone is skipped', [], [], [], 'node_gone'],
+    ['a node that is no longer Ready is skipped', [idle({ ready: false })], [onIdle()], [], 'node_not_ready'],
+    ['a node now above the threshold is skipped', [idle({ requested: resources({ cpuMilli: 3000, memoryBytes: 0, pods: 4 }) })], [onIdle()], [], 'above_threshold'],
+    ['a new pod without a controller is skipped', [idle()], [onIdle(), aPod({ name: 'naked', nodeName: 'idle', ownerKind: undefined })], [], 'new_blocking_pod'],
+    ['a new do-not-disrupt pod is skipped', [idle()], [onIdle({ annotations: { 'karpenter.sh/do-not-disrupt': 'true' } })], [], 'new_blocking_pod'],
+    ['a budget that no longer allows the eviction is skipped', [idle()], [onIdle()], [pdb(0)], 'pdb_exhausted'],
+    ['a DaemonSet pod neither blocks nor counts', [idle()], [onIdle({ ownerKind: 'DaemonSet', labels: { app: 'web' } })], [pdb(0)], undefined],
+  ] as const)('%s', (_, nodes, pods, pdbs, reason) => {
+    const r = recheckRemoval(removal('idle'), { nodes: [...nodes], pods: [...pods], pdbs: [...pdbs] }, 0.5);
+    expect(r.ok ? undefined : r.reason).toBe(reason);
+  });
+});
+
+describe('cluster snapshot', () => {
+  it('sums the requests of running pods onto their nodes, not finished or pending ones', () => {
+    const [n] = withRequested(
+      [aNode({ name: 'n' })],
+      [
+        aPod({ nodeName: 'n', requests: { cpuMilli: 300, memoryBytes: 100, gpu: 0 } }),
+        aPod({ nodeName: 'n', phase: 'Succeeded', requests: { cpuMilli: 999, memoryBytes: 999, gpu: 0 } }),
+        aPod({ requests: { cpuMilli: 999, memoryBytes: 999, gpu: 0 } }),
+      ],
+    );
+    expect(n!.requested).toEqual({ cpuMilli: 300, memoryBytes: 100, gpu: 0, pods: 1 });
+  });
+
+  it('groups identical pending pods of a workload and keeps differing ones apart', () => {
+    const job = (name: string, cpuMilli: number) => aPod({ name, phase: 'Pending', workload: 'job', ownerKind: 'Job', requests: { cpuMilli, memoryBytes: 0, gpu: 0 } });
+    const groups = pendingGroups([job('a', 1000), job('b', 1000), job('c', 2000), aPod({ name: 'running', nodeName: 'n', phase: 'Running' })]);
+    expect(groups.map((g) => [g.name, g.count, g.requests.cpuMilli, g.class])).toEqual([
+      ['default/job', 2, 1000, 'batch'],
+      ['default/job#2', 1, 2000, 'batch'],
+    ]);
+  });
+});
+
+describe('quantities', () => {
+  it.each([
+    ['100m', 100],
+    ['0.5', 500],
+    ['2', 2000],
+    ['1.5001', 1501],
+    ['1e3', 1_000_000],
+    ['x', undefined],
+  ])('cpu %s is %s millicores', (q, m) => expect(cpuMilli(q)).toBe(m));
+  it.each([
+    ['128Mi', 128 * 1024 ** 2],
+    ['1Gi', 1024 ** 3],
+    ['1G', 1e9],
+    ['1.5Ki', 1536],
+    ['12345', 12345],
+    ['1Zi', undefined],
+  ])('memory %s is %s bytes', (q, b) => expect(bytes(q)).toBe(b));
+});
