@@ -27,6 +27,7 @@ export class WatchNodeSource implements NodeSource {
   private resourceVersion = '';
   private onChange: (name: string) => void = () => undefined;
   private retry?: NodeJS.Timeout;
+  private watching = false;
   synced = false;
 
   constructor(
@@ -67,7 +68,8 @@ export class WatchNodeSource implements NodeSource {
     }
     this.synced = true;
     this.resourceVersion = resourceVersion;
-    if (!this.abort) await this.watch();
+    // Not awaited: a watch's response may start only with its first event or bookmark.
+    if (!this.watching) void this.watch();
   }
 
   private schedule(): void {
@@ -80,7 +82,8 @@ export class WatchNodeSource implements NodeSource {
   }
 
   private async watch(): Promise<void> {
-    if (this.stopped) return;
+    if (this.stopped || this.watching) return;
+    this.watching = true;
     const w = new k8s.Watch(this.kube.kc);
     try {
       this.abort = await w.watch(
@@ -101,13 +104,16 @@ export class WatchNodeSource implements NodeSource {
         },
         () => {
           this.abort = undefined;
+          this.watching = false;
           if (this.stopped) return;
           if (this.resourceVersion) void this.watch().catch(() => this.schedule());
           else this.schedule();
         },
       );
+      if (this.stopped) this.abort.abort();
     } catch (err) {
       this.abort = undefined;
+      this.watching = false;
       this.logger.debug('node watch failed; re-listing', { err: (err as Error).message });
       this.schedule();
     }

@@ -1,0 +1,164 @@
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { FakeClock } from '@nodes-manager/platform';
+import { startKubeSim, type KubeSim } from '@nodes-manager/sim';
+import { createTestDatabase, waitFor, type TestDatabase } from '@nodes-manager/platform/testing';
+import { becomesLeader, startUncordon, type UncordonApp } from './uncordon.harness.js';
+import { aKubeNode, getNode } from './kube-object.builder.js';
+
+/*
+ * Replicas, restarts and conflicts, on a fake clock shared by the service and the simulator (managedFields
+ * times, Ready transitions): the grace period passes by `clock.advance`, never by sleeping.
+ */
+const MIN = 60_000;
+
+describe('auto-uncordon: replicas, restarts, conflicts', () => {
+  let sim: KubeSim;
+  let db: TestDatabase;
+  let clock: FakeClock;
+  const apps: UncordonApp[] = [];
+  const start = async (env: Record<string, string> = {}): Promise<UncordonApp> => {
+    const a = await startUncordon({ databaseUrl: db.url, kubeconfig: sim.kubeconfigPath, clock, env: { AUTO_UNCORDON_GRACE_PERIOD_MINUTES: '3', ...env } });
+    apps.push(a);
+    return a;
+  };
+  const uncordonRows = async (node?: string) =>
+    db.query<{ node_name: string; evidence: Record<string, unknown> }>(
+      `SELECT node_name, evidence FROM nodes.scaling_events WHERE action = 'uncordon' ${node ? 'AND node_name = $1' : ''}`,
+      node ? [node] : [],
+    );
+
+  /** results_ — `nodes_manager_uncordons_total` of one replica, by result. */
+  const results_ = async (a: UncordonApp): Promise<Record<string, number>> => {
+    const metric = await a.runtime.metrics.registry.getSingleMetric('nodes_manager_uncordons_total')!.get();
+    return Object.fromEntries(metric.values.map((v) => [String(v.labels.result), v.value]));
+  };
+  /** cycleUntil — background cycles (watch events, timers) run too: assert on outcomes, after any cycle. */
+  const cycleUntil = async (a: UncordonApp, what: string, done: () => Promise<boolean>) =>
+    waitFor(async () => {
+      await a.service.runCycle();
+      return (await done()) || undefined;
+    }, what, 10_000);
+  const uncordoned = (node: string, n = 1) => async () => (await uncordonRows(node)).length === n;
+
+  beforeEach(async () => {
+    clock = new FakeClock('2026-03-01T10:00:00Z');
+    sim = await startKubeSim({ clock: () => clock.now() });
+    db = await createTestDatabase('nm_uncordon');
+  });
+
+  afterEach(async () => {
+    for (const a of apps.splice(0)) await a.close().catch(() => undefined);
+    await sim.stop();
+    await db.drop();
+  });
+
+  it('two replicas on one database patch each eligible node exactly once', async () => {
+    const names = ['r-1', 'r-2', 'r-3', 'r-4'];
+    sim.load({ nodes: names.map((n) => aKubeNode(n, { readySince: new Date(clock.now().getTime() - 60 * MIN) })) });
+    for (const n of names) sim.scenario.cordonAsNth(n, { taint: true });
+    const [a, b] = [await start(), await start()];
+    await waitFor(() => a.leader.isLeader || b.leader.isLeader, 'a leader');
+    expect(a.leader.isLeader && b.leader.isLeader).toBe(false);
+
+    clock.advance(4 * MIN);
+    // Both replicas are asked to act, at the same time, several times over.
+    await Promise.all([a.service.runCycle(), b.service.runCycle(), a.service.runCycle(), b.service.runCycle()]);
+    await waitFor(async () => (await uncordonRows()).length === 4 || undefined, 'four uncordons');
+    await Promise.all([a.service.runCycle(), b.service.runCycle()]);
+
+    expect((await uncordonRows()).map((r) => r.node_name).sort()).toEqual(names);
+    // Successful patches: four in all. Any extra write request must have been refused by the resourceVersion guard.
+    const results = await Promise.all([a, b].map((x) => results_(x)));
+    const sum = (k: string) => results.reduce((t, r) => t + (r[k] ?? 0), 0);
+    expect(sum('uncordoned')).toBe(4);
+    expect(sim.stats().byVerbResource['patch nodes']).toBe(4 + sum('conflict'));
+    for (const n of names) expect((await getNode(sim, n)).spec.unschedulable).toBeFalsy();
+  }, 40_000);
+
+  it('a restart during the grace period does not restart the clock (T from first sight, kept in Postgres)', async () => {
+    // No managedFields owner (bulk-loaded), so NTH's rebalance taint is the provenance and T is our first sight.
+    sim.load({
+      nodes: [
+        aKubeNode('g-1', {
+          readySince: new Date(clock.now().getTime() - 60 * MIN),
+          unschedulable: true,
+          taints: [
+            { key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' },
+            { key: 'aws-node-termination-handler/rebalance-recommendation', effect: 'NoSchedule' },
+          ],
+        }),
+      ],
+    });
+    const firstSight = clock.now();
+    const first = await start();
+    await becomesLeader(first);
+    await first.service.runCycle();
+    const [obs] = await db.query<{ first_seen_cordoned_at: Date }>(`SELECT first_seen_cordoned_at FROM nodes.cordon_observations WHERE node_name = 'g-1'`);
+    expect(obs?.first_seen_cordoned_at.toISOString()).toBe(firstSight.toISOString());
+
+    clock.advance(2 * MIN);
+    const before = await first.service.runCycle();
+    expect(before.verdicts).toEqual([expect.objectContaining({ node: 'g-1', decision: 'wait', requeueAfterMs: MIN })]);
+    await first.close();
+
+    const second = await start();
+    await becomesLeader(second);
+    clock.advance(1.5 * MIN);
+    await cycleUntil(second, 'g-1 uncordoned', uncordoned('g-1'));
+    const [row] = await uncordonRows('g-1');
+    expect(row?.evidence).toMatchObject({ cordonedSince: firstSight.toISOString(), cordonedSinceSource: 'first-seen', provenance: 'rebalance-taint' });
+    expect((await getNode(sim, 'g-1')).spec.taints ?? []).toEqual([]);
+  }, 40_000);
+
+  it('a conflict on the patch is retried on a fresh read', async () => {
+    sim.load({ nodes: [aKubeNode('c-1', { readySince: new Date(clock.now().getTime() - 60 * MIN) })] });
+    sim.scenario.cordonAsNth('c-1');
+    const a = await start();
+    await becomesLeader(a);
+    await a.service.runCycle();
+    sim.faults.set({ conflictNextWrite: true });
+    clock.advance(4 * MIN);
+    // Whichever cycle met the conflict (watch events and timers run cycles too), a later one re-read and patched.
+    await cycleUntil(a, 'c-1 uncordoned', uncordoned('c-1'));
+    expect(sim.faults.current().conflictNextWrite).toBe(false);
+    expect(await results_(a)).toMatchObject({ conflict: 1, uncordoned: 1 });
+    expect(await uncordonRows('c-1')).toHaveLength(1);
+    expect((await getNode(sim, 'c-1')).spec.unschedulable).toBeFalsy();
+  }, 40_000);
+
+  it('backs off a flapping node: the second uncordon within 24 h waits twice the grace', async () => {
+    sim.load({ nodes: [aKubeNode('f-1', { readySince: new Date(clock.now().getTime() - 60 * MIN) })] });
+    sim.scenario.cordonAsNth('f-1');
+    const a = await start();
+    await becomesLeader(a);
+    clock.advance(3 * MIN);
+    await cycleUntil(a, 'f-1 uncordoned', uncordoned('f-1'));
+    clock.advance(MIN);
+    sim.scenario.cordonAsNth('f-1');
+    clock.advance(4 * MIN);
+    // The new cordon reaches the service through its watch.
+    const waiting = await waitFor(async () => {
+      const r = await a.service.runCycle();
+      return r.verdicts.length > 0 ? r : undefined;
+    }, 'the new cordon seen');
+    expect(waiting.verdicts).toEqual([expect.objectContaining({ decision: 'wait', requeueAfterMs: 2 * MIN, evidence: expect.objectContaining({ flapCount: 1, effectiveGraceMinutes: 6 }) })]);
+    clock.advance(2 * MIN - 1);
+    expect((await a.service.runCycle()).acted).toEqual({});
+    clock.advance(1);
+    await cycleUntil(a, 'f-1 uncordoned again', uncordoned('f-1', 2));
+  }, 40_000);
+
+  it('dry run records the decision once and never patches', async () => {
+    sim.load({ nodes: [aKubeNode('d-1', { readySince: new Date(clock.now().getTime() - 60 * MIN) })] });
+    sim.scenario.cordonAsNth('d-1');
+    const a = await start({ AUTO_UNCORDON_DRY_RUN: 'true' });
+    await becomesLeader(a);
+    clock.advance(4 * MIN);
+    await a.service.runCycle();
+    await a.service.runCycle();
+    const rows = await db.query<{ dry_run: boolean; reason: string }>(`SELECT dry_run, reason FROM nodes.scaling_events WHERE node_name = 'd-1'`);
+    expect(rows).toEqual([{ dry_run: true, reason: 'DRY_RUN' }]);
+    expect(sim.stats().byVerbResource['patch nodes'] ?? 0).toBe(0);
+    expect((await getNode(sim, 'd-1')).spec.unschedulable).toBe(true);
+  }, 40_000);
+});
