@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { createRuntime, InProcessTransport, JsonLogger, RuntimeModule, type LogLevel, type Runtime } from '@nodes-manager/platform';
 import { ApiGatewayModule } from '../../services/api-gateway/src/api-gateway.module.js';
 import { loadApiGatewayConfig } from '../../services/api-gateway/src/config.js';
+import { setupOpenApi } from '../../services/api-gateway/src/openapi.js';
 import { NodeSyncModule } from '../../services/node-sync/src/node-sync.module.js';
 import { loadNodeSyncConfig } from '../../services/node-sync/src/config.js';
 import { UncordonModule } from '../../services/uncordon/src/uncordon.module.js';
@@ -78,6 +79,7 @@ export async function startAllInOne(opts: { env: NodeJS.ProcessEnv; runtime?: Ru
   app.enableShutdownHooks();
   app.connectMicroservice({ strategy: new InProcessTransport(runtime.commands!) }, { inheritAppConfig: true });
   await app.startAllMicroservices();
+  setupOpenApi(app);
   await app.listen(c.gateway.APP_PORT, opts.host ?? '127.0.0.1');
   const port = (app.getHttpServer().address() as { port: number }).port;
   return { app, runtime, url: `http://${opts.host ?? '127.0.0.1'}:${port}`, close: () => app.close() };

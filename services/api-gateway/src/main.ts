@@ -1,6 +1,7 @@
 import { loadConfig, runMain, splitMode, startSplitService } from '@nodes-manager/platform';
 import { apiGatewayConfigSpec } from './config.js';
 import { ApiGatewayModule } from './api-gateway.module.js';
+import { setupOpenApi } from './openapi.js';
 
 await runMain('api-gateway', () => loadConfig(splitMode(apiGatewayConfigSpec)), apiGatewayConfigSpec.secrets, (config) =>
   startSplitService({
@@ -10,5 +11,6 @@ await runMain('api-gateway', () => loadConfig(splitMode(apiGatewayConfigSpec)), 
     port: config.APP_PORT,
     logLevel: config.LOG_LEVEL,
     http: 'own',
+    configure: (app) => void setupOpenApi(app),
   }),
 );

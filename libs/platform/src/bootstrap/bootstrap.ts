@@ -19,6 +19,8 @@ export interface SplitServiceOptions {
   logLevel?: string;
   /** The gateway brings its own HTTP controllers (health included) and consumes no command queue. */
   http?: 'health' | 'own';
+  /** Called after the app is created and before it listens (e.g. the gateway's OpenAPI routes). */
+  configure?: (app: INestApplication) => void | Promise<void>;
 }
 
 /**
@@ -40,6 +42,7 @@ export async function startSplitService(opts: SplitServiceOptions): Promise<INes
     app.connectMicroservice(rmqServerOptions(opts.service, opts.rabbitmqUrl), { inheritAppConfig: true });
     await app.startAllMicroservices();
   }
+  await opts.configure?.(app);
   await app.listen(opts.port, opts.host ?? '0.0.0.0');
   logger.info('service started', { port: opts.port, mode: 'split' });
   return app;

@@ -33,6 +33,8 @@ export interface TestAppOptions {
   rabbitmqUrl?: string;
   /** Listen for HTTP (the gateway, or a service's health port); 0 picks a free port. */
   httpPort?: number;
+  /** Called after the app is created and before it listens or initialises (e.g. the gateway's OpenAPI routes). */
+  configure?: (app: INestApplication) => void | Promise<void>;
 }
 
 /** startTestApp — one service module in this process, wired like `main.ts` but with an injectable runtime. */
@@ -48,6 +50,7 @@ export async function startTestApp(opts: TestAppOptions): Promise<{ app: INestAp
     app.connectMicroservice({ strategy: new InProcessTransport(runtime.commands!) }, { inheritAppConfig: true });
   }
   await app.startAllMicroservices();
+  await opts.configure?.(app);
   if (opts.httpPort !== undefined) {
     await app.listen(opts.httpPort, '127.0.0.1');
     const addr = app.getHttpServer().address() as { port: number };

@@ -2,6 +2,7 @@ import { Controller, Get, Inject, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import type client from 'prom-client';
 import { ServiceNames, serviceStatusPattern, type ServiceName } from '@nodes-manager/contracts';
+import { ApiPublicRoute } from './api-docs.js';
 import { COMMAND_BUS, HEALTH_REGISTRY, METRICS_REGISTRY, Public, type CommandBus, type HealthRegistry, CodedError } from '@nodes-manager/platform';
 
 /**
@@ -19,12 +20,22 @@ export class GatewayHealthController {
 
   @Public()
   @Get('healthz')
+  @ApiPublicRoute({ tag: 'health', summary: 'Liveness (no token)', responses: { 200: { description: 'The process is alive', schema: { type: 'object', properties: { status: { const: 'ok' } } } } } })
   healthz() {
     return { status: 'ok' };
   }
 
   @Public()
   @Get('readyz')
+  @ApiPublicRoute({
+    tag: 'health',
+    summary: 'Readiness of the gateway and of each service behind it (no token)',
+    description: 'The gateway stays ready (`degraded`) while a backend is down: that backend\'s routes answer 503, and `services` says which.',
+    responses: {
+      200: { description: '`ready`, or `degraded` when some service is not ready', schema: { type: 'object', properties: { status: { enum: ['ready', 'degraded'] }, checks: { type: 'object' }, services: { type: 'object' } } } },
+      503: { description: 'The gateway itself is not ready (`not-ready`)', schema: { type: 'object', properties: { status: { const: 'not-ready' }, checks: { type: 'object' }, services: { type: 'object' } } } },
+    },
+  })
   async readyz(@Res() res: Response) {
     const own = await this.health.run('api-gateway');
     const services: Record<string, unknown> = {};
@@ -47,6 +58,7 @@ export class GatewayHealthController {
 
   @Public()
   @Get('metrics')
+  @ApiPublicRoute({ tag: 'health', summary: 'Prometheus metrics (no token)', responses: { 200: { description: 'Prometheus text exposition format', schema: { type: 'string' }, contentType: 'text/plain' } } })
   async metricsText(@Res() res: Response) {
     res.setHeader('Content-Type', this.metrics.contentType);
     res.send(await this.metrics.metrics());

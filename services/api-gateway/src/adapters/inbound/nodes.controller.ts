@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { CAPACITY_TYPES, Commands, NODE_STATES, type DrainRequest, type NodesListQuery } from '@nodes-manager/contracts';
 import { Actor, RequiresWrite } from '@nodes-manager/platform';
 import { Forwarder } from './forwarder.js';
+import { ApiRoute, DRAIN_OPERATION_SCHEMA, NODE_SCHEMA, page } from './api-docs.js';
 import { pageShape, parseInput, q } from './validation.js';
 
 const nodesQuery = z.strictObject({
@@ -31,12 +32,14 @@ export class NodesController {
   constructor(private readonly fwd: Forwarder) {}
 
   @Get()
+  @ApiRoute({ tag: 'nodes', summary: 'List nodes with state, resources and pod counts', description: 'Filters combine with AND; deleted nodes only with `includeDeleted=true`.', query: nodesQuery, ok: { status: 200, description: 'A page of nodes', schema: page(NODE_SCHEMA) } })
   list(@Query() query: unknown, @Actor() actor: string) {
     const data: NodesListQuery = parseInput(nodesQuery, query, 'query');
     return this.fwd.send(Commands.nodesList, data, actor);
   }
 
   @Get(':id')
+  @ApiRoute({ tag: 'nodes', summary: 'One node (by name or id) with its running pods', params: { id: { schema: nodeId, description: 'node name or id (uuid)' } }, ok: { status: 200, description: 'The node and its pods', schema: { ...NODE_SCHEMA, properties: { ...(NODE_SCHEMA['properties'] as object), pods: { type: 'array', items: { type: 'object' } } } } } })
   get(@Param('id') id: string, @Actor() actor: string) {
     return this.fwd.send(Commands.nodeGet, { id: parseInput(nodeId, id, 'path') }, actor);
   }
@@ -44,6 +47,7 @@ export class NodesController {
   @Post(':id/drain')
   @RequiresWrite()
   @HttpCode(202)
+  @ApiRoute({ tag: 'nodes', summary: 'Start a graceful drain (kubectl drain semantics)', description: 'Cordons the node and evicts its pods through the Eviction API, honouring PodDisruptionBudgets. Answers at once with the operation; follow it at GET /api/v1/drains/{id} or on the `node.drain.*` events.', write: true, params: { id: { schema: nodeId, description: 'node name or id (uuid)' } }, body: drainBody, ok: { status: 202, description: 'The drain operation, accepted', schema: DRAIN_OPERATION_SCHEMA }, errors: { 409: 'a drain already runs on the node' } })
   drain(@Param('id') id: string, @Body() body: unknown, @Actor() actor: string) {
     const data: DrainRequest = { node: parseInput(nodeId, id, 'path'), ...parseInput(drainBody, body, 'body') };
     return this.fwd.send(Commands.nodeDrain, data, actor);
@@ -56,6 +60,7 @@ export class DrainsController {
   constructor(private readonly fwd: Forwarder) {}
 
   @Get(':id')
+  @ApiRoute({ tag: 'nodes', summary: 'One drain operation: status, progress, final result', params: { id: { schema: z.uuid(), description: 'drain operation id' } }, ok: { status: 200, description: 'The drain operation', schema: DRAIN_OPERATION_SCHEMA } })
   get(@Param('id') id: string, @Actor() actor: string) {
     return this.fwd.send(Commands.drainGet, { id: parseInput(z.uuid('must be a drain operation id (uuid)'), id, 'path') }, actor);
   }

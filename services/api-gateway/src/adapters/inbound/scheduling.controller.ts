@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { Commands } from '@nodes-manager/contracts';
 import { Actor, RequiresWrite } from '@nodes-manager/platform';
 import { Forwarder } from './forwarder.js';
+import { ApiRoute, DECISION_SCHEMA, OBJECT_SCHEMA, page } from './api-docs.js';
 import { pageShape, parseInput } from './validation.js';
 
 const quantity = (what: string) =>
@@ -44,16 +45,19 @@ export class SchedulingController {
   constructor(private readonly fwd: Forwarder) {}
 
   @Get('decisions')
+  @ApiRoute({ tag: 'scheduling', summary: 'The scheduling decision log, newest first', query: decisionsQuery, ok: { status: 200, description: 'A page of decisions', schema: page(DECISION_SCHEMA) } })
   decisions(@Query() query: unknown, @Actor() actor: string) {
     return this.fwd.send(Commands.decisionsList, parseInput(decisionsQuery, query, 'query'), actor);
   }
 
   @Get('workloads/placement')
+  @ApiRoute({ tag: 'scheduling', summary: 'Every workload with its node, class, score and rationale', query: placementQuery, ok: { status: 200, description: 'A page of placements', schema: page(OBJECT_SCHEMA) } })
   placement(@Query() query: unknown, @Actor() actor: string) {
     return this.fwd.send(Commands.placementList, parseInput(placementQuery, query, 'query'), actor);
   }
 
   @Get('optimize/plan')
+  @ApiRoute({ tag: 'scheduling', summary: 'The consolidation plan with savings and PodDisruptionBudget impact', query: planQuery, ok: { status: 200, description: 'The plan', schema: OBJECT_SCHEMA } })
   plan(@Query() query: unknown, @Actor() actor: string) {
     return this.fwd.send(Commands.optimizePlan, parseInput(planQuery, query, 'query'), actor);
   }
@@ -61,12 +65,14 @@ export class SchedulingController {
   @Post('optimize/trigger')
   @RequiresWrite()
   @HttpCode(202)
+  @ApiRoute({ tag: 'scheduling', summary: 'Run an optimisation cycle now', description: '`dryRun` (default true) plans only; `dryRun: false` also drains the planned nodes.', write: true, body: triggerBody, ok: { status: 202, description: 'The cycle ran: its decisions and plan', schema: OBJECT_SCHEMA } })
   trigger(@Body() body: unknown, @Actor() actor: string) {
     return this.fwd.send(Commands.optimizeTrigger, parseInput(triggerBody, body, 'body'), actor);
   }
 
   @Post('simulate')
   @HttpCode(200)
+  @ApiRoute({ tag: 'scheduling', summary: 'Simulate placing N pods: projected node additions', body: simulateBody, ok: { status: 200, description: 'Projected placement and node additions', schema: OBJECT_SCHEMA } })
   simulate(@Body() body: unknown, @Actor() actor: string) {
     return this.fwd.send(Commands.simulate, parseInput(simulateBody, body, 'body'), actor);
   }

@@ -1,0 +1,170 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Module, RequestMethod, type INestApplication } from '@nestjs/common';
+import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
+import { ModulesContainer } from '@nestjs/core';
+import { createRuntime, loadConfig } from '@nodes-manager/platform';
+import { startTestApp, testEnv } from '@nodes-manager/platform/testing';
+import { ApiGatewayModule } from '../src/api-gateway.module.js';
+import { apiGatewayConfigSpec } from '../src/config.js';
+import { OPENAPI_PATH, setupOpenApi } from '../src/openapi.js';
+
+interface Operation {
+  security?: Record<string, string[]>[];
+  parameters?: { name: string; in: string }[];
+  requestBody?: unknown;
+  responses: Record<string, { content?: Record<string, { schema?: { properties?: Record<string, unknown>; required?: string[] } }> }>;
+}
+interface OpenApi {
+  openapi: string;
+  paths: Record<string, Record<string, Operation>>;
+  components: { securitySchemes: Record<string, { type: string; scheme: string }> };
+}
+
+/** ServedRoute — a route as the running app serves it: from Express's router, with the Nest handler's metadata. */
+interface ServedRoute {
+  method: string;
+  path: string;
+  public: boolean;
+  write: boolean;
+}
+
+let app: INestApplication;
+let url: string;
+
+beforeAll(async () => {
+  const config = loadConfig(apiGatewayConfigSpec, testEnv('postgres://unused@127.0.0.1/unused'));
+  const runtime = createRuntime({ mode: 'all-in-one', logLevel: 'error' });
+  @Module({ imports: [ApiGatewayModule.forRoot(config)] })
+  class Root {}
+  const started = await startTestApp({ service: 'api-gateway', module: { module: Root }, runtime, transport: 'in-process', httpPort: 0, configure: (a) => void setupOpenApi(a) });
+  app = started.app;
+  url = started.url!;
+});
+afterAll(async () => {
+  await app.close();
+});
+
+const docsRoute = (path: string) => path === `/${OPENAPI_PATH}` || path.startsWith(`/${OPENAPI_PATH}/`) || path.startsWith(`/${OPENAPI_PATH}-`);
+
+/** servedRoutes — every method+path in Express's router stack (Swagger's own routes excluded). */
+function expressRoutes(): { method: string; path: string }[] {
+  const router = (app.getHttpAdapter().getInstance() as { router: { stack: { route?: { path: string; methods: Record<string, boolean> } }[] } }).router;
+  return router.stack
+    .flatMap((layer) => (layer.route ? Object.keys(layer.route.methods).map((m) => ({ method: m, path: layer.route!.path })) : []))
+    .filter((r) => !docsRoute(r.path) && r.method !== '_all');
+}
+
+/** nestRoutes — every HTTP handler Nest registered, with its `@Public()` and `@RequiresWrite()` metadata. */
+function nestRoutes(): ServedRoute[] {
+  const out: ServedRoute[] = [];
+  const join = (...parts: string[]) => '/' + parts.flatMap((p) => p.split('/')).filter(Boolean).join('/');
+  for (const mod of app.get(ModulesContainer).values()) {
+    for (const wrapper of mod.controllers.values()) {
+      const type = wrapper.metatype as (new (...a: never[]) => object) | null;
+      if (!type || Reflect.getMetadata(PATH_METADATA, type) === undefined) continue;
+      const base = Reflect.getMetadata(PATH_METADATA, type) as string;
+      for (const key of Object.getOwnPropertyNames(type.prototype)) {
+        const handler = (type.prototype as Record<string, unknown>)[key];
+        if (key === 'constructor' || typeof handler !== 'function') continue;
+        const path = Reflect.getMetadata(PATH_METADATA, handler) as string | undefined;
+        if (path === undefined) continue;
+        const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod]!.toLowerCase();
+        const meta = (k: string) => Boolean(Reflect.getMetadata(k, handler) ?? Reflect.getMetadata(k, type));
+        out.push({ method, path: join(base, path), public: meta('nodes-manager:public'), write: meta('nodes-manager:write') });
+      }
+    }
+  }
+  return out;
+}
+
+const openApiPath = (expressPath: string) => expressPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+const key = (r: { method: string; path: string }) => `${r.method.toUpperCase()} ${r.path}`;
+
+let doc: OpenApi;
+let served: ServedRoute[];
+
+describe('OpenAPI at /api/docs', () => {
+  beforeAll(async () => {
+    const res = await fetch(`${url}/${OPENAPI_PATH}-json`);
+    expect(res.status).toBe(200);
+    doc = (await res.json()) as OpenApi;
+    served = nestRoutes();
+  });
+
+  it('finds the routes the app serves, the same from Express and from Nest', () => {
+    expect(served.length).toBeGreaterThanOrEqual(20);
+    expect(expressRoutes().map(key).sort()).toEqual(served.map(key).sort());
+  });
+
+  it('documents every served route, and nothing else', () => {
+    const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((method) => `${method.toUpperCase()} ${path}`));
+    expect(documented.sort()).toEqual(served.map((r) => key({ method: r.method, path: openApiPath(r.path) })).sort());
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.components.securitySchemes['bearer']).toMatchObject({ type: 'http', scheme: 'bearer' });
+  });
+
+  it('gives every protected route bearer security, 401, 501, 503 and 504 as coded error bodies', () => {
+    for (const r of served.filter((s) => !s.public)) {
+      const op = doc.paths[openApiPath(r.path)]![r.method]!;
+      expect({ route: key(r), security: op.security }).toEqual({ route: key(r), security: [{ bearer: [] }] });
+      for (const status of ['401', '501', '503', '504']) {
+        const schema = op.responses[status]?.content?.['application/json']?.schema;
+        expect({ route: key(r), status, required: schema?.required }).toEqual({ route: key(r), status, required: ['code', 'message'] });
+      }
+    }
+  });
+
+  it('documents 403 FORBIDDEN exactly on the routes that need the write scope, and 409 on each of them', () => {
+    for (const r of served.filter((s) => !s.public)) {
+      const op = doc.paths[openApiPath(r.path)]![r.method]!;
+      const codes403 = (op.responses['403']?.content?.['application/json']?.schema?.properties?.['code'] as { enum?: string[] } | undefined)?.enum ?? [];
+      expect({ route: key(r), forbidden: codes403.includes('FORBIDDEN') }).toEqual({ route: key(r), forbidden: r.write });
+      if (r.write) expect({ route: key(r), has409: '409' in op.responses }).toEqual({ route: key(r), has409: true });
+    }
+    expect(served.filter((r) => r.write).length).toBeGreaterThanOrEqual(7);
+  });
+
+  it('documents 400 on routes that take input, and 404 on routes with a path parameter', () => {
+    for (const r of served.filter((s) => !s.public)) {
+      const op = doc.paths[openApiPath(r.path)]![r.method]!;
+      const takesInput = (op.parameters?.length ?? 0) > 0 || op.requestBody !== undefined;
+      if (takesInput) expect({ route: key(r), has400: '400' in op.responses }).toEqual({ route: key(r), has400: true });
+      if (r.path.includes(':')) {
+        expect({ route: key(r), has404: '404' in op.responses }).toEqual({ route: key(r), has404: true });
+        const params = r.path.match(/:([A-Za-z0-9_]+)/g)!.map((p) => p.slice(1));
+        expect(op.parameters!.filter((p) => p.in === 'path').map((p) => p.name).sort()).toEqual(params.sort());
+      }
+    }
+  });
+
+  it('documents the request schemas derived from the controllers’ validation', () => {
+    const drain = doc.paths['/api/v1/nodes/{id}/drain']!['post']!;
+    expect(JSON.stringify(drain.requestBody)).toContain('timeoutSeconds');
+    const list = doc.paths['/api/v1/nodes']!['get']!;
+    expect(list.parameters!.map((p) => p.name)).toEqual(expect.arrayContaining(['limit', 'cursor', 'state', 'capacityType', 'sort']));
+  });
+
+  it('leaves the public routes without security', () => {
+    const pub = served.filter((s) => s.public);
+    expect(pub.map(key).sort()).toEqual(['GET /healthz', 'GET /metrics', 'GET /readyz']);
+    for (const r of pub) expect(doc.paths[r.path]![r.method]!.security ?? []).toEqual([]);
+  });
+});
+
+describe('who needs a token', () => {
+  it.each([[`/${OPENAPI_PATH}`], [`/${OPENAPI_PATH}-json`], [`/${OPENAPI_PATH}-yaml`], ['/healthz']])('answers %s without a token', async (path) => {
+    const res = await fetch(url + path);
+    expect(res.status).toBe(200);
+    if (path === `/${OPENAPI_PATH}`) expect(await res.text()).toContain('swagger-ui');
+  });
+
+  it('refuses every other served route without a token, with a coded 401', async () => {
+    const protectedRoutes = nestRoutes().filter((r) => !r.public);
+    expect(protectedRoutes.length).toBeGreaterThan(0);
+    for (const r of protectedRoutes) {
+      const res = await fetch(url + r.path.replace(/:[A-Za-z0-9_]+/g, 'x'), { method: r.method.toUpperCase() });
+      expect({ route: key(r), status: res.status }).toEqual({ route: key(r), status: 401 });
+      expect(await res.json()).toMatchObject({ code: 'UNAUTHENTICATED' });
+    }
+  });
+});
