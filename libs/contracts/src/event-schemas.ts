@@ -75,9 +75,10 @@ const drainProgress = closed(
     pods: arrayOf(closed({ pod: str(), phase: str(), attempts: int(), lastMessage: str() }, ['lastMessage'])),
     skipped: arrayOf(podReason),
     refused: arrayOf(podReason),
-    outcomes: arrayOf(closed({ pod: str(), outcome: { type: 'string', enum: Object.values(DrainPodOutcome) } })),
+    message: str('the final message, once the drain has ended'),
+    outcomes: arrayOf(closed({ pod: str(), outcome: { type: 'string', enum: Object.values(DrainPodOutcome) } }), 'per-pod results, once the drain has ended'),
   },
-  ['outcomes'],
+  ['message', 'outcomes'],
 );
 const drainEvent = (status: readonly string[], failed: boolean): JsonSchema =>
   closed(
