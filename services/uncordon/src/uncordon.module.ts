@@ -6,7 +6,7 @@ import { entities } from './adapters/outbound/entities.js';
 import { UncordonCommands } from './adapters/inbound/uncordon.commands.js';
 import { UncordonLoop } from './adapters/inbound/uncordon.loop.js';
 import { KubeNodes } from './adapters/outbound/kube-nodes.adapter.js';
-import { WatchNodeSource } from './adapters/outbound/node-source.js';
+import { InformerNodeSource } from './adapters/outbound/node-source.js';
 import { UncordonRepository } from './adapters/outbound/uncordon.repository.js';
 import { DrainRepository } from './adapters/outbound/drain.repository.js';
 import { UncordonService } from './uncordon.service.js';
@@ -27,7 +27,11 @@ export class UncordonModule {
       providers: [
         { provide: UNCORDON_CONFIG, useValue: config },
         { provide: KUBE_NODES, useFactory: () => new KubeNodes(createKubeConfig(config.KUBECONFIG)) },
-        { provide: NODE_SOURCE, inject: [KUBE_NODES, LOGGER], useFactory: (kube: KubeNodes, logger: JsonLogger) => new WatchNodeSource(kube, logger) },
+        {
+          provide: NODE_SOURCE,
+          inject: [KUBE_NODES, LOGGER],
+          useFactory: (kube: KubeNodes, logger: JsonLogger) => new InformerNodeSource(kube.kc, logger, config.SCAN_INTERVAL_SECONDS * 1000),
+        },
         { provide: UNCORDON_REPOSITORY, inject: [DATA_SOURCE], useFactory: (ds: DataSource) => new UncordonRepository(ds) },
         { provide: DRAIN_REPOSITORY, inject: [DATA_SOURCE], useFactory: (ds: DataSource) => new DrainRepository(ds) },
         { provide: UNCORDON_LEADER, inject: [LEADER_FACTORY], useFactory: (leaders: LeaderFactory) => leaders('uncordon') },

@@ -12,8 +12,8 @@ const CHANGE_DEBOUNCE_MS = 200;
 const MIN_REQUEUE_MS = 250;
 
 /**
- * UncordonLoop — the timers: a cycle on each node change (debounced), on each scan tick (`SCAN_INTERVAL_SECONDS`,
- * which also re-lists nodes and picks up drains), when a verdict's requeue is due, and on becoming leader.
+ * UncordonLoop — the timers: a cycle on each node change (debounced), on each scan tick (`SCAN_INTERVAL_SECONDS`, when drains are also picked up;
+ * the node cache resyncs on the same interval), when a verdict's requeue is due, and on becoming leader.
  * Thin: every decision is in the services.
  */
 @Injectable()
@@ -42,10 +42,7 @@ export class UncordonLoop implements OnApplicationBootstrap, OnApplicationShutdo
     await this.source.start(() => this.onNodeChange());
     const every = this.config.SCAN_INTERVAL_SECONDS * 1000;
     this.tick = setInterval(() => {
-      const relist = (this.source as { relist?: () => Promise<void> }).relist;
-      void (relist ? relist.call(this.source) : Promise.resolve())
-        .catch((err) => this.logger.warn('node re-list failed', { err: (err as Error).message }))
-        .finally(() => this.cycle());
+      this.cycle();
       this.drains.kick();
     }, every);
     this.tick.unref();

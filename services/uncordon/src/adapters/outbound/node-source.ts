@@ -1,128 +1,54 @@
-import * as k8s from '@kubernetes/client-node';
-import type { JsonLogger } from '@nodes-manager/platform';
-import type { KubeNodes } from './kube-nodes.adapter.js';
+import type * as k8s from '@kubernetes/client-node';
+import { Informer, type JsonLogger } from '@nodes-manager/platform';
 
 /**
  * NodeSource — the uncordon loop's view of the cluster's nodes: a synced cache plus a change callback. It only
- * says *which* nodes to evaluate; the act itself always follows a fresh GET (DESIGN §4). A port so the loop can
- * move onto the platform's shared informer (`libs/platform/src/kube/informer.ts`) without changing.
+ * says *which* nodes to evaluate; the act itself always follows a fresh GET (DESIGN §4).
  */
 export interface NodeSource {
   start(onChange: (name: string) => void): Promise<void>;
-  /** True once the first LIST is in: never decide on a partial view. */
+  /** True once the first complete LIST is in: never decide on a partial view. */
   readonly synced: boolean;
   list(): k8s.V1Node[];
   stop(): Promise<void>;
 }
 
 /**
- * WatchNodeSource — paged LIST, then a watch from the list's resourceVersion; on a closed watch or a 410 it
- * watches again from the last version seen, or re-lists. `relist()` is also called by each scan tick, so a
- * missed event costs at most one scan interval.
+ * InformerNodeSource — the platform's informer on `/api/v1/nodes` (paged LIST, watch, 410 relist, a full resync
+ * every scan interval so a missed event costs at most one interval). Objects are kept as the API sent them (JSON:
+ * times are strings, which `cordonedNodeSnapshot` accepts).
  */
-export class WatchNodeSource implements NodeSource {
-  private readonly nodes = new Map<string, k8s.V1Node>();
-  private abort?: AbortController;
-  private stopped = false;
-  private resourceVersion = '';
-  private onChange: (name: string) => void = () => undefined;
-  private retry?: NodeJS.Timeout;
-  private watching = false;
-  synced = false;
+export class InformerNodeSource implements NodeSource {
+  private readonly informer: Informer<k8s.V1Node>;
 
   constructor(
-    private readonly kube: KubeNodes,
+    kc: k8s.KubeConfig,
     private readonly logger: JsonLogger,
-    private readonly retryMs = 1000,
-  ) {}
+    resyncMs: number,
+    private readonly syncTimeoutMs = 30_000,
+  ) {
+    this.informer = new Informer<k8s.V1Node>({ kc, path: '/api/v1/nodes', project: (o) => o as k8s.V1Node, resyncMs, logger, name: 'uncordon-nodes' });
+  }
+
+  get synced(): boolean {
+    return this.informer.synced;
+  }
 
   async start(onChange: (name: string) => void): Promise<void> {
-    this.onChange = onChange;
-    this.stopped = false;
-    await this.relist().catch((err) => {
-      this.logger.warn('node list failed; retrying', { err: (err as Error).message });
-      this.schedule();
-    });
+    const changed = (n: k8s.V1Node) => onChange(n.metadata?.name ?? '');
+    this.informer.on('add', changed);
+    this.informer.on('update', changed);
+    this.informer.on('delete', changed);
+    this.informer.start();
+    // Start-up does not hang on an unreachable API server: cycles simply wait for `synced`.
+    await this.informer.waitForSync(this.syncTimeoutMs).catch((err) => this.logger.warn('node cache not synced yet', { err: (err as Error).message }));
   }
 
   list(): k8s.V1Node[] {
-    return [...this.nodes.values()];
+    return this.informer.list();
   }
 
-  /** relist — replaces the cache from a fresh paged LIST and restarts the watch from its version. */
-  async relist(): Promise<void> {
-    const { items, resourceVersion } = await this.kube.listNodes();
-    const seen = new Set<string>();
-    for (const n of items) {
-      const name = n.metadata?.name ?? '';
-      seen.add(name);
-      const old = this.nodes.get(name);
-      this.nodes.set(name, n);
-      if (old?.metadata?.resourceVersion !== n.metadata?.resourceVersion) this.onChange(name);
-    }
-    for (const name of [...this.nodes.keys()]) {
-      if (!seen.has(name)) {
-        this.nodes.delete(name);
-        this.onChange(name);
-      }
-    }
-    this.synced = true;
-    this.resourceVersion = resourceVersion;
-    // Not awaited: a watch's response may start only with its first event or bookmark.
-    if (!this.watching) void this.watch();
-  }
-
-  private schedule(): void {
-    if (this.stopped || this.retry) return;
-    this.retry = setTimeout(() => {
-      this.retry = undefined;
-      void this.relist().catch(() => this.schedule());
-    }, this.retryMs);
-    this.retry.unref();
-  }
-
-  private async watch(): Promise<void> {
-    if (this.stopped || this.watching) return;
-    this.watching = true;
-    const w = new k8s.Watch(this.kube.kc);
-    try {
-      this.abort = await w.watch(
-        '/api/v1/nodes',
-        { resourceVersion: this.resourceVersion, allowWatchBookmarks: true },
-        (type: string, obj: k8s.V1Node & { code?: number }) => {
-          if (type === 'ERROR') {
-            // 410 Gone: our version is too old; LIST again.
-            this.resourceVersion = '';
-            return;
-          }
-          if (obj.metadata?.resourceVersion) this.resourceVersion = obj.metadata.resourceVersion;
-          if (type === 'BOOKMARK') return;
-          const name = obj.metadata?.name ?? '';
-          if (type === 'DELETED') this.nodes.delete(name);
-          else this.nodes.set(name, obj);
-          this.onChange(name);
-        },
-        () => {
-          this.abort = undefined;
-          this.watching = false;
-          if (this.stopped) return;
-          if (this.resourceVersion) void this.watch().catch(() => this.schedule());
-          else this.schedule();
-        },
-      );
-      if (this.stopped) this.abort.abort();
-    } catch (err) {
-      this.abort = undefined;
-      this.watching = false;
-      this.logger.debug('node watch failed; re-listing', { err: (err as Error).message });
-      this.schedule();
-    }
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.retry) clearTimeout(this.retry);
-    this.abort?.abort();
-    this.abort = undefined;
+  stop(): Promise<void> {
+    return this.informer.stop();
   }
 }
