@@ -76,7 +76,6 @@ export async function startAllInOne(opts: { env: NodeJS.ProcessEnv; runtime?: Ru
   })
   class AllInOneRoot {}
   const app = await NestFactory.create(AllInOneRoot, { logger: new JsonLogger('all-in-one', level), abortOnError: false });
-  app.enableShutdownHooks();
   app.connectMicroservice({ strategy: new InProcessTransport(runtime.commands!) }, { inheritAppConfig: true });
   await app.startAllMicroservices();
   setupOpenApi(app);

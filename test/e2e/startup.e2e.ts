@@ -2,14 +2,18 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createTestDatabase, TEST_JWT_SECRET, TEST_RABBITMQ_URL, type TestDatabase } from '@nodes-manager/platform/testing';
+import { startKubeSim, type KubeSim } from '@nodes-manager/sim';
 import { assertBuilt, runToExit } from './harness.js';
 
 let db: TestDatabase;
+let kube: KubeSim;
 beforeAll(async () => {
   assertBuilt();
   db = await createTestDatabase();
+  kube = await startKubeSim();
 });
 afterAll(async () => {
+  await kube.stop();
   await db.drop();
 });
 
@@ -40,7 +44,7 @@ describe('a service refuses to start, and says why', () => {
       writeFileSync(join(dist, 'migrations/node-sync/index.js'), 'export const migrations = [];\n');
       const { code, output } = await runToExit(
         'node-sync',
-        { DATABASE_URL: db.url, RABBITMQ_URL: TEST_RABBITMQ_URL, AUTH_JWT_ACCESS_SECRET: TEST_JWT_SECRET, SCAN_INTERVAL_SECONDS: '5', HEALTH_PORT: '0', KUBECONFIG: '/nonexistent' },
+        { DATABASE_URL: db.url, RABBITMQ_URL: TEST_RABBITMQ_URL, AUTH_JWT_ACCESS_SECRET: TEST_JWT_SECRET, SCAN_INTERVAL_SECONDS: '5', HEALTH_PORT: '0', KUBECONFIG: kube.kubeconfigPath },
         join(dist, 'services'),
       );
       expect(code).not.toBe(0);
