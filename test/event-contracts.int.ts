@@ -57,7 +57,7 @@ function drainEvents(pods: ReturnType<typeof aDrainPod>[], options = DEFAULT_DRA
   let step = nextDrainStep(state, NOW, { presentUids: pods.map((p) => p.uid) });
   state = step.state;
   if (step.action === 'evict') {
-    step = nextDrainStep(state, at(31), { results: step.pods.map((p) => ({ uid: p.uid, outcome: 'evicted' as const })), presentUids: [] });
+    step = nextDrainStep(state, at(31), { results: step.pods.map((p) => ({ uid: p.uid, outcome: 'accepted' as const })), presentUids: [] });
     state = step.state;
   }
   const final = { ...progress(), message: step.action === 'fail' ? step.message : 'drained', outcomes: drainPodOutcomes(plan, state).map(({ pod, outcome }) => ({ pod, outcome })) };
