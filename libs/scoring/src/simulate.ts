@@ -342,6 +342,9 @@ export interface LowerBoundResult {
   readonly resourceLpUsdPerHour: number;
   /** The simpler bound: max over dimensions of demand × the cheapest price per unit of that dimension. */
   readonly perDimensionUsdPerHour: number;
+  /** The configuration LP's restricted master value — NOT a bound (an estimate from above of the LP optimum),
+   * reported so the gap between plan and bound can be split into packing and bound looseness. */
+  readonly configurationLpEstimateUsdPerHour?: number;
 }
 
 /**
@@ -391,6 +394,7 @@ export function lowerBoundCost(input: SimulateInput): LowerBoundResult {
     usdPerHour: Math.max(resourceLp, configuration?.bound ?? 0),
     resourceLpUsdPerHour: resourceLp,
     perDimensionUsdPerHour: perDimension,
+    ...(configuration ? { configurationLpEstimateUsdPerHour: configuration.value } : {}),
   };
 }
 
@@ -515,11 +519,92 @@ function configurationBound(groups: readonly Group[], offeringsIn: readonly Offe
       A.push(row);
       b.push(cap(groups[g]!, o));
     });
+    // The exact integer pattern value when the small branch and bound finishes, else the LP relaxation's:
+    // both bound every real pattern's value, the first much tighter (it knows 17 pod slots hold 17 pods).
+    const exact = knapsackMax(
+      idx.map((g) => r.y[g]!),
+      idx.map((g) => groups[g]!.req),
+      idx.map((g) => cap(groups[g]!, o)),
+      o.alloc,
+      KNAPSACK_NODE_LIMIT,
+    );
+    if (exact !== undefined) {
+      ratio = Math.max(ratio, exact / o.usdPerHour);
+      continue;
+    }
     const ub = maximizeLp(idx.map((g) => r.y[g]!), A, b);
     if (ub.status === 'optimal') ratio = Math.max(ratio, ub.value / o.usdPerHour);
     else ratio = Infinity;
   }
   return { bound: r.value / ratio, value: r.value, y: r.y, columns, x: r.dual };
+}
+
+/** Search nodes per offering before {@link knapsackMax} gives up (and the LP relaxation is used instead). */
+const KNAPSACK_NODE_LIMIT = 20_000;
+
+/**
+ * knapsackMax — max Σ v_i·k_i over integers 0 ≤ k_i ≤ cap_i with Σ k_i·req_i ≤ alloc in every dimension: the
+ * exact pricing problem of one offering. Depth-first branch and bound, items by value density; the bound at a
+ * node is the smallest over dimensions of the fractional knapsack on that dimension alone (each relaxes the
+ * real problem, so the minimum is a valid upper bound). Returns undefined when `limit` nodes were not enough —
+ * the caller then falls back to the LP relaxation, so an unfinished search never yields an invalid bound.
+ */
+export function knapsackMax(
+  values: readonly number[],
+  reqs: readonly (readonly number[])[],
+  caps: readonly number[],
+  alloc: readonly number[],
+  limit: number,
+): number | undefined {
+  const n = values.length;
+  const dens = (i: number): number => values[i]! / Math.max(1e-12, dominantShare(reqs[i]!, alloc));
+  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => dens(b) - dens(a));
+  const v = order.map((i) => values[i]!);
+  const q = order.map((i) => reqs[i]!);
+  const c = order.map((i) => caps[i]!);
+  // Per dimension, items by value per unit of that dimension (items that need none of it come first).
+  const byDim = Array.from({ length: DIMS }, (_, d) =>
+    Array.from({ length: n }, (_, i) => i).sort((a, b) => (q[b]![d]! === 0 ? Infinity : v[b]! / q[b]![d]!) - (q[a]![d]! === 0 ? Infinity : v[a]! / q[a]![d]!)),
+  );
+  const free = [...alloc];
+  let best = 0;
+  let nodes = 0;
+  const bound = (from: number): number => {
+    let ub = Infinity;
+    for (let d = 0; d < DIMS; d++) {
+      let room = free[d]!;
+      let val = 0;
+      for (const i of byDim[d]!) {
+        if (i < from) continue;
+        const w = q[i]![d]!;
+        if (w === 0) {
+          val += c[i]! * v[i]!;
+          continue;
+        }
+        if (room <= 0) break;
+        const k = Math.min(c[i]!, room / w);
+        val += k * v[i]!;
+        room -= k * w;
+      }
+      if (val < ub) ub = val;
+    }
+    return ub;
+  };
+  const dfs = (i: number, val: number): boolean => {
+    if (++nodes > limit) return false;
+    if (val > best) best = val;
+    if (i === n || val + bound(i) <= best * (1 + 1e-12)) return true;
+    let kMax = c[i]!;
+    for (let d = 0; d < DIMS; d++) if (q[i]![d]! > 0) kMax = Math.min(kMax, Math.floor(free[d]! / q[i]![d]! + 1e-9));
+    for (let k = kMax; k >= 0; k--) {
+      for (let d = 0; d < DIMS; d++) free[d]! -= k * q[i]![d]!;
+      const ok = dfs(i + 1, val + k * v[i]!);
+      for (let d = 0; d < DIMS; d++) free[d]! += k * q[i]![d]!;
+      if (!ok) return false;
+    }
+    return true;
+  };
+  return dfs(0, 0) ? best : undefined;
 }
 
 /**
