@@ -25,6 +25,7 @@ beforeAll(async () => {
       AWS_SECRET_ACCESS_KEY: 'e2e-secret-key',
       AWS_ENDPOINT_URL_EC2: ec2.url,
       COMMAND_TIMEOUT_MS: '3000',
+      AUTO_UNCORDON_GRACE_PERIOD_MINUTES: '0.05',
     },
   });
 }, 180_000);
@@ -53,6 +54,62 @@ describe('the six services as separate processes on the real broker and database
     const body = (await res.json()) as { status: string; services: Record<string, { ready: boolean }> };
     expect(res.status).toBe(200);
     for (const s of ServiceNames.filter((n) => n !== 'api-gateway')) expect([s, body.services[s]?.ready]).toEqual([s, true]);
+  });
+
+  it('a rebalance cordon is reversed across processes: patch, scaling event row, node.uncordoned on the broker; a kubectl cordon stays', async () => {
+    await waitFor(async () => ((await (await api('/api/v1/nodes?limit=500')).json()) as { items: unknown[] }).items.length === 12, 'node-sync to project the fleet', 60_000, 500);
+    const nodes = ((await (await api('/api/v1/nodes?limit=500&state=Ready')).json()) as { items: { name: string }[] }).items;
+    const [rebalanced, manual] = [nodes[0]!.name, nodes[1]!.name];
+    kube.scenario.cordonAsNth(rebalanced, { taint: true });
+    kube.scenario.cordonAsKubectl(manual);
+
+    const ev = await events.waitFor((e) => e.type === 'node.uncordoned' && e.subject === rebalanced, 'node.uncordoned for the rebalanced node', 60_000);
+    expect(ev).toMatchObject({ source: 'nodes-manager/uncordon', actor: 'system:uncordon' });
+    const rows = await db.query<{ node_name: string; action: string; reason: string; evidence: { cordonManager?: string } }>(
+      `SELECT node_name, action, reason, evidence FROM nodes.scaling_events WHERE node_name = $1 AND action = 'uncordon'`,
+      [rebalanced],
+    );
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.evidence.cordonManager).toBe('node-termination-handler');
+    const live = await kube.kubeConfig().makeApiClient((await import('@kubernetes/client-node')).CoreV1Api).readNode({ name: rebalanced });
+    expect(live.spec?.unschedulable).toBeFalsy();
+    expect(live.metadata?.annotations?.['nodes-manager/uncordoned-at']).toBeDefined();
+
+    const cordons = (await (await api('/api/v1/cordons')).json()) as { items: { node: string; decision: string; reason: string }[] };
+    expect(cordons.items.find((c) => c.node === manual)).toMatchObject({ decision: 'skip', reason: 'CORDONED_BY_OTHER_MANAGER' });
+    await waitFor(async () => {
+      const n = (await (await api(`/api/v1/nodes/${rebalanced}`)).json()) as { unschedulable: boolean };
+      return n.unschedulable === false;
+    }, 'node-sync to see the uncordon', 30_000, 500);
+  });
+
+  it('a drain through the API runs in the uncordon process and its progress shows on the node', async () => {
+    const nodes = ((await (await api('/api/v1/nodes?limit=500&state=Ready')).json()) as { items: { name: string }[] }).items;
+    const target = nodes[nodes.length - 1]!.name;
+    const res = await api(`/api/v1/nodes/${target}/drain`, { method: 'POST', body: JSON.stringify({ force: true, deleteEmptyDirData: true, timeoutSeconds: 60 }) });
+    expect(res.status).toBe(202);
+    const op = (await res.json()) as { id: string; status: string };
+    const started = await events.waitFor((e) => e.type === 'node.drain.started' && e.subject === target, 'node.drain.started', 30_000);
+    expect(started.actor).toBe('test-operator');
+    const view = await waitFor(async () => {
+      const n = (await (await api(`/api/v1/nodes/${target}`)).json()) as { drain: { id: string; status: string } | null };
+      return n.drain?.id === op.id ? n : undefined;
+    }, 'the drain on the node view', 30_000, 500);
+    expect(['pending', 'running', 'completed', 'failed']).toContain(view.drain!.status);
+    const done = await events.waitFor((e) => (e.type === 'node.drain.completed' || e.type === 'node.drain.failed') && e.subject === target, 'the drain to end', 90_000);
+    expect(done.type).toBe('node.drain.completed');
+  });
+
+  it('every service serves Prometheus metrics with its outbox gauges, and uncordon counted the uncordon', async () => {
+    for (const [service, p] of system.processes) {
+      const text = await (await fetch(`http://127.0.0.1:${p.port}/metrics`)).text();
+      expect(`${service}: ${text.includes('nodes_manager_process_')}`).toBe(`${service}: true`);
+      if (service !== 'api-gateway') expect(`${service}: ${text.includes(`nodes_manager_outbox_pending{service="${service}"}`)}`).toBe(`${service}: true`);
+    }
+    const uncordon = await (await fetch(`http://127.0.0.1:${system.processes.get('uncordon')!.port}/metrics`)).text();
+    expect(uncordon).toMatch(/nodes_manager_uncordons_total\{service="uncordon",result="uncordoned"\} [1-9]/);
+    const sync = await (await fetch(`http://127.0.0.1:${system.processes.get('node-sync')!.port}/metrics`)).text();
+    expect(sync).toMatch(/nodes_manager_node_sync_rows_written_total\{[^}]*\} [1-9]/);
   });
 
   it('a service that is slow gives 504 with a JSON error, and answers again when it resumes', async () => {

@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { createKubeConfig, DATA_SOURCE, LEADER_FACTORY, LOGGER, PlatformModule, type JsonLogger, type LeaderFactory } from '@nodes-manager/platform';
+import { METRICS, type Metrics } from '@nodes-manager/platform';
 import { migrations } from '../../../migrations/node-sync/index.js';
 import { entities } from './adapters/outbound/entities.js';
 import { NodeSyncCommands } from './adapters/inbound/node-sync.commands.js';
@@ -25,12 +26,13 @@ export class NodeSyncModule {
         { provide: NODE_SYNC_CONFIG, useValue: config },
         {
           provide: KUBE_CACHE,
-          inject: [LOGGER],
-          useFactory: (logger: JsonLogger) =>
+          inject: [LOGGER, METRICS],
+          useFactory: (logger: JsonLogger, metrics: Metrics) =>
             new KubeCache(createKubeConfig(config.KUBECONFIG), {
               pageSize: config.SYNC_PAGE_SIZE,
               resyncMs: config.SCAN_INTERVAL_SECONDS * 1000,
               logger,
+              metrics: { metrics, service: 'node-sync' },
             }),
         },
         { provide: NODE_SYNC_REPOSITORY, inject: [DATA_SOURCE], useFactory: (ds: DataSource) => new NodeSyncRepository(ds) },

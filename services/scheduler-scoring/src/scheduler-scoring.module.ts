@@ -12,6 +12,7 @@ import {
   type JsonLogger,
   type LeaderFactory,
 } from '@nodes-manager/platform';
+import { METRICS, type Metrics } from '@nodes-manager/platform';
 import { migrations } from '../../../migrations/scheduler-scoring/index.js';
 import { entities } from './adapters/outbound/entities.js';
 import { SchedulerScoringCommands } from './adapters/inbound/scheduler-scoring.commands.js';
@@ -39,9 +40,13 @@ export class SchedulerScoringModule {
         ...commandBusProviders('scheduler-scoring'),
         {
           provide: CLUSTER_CACHE,
-          inject: [LOGGER],
-          useFactory: (logger: JsonLogger) =>
-            new InformerClusterCache(createKubeConfig(config.KUBECONFIG), { resyncMs: config.SCAN_INTERVAL_SECONDS * 1000, logger }),
+          inject: [LOGGER, METRICS],
+          useFactory: (logger: JsonLogger, metrics: Metrics) =>
+            new InformerClusterCache(createKubeConfig(config.KUBECONFIG), {
+              resyncMs: config.SCAN_INTERVAL_SECONDS * 1000,
+              logger,
+              metrics: { metrics, service: 'scheduler-scoring' },
+            }),
         },
         { provide: PRICE_SOURCE, inject: [COMMAND_BUS, LOGGER], useFactory: (bus: CommandBus, logger: JsonLogger) => new BusPriceSource(bus, logger) },
         { provide: DRAINER, inject: [COMMAND_BUS], useFactory: (bus: CommandBus) => new BusDrainer(bus) },

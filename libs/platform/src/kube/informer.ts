@@ -1,6 +1,7 @@
 import * as k8s from '@kubernetes/client-node';
 import fetch from 'node-fetch';
 import type { JsonLogger } from '../logging/logger.js';
+import type { Metrics } from '../health/metrics.js';
 
 export interface InformerOptions<T> {
   kc: k8s.KubeConfig;
@@ -20,6 +21,8 @@ export interface InformerOptions<T> {
   watchTimeoutSeconds?: number;
   logger?: JsonLogger;
   name?: string;
+  /** Failed LIST/WATCH requests are counted in `nodes_manager_kube_api_errors_total` of this service. */
+  metrics?: { metrics: Metrics; service: string };
 }
 
 /** SyncedInfo — `full` is true when the cache was just reconciled against a complete LIST (every (re)list). */
@@ -232,6 +235,7 @@ export class Informer<T> {
           continue;
         }
         this.stats.errors++;
+        this.opts.metrics?.metrics.apiError('kube', this.opts.metrics.service, `${this.rv === undefined ? 'list' : 'watch'} ${this.opts.path}`, (err as { statusCode?: number; code?: number }).statusCode ?? (err as { code?: number }).code);
         this.opts.logger?.warn('informer request failed; retrying', { informer: this.label, err: (err as Error).message, retryInMs: delay });
         await this.sleep(delay);
         delay = Math.min(delay * 2, maxMs);

@@ -320,6 +320,8 @@ export class KubeHttp {
     const started = () => {
       if (!res.headersSent) {
         res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
+        // Like the API server, answer the watch request at once; events follow as they happen.
+        res.flushHeaders();
         this.openWatches.add(res);
       }
     };

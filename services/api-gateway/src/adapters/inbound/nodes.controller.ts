@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { z } from 'zod';
 import { CAPACITY_TYPES, Commands, NODE_STATES, type DrainRequest, type NodesListQuery } from '@nodes-manager/contracts';
-import { Actor, RequiresWrite } from '@nodes-manager/platform';
+import { Actor, CodedError, RequiresWrite } from '@nodes-manager/platform';
 import { Forwarder } from './forwarder.js';
 import { ApiRoute, DRAIN_OPERATION_SCHEMA, NODE_SCHEMA, page } from './api-docs.js';
 import { pageShape, parseInput, q } from './validation.js';
@@ -39,9 +39,18 @@ export class NodesController {
   }
 
   @Get(':id')
-  @ApiRoute({ tag: 'nodes', summary: 'One node (by name or id) with its running pods', params: { id: { schema: nodeId, description: 'node name or id (uuid)' } }, ok: { status: 200, description: 'The node and its pods', schema: { ...NODE_SCHEMA, properties: { ...(NODE_SCHEMA['properties'] as object), pods: { type: 'array', items: { type: 'object' } } } } } })
-  get(@Param('id') id: string, @Actor() actor: string) {
-    return this.fwd.send(Commands.nodeGet, { id: parseInput(nodeId, id, 'path') }, actor);
+  @ApiRoute({ tag: 'nodes', summary: 'One node (by name or id) with its running pods', params: { id: { schema: nodeId, description: 'node name or id (uuid)' } }, ok: { status: 200, description: 'The node and its pods', schema: { ...NODE_SCHEMA, properties: { ...(NODE_SCHEMA['properties'] as object), pods: { type: 'array', items: { type: 'object' } }, drain: { oneOf: [DRAIN_OPERATION_SCHEMA, { type: 'null' }], description: 'the node\'s active drain, else its latest; null when it never drained' } } } } })
+  async get(@Param('id') id: string, @Actor() actor: string) {
+    const node = await this.fwd.send<{ name: string } & Record<string, unknown>>(Commands.nodeGet, { id: parseInput(nodeId, id, 'path') }, actor);
+    // A node view includes its drain (active, else latest) from the uncordon service, so an operator following a
+    // drain sees its progress here; a node that never drained has `drain: null`.
+    try {
+      return { ...node, drain: await this.fwd.send(Commands.drainGet, { node: node.name }, actor) };
+    } catch (err) {
+      const coded = CodedError.from(err);
+      if (coded.code === 'NOT_FOUND') return { ...node, drain: null };
+      return { ...node, drain: null, drainUnavailable: coded.toBody() };
+    }
   }
 
   @Post(':id/drain')

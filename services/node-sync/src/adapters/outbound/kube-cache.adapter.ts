@@ -1,5 +1,6 @@
 import type * as k8s from '@kubernetes/client-node';
 import { Informer, type JsonLogger, type SyncedInfo } from '@nodes-manager/platform';
+import type { Metrics } from '@nodes-manager/platform';
 import { contentHash } from '../../domain/diff-node.js';
 import { projectNode } from '../../domain/project-node.js';
 import { projectPod } from '../../domain/project-pod.js';
@@ -10,6 +11,7 @@ export interface KubeCacheOptions {
   /** Full relist of nodes and pods every this many ms (SCAN_INTERVAL_SECONDS). */
   resyncMs: number;
   logger?: JsonLogger;
+  metrics?: { metrics: Metrics; service: string };
 }
 
 /** toLiveNode — the informer's projection of a Node: its lean row (pods are aggregated at sync time). */
@@ -33,7 +35,7 @@ export class KubeCache {
   readonly pods: Informer<LivePod>;
 
   constructor(kc: k8s.KubeConfig, opts: KubeCacheOptions) {
-    const common = { kc, pageSize: opts.pageSize, resyncMs: opts.resyncMs, ...(opts.logger ? { logger: opts.logger } : {}) };
+    const common = { kc, pageSize: opts.pageSize, resyncMs: opts.resyncMs, ...(opts.logger ? { logger: opts.logger } : {}), ...(opts.metrics ? { metrics: opts.metrics } : {}) };
     this.nodes = new Informer<LiveNode>({ ...common, path: '/api/v1/nodes', project: toLiveNode, name: 'nodes' });
     this.pods = new Informer<LivePod>({
       ...common,

@@ -1,5 +1,6 @@
 import * as k8s from '@kubernetes/client-node';
 import { Informer, kubeErrorCode, type JsonLogger } from '@nodes-manager/platform';
+import type { Metrics } from '@nodes-manager/platform';
 import type { PdbInfo, ScoringNode, ScoringPod } from '@nodes-manager/scoring';
 import { withRequested, type ClusterSnapshot } from '../../domain/cluster.js';
 import { projectNode, projectPdb, projectPod } from './kube-projection.js';
@@ -26,8 +27,8 @@ export class InformerClusterCache implements ClusterCache {
   private readonly pdbs: Informer<PdbInfo>;
   private readonly core: k8s.CoreV1Api;
 
-  constructor(kc: k8s.KubeConfig, opts: { resyncMs: number; logger?: JsonLogger }) {
-    const common = { kc, resyncMs: opts.resyncMs, ...(opts.logger ? { logger: opts.logger } : {}) };
+  constructor(kc: k8s.KubeConfig, opts: { resyncMs: number; logger?: JsonLogger; metrics?: { metrics: Metrics; service: string } }) {
+    const common = { kc, resyncMs: opts.resyncMs, ...(opts.logger ? { logger: opts.logger } : {}), ...(opts.metrics ? { metrics: opts.metrics } : {}) };
     this.nodes = new Informer({ ...common, path: '/api/v1/nodes', project: projectNode, name: 'scheduler-scoring/nodes' });
     this.pods = new Informer({ ...common, path: '/api/v1/pods', project: projectPod, name: 'scheduler-scoring/pods', pageSize: 2000 });
     this.pdbs = new Informer({ ...common, path: '/apis/policy/v1/poddisruptionbudgets', project: projectPdb, name: 'scheduler-scoring/pdbs' });

@@ -1,5 +1,6 @@
 import type * as k8s from '@kubernetes/client-node';
 import { Informer, type JsonLogger } from '@nodes-manager/platform';
+import type { Metrics } from '@nodes-manager/platform';
 
 /**
  * NodeSource — the uncordon loop's view of the cluster's nodes: a synced cache plus a change callback. It only
@@ -26,8 +27,17 @@ export class InformerNodeSource implements NodeSource {
     private readonly logger: JsonLogger,
     resyncMs: number,
     private readonly syncTimeoutMs = 30_000,
+    metrics?: Metrics,
   ) {
-    this.informer = new Informer<k8s.V1Node>({ kc, path: '/api/v1/nodes', project: (o) => o as k8s.V1Node, resyncMs, logger, name: 'uncordon-nodes' });
+    this.informer = new Informer<k8s.V1Node>({
+      kc,
+      path: '/api/v1/nodes',
+      project: (o) => o as k8s.V1Node,
+      resyncMs,
+      logger,
+      name: 'uncordon-nodes',
+      ...(metrics ? { metrics: { metrics, service: 'uncordon' } } : {}),
+    });
   }
 
   get synced(): boolean {

@@ -1,0 +1,23 @@
+// `npm run bench`: builds, then runs every benchmark and prints their JSON results. Each reports ratios against a
+// baseline measured in the same run. Sizes can be lowered for a quick look: `npm run bench -- --quick`.
+import { spawnSync } from 'node:child_process';
+
+const quick = process.argv.includes('--quick');
+const env = { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
+const run = (label, args) => {
+  process.stdout.write(`\n=== ${label}\n`);
+  const r = spawnSync(process.execPath, args, { stdio: 'inherit', env });
+  if (r.status !== 0) {
+    process.stdout.write(`${label} failed (exit ${r.status})\n`);
+    process.exitCode = 1;
+  }
+};
+
+if (spawnSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' }).status !== 0) process.exit(1);
+run('outbox: windowed confirms vs awaiting each', ['dist/bench/outbox.bench.js', '--events', quick ? '2000' : '10000']);
+run('scoring: placement, simulate, consolidation at 5,000 nodes', ['dist/bench/scoring.bench.js']);
+run('node-sync: first sync, no-change resync, row-by-row baseline', [
+  'dist/bench/sync.bench.js',
+  ...(quick ? ['--nodes', '500', '--pods', '15000', '--baseline-rows', '500'] : ['--nodes', '5000', '--pods', '150000', '--baseline-rows', '3000']),
+]);
+run('simulator: 5,000 nodes / 150,000 pods', ['--expose-gc', 'dist/bench/sim-scale.js', ...(quick ? ['500', '30'] : ['5000', '33'])]);
