@@ -22,28 +22,43 @@ export class AmqpEventPublisher implements EventPublisher {
   async publish(events: readonly CloudEvent[]): Promise<void> {
     if (events.length === 0) return;
     const ch = await this.connection.channel();
-    for (let i = 0; i < events.length; i += CONFIRM_WINDOW) {
-      const batch = events.slice(i, i + CONFIRM_WINDOW);
-      const confirms = batch.map(
-        (ev) =>
-          new Promise<void>((resolve, reject) => {
-            ch.publish(
-              EVENTS_EXCHANGE,
-              ev.type,
-              Buffer.from(JSON.stringify(ev)),
-              {
-                persistent: true,
-                contentType: 'application/cloudevents+json',
-                messageId: ev.id,
-                type: ev.type,
-                appId: ev.source,
-                timestamp: Math.floor(new Date(ev.time).getTime() / 1000),
-              },
-              (err) => (err ? reject(new Error(`broker refused event ${ev.id}`)) : resolve()),
-            );
-          }),
+    // A sliding window: at most CONFIRM_WINDOW publishes await their confirm at any time; the first failure rejects.
+    let inFlight = 0;
+    let failed: Error | undefined;
+    let wake: (() => void) | undefined;
+    const settled = () => {
+      inFlight--;
+      wake?.();
+    };
+    const pending: Promise<void>[] = [];
+    for (const ev of events) {
+      while (inFlight >= CONFIRM_WINDOW && !failed) await new Promise<void>((r) => (wake = r));
+      if (failed) break;
+      inFlight++;
+      pending.push(
+        new Promise<void>((resolve) => {
+          ch.publish(
+            EVENTS_EXCHANGE,
+            ev.type,
+            Buffer.from(JSON.stringify(ev)),
+            {
+              persistent: true,
+              contentType: 'application/cloudevents+json',
+              messageId: ev.id,
+              type: ev.type,
+              appId: ev.source,
+              timestamp: Math.floor(new Date(ev.time).getTime() / 1000),
+            },
+            (err) => {
+              if (err) failed ??= new Error(`broker refused event ${ev.id}`);
+              settled();
+              resolve();
+            },
+          );
+        }),
       );
-      await Promise.all(confirms);
     }
+    await Promise.all(pending);
+    if (failed) throw failed;
   }
 }
