@@ -12,7 +12,7 @@ import {
   type JsonLogger,
   type LeaderFactory,
 } from '@nodes-manager/platform';
-import { METRICS, type Metrics } from '@nodes-manager/platform';
+import { HEALTH_REGISTRY, METRICS, type HealthRegistry, type Metrics } from '@nodes-manager/platform';
 import { migrations } from '../../../migrations/scheduler-scoring/index.js';
 import { entities } from './adapters/outbound/entities.js';
 import { SchedulerScoringCommands } from './adapters/inbound/scheduler-scoring.commands.js';
@@ -40,13 +40,16 @@ export class SchedulerScoringModule {
         ...commandBusProviders('scheduler-scoring'),
         {
           provide: CLUSTER_CACHE,
-          inject: [LOGGER, METRICS],
-          useFactory: (logger: JsonLogger, metrics: Metrics) =>
-            new InformerClusterCache(createKubeConfig(config.KUBECONFIG), {
+          inject: [LOGGER, METRICS, HEALTH_REGISTRY],
+          useFactory: (logger: JsonLogger, metrics: Metrics, health: HealthRegistry) => {
+            const cache = new InformerClusterCache(createKubeConfig(config.KUBECONFIG), {
               resyncMs: config.SCAN_INTERVAL_SECONDS * 1000,
               logger,
               metrics: { metrics, service: 'scheduler-scoring' },
-            }),
+            });
+            health.register('scheduler-scoring.kube-cache', () => ({ ok: cache.synced, detail: cache.synced ? 'cluster cache synced' : 'cluster cache not synced yet' }));
+            return cache;
+          },
         },
         { provide: PRICE_SOURCE, inject: [COMMAND_BUS, LOGGER], useFactory: (bus: CommandBus, logger: JsonLogger) => new BusPriceSource(bus, logger) },
         { provide: DRAINER, inject: [COMMAND_BUS], useFactory: (bus: CommandBus) => new BusDrainer(bus) },

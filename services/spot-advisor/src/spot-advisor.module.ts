@@ -1,6 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
-import { DATA_SOURCE, OUTBOX, PlatformModule, type Outbox } from '@nodes-manager/platform';
+import { DATA_SOURCE, METRICS, OUTBOX, PlatformModule, type Metrics, type Outbox } from '@nodes-manager/platform';
 import { migrations } from '../../../migrations/spot-advisor/index.js';
 import { entities } from './adapters/outbound/entities.js';
 import { SpotAdvisorCommands } from './adapters/inbound/spot-advisor.commands.js';
@@ -34,7 +34,16 @@ export class SpotAdvisorModule {
       controllers: [SpotAdvisorCommands],
       providers: [
         { provide: SPOT_ADVISOR_CONFIG, useValue: config },
-        { provide: EC2_REGIONS, useFactory: () => new Ec2Regions({ ...(credentials ? { credentials } : {}), ...options.ec2 }) },
+        {
+          provide: EC2_REGIONS,
+          inject: [METRICS],
+          useFactory: (metrics: Metrics) =>
+            new Ec2Regions({
+              ...(credentials ? { credentials } : {}),
+              onError: (action, err) => metrics.apiError('ec2', 'spot-advisor', action, String(err.details?.['ec2Code'] ?? err.code)),
+              ...options.ec2,
+            }),
+        },
         { provide: SpotPriceRepository, inject: [DATA_SOURCE, OUTBOX], useFactory: (ds: DataSource, o: Outbox) => new SpotPriceRepository(ds, o) },
         { provide: ProvisioningRepository, inject: [DATA_SOURCE, OUTBOX], useFactory: (ds: DataSource, o: Outbox) => new ProvisioningRepository(ds, o) },
         SpotAdvisorService,

@@ -1,7 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { createKubeConfig, DATA_SOURCE, LEADER_FACTORY, LOGGER, PlatformModule, type JsonLogger, type LeaderFactory } from '@nodes-manager/platform';
-import { METRICS, type Metrics } from '@nodes-manager/platform';
+import { HEALTH_REGISTRY, METRICS, type HealthRegistry, type Metrics } from '@nodes-manager/platform';
 import { migrations } from '../../../migrations/uncordon/index.js';
 import { entities } from './adapters/outbound/entities.js';
 import { UncordonCommands } from './adapters/inbound/uncordon.commands.js';
@@ -30,9 +30,12 @@ export class UncordonModule {
         { provide: KUBE_NODES, useFactory: () => new KubeNodes(createKubeConfig(config.KUBECONFIG)) },
         {
           provide: NODE_SOURCE,
-          inject: [KUBE_NODES, LOGGER, METRICS],
-          useFactory: (kube: KubeNodes, logger: JsonLogger, metrics: Metrics) =>
-            new InformerNodeSource(kube.kc, logger, config.SCAN_INTERVAL_SECONDS * 1000, undefined, metrics),
+          inject: [KUBE_NODES, LOGGER, METRICS, HEALTH_REGISTRY],
+          useFactory: (kube: KubeNodes, logger: JsonLogger, metrics: Metrics, health: HealthRegistry) => {
+            const source = new InformerNodeSource(kube.kc, logger, config.SCAN_INTERVAL_SECONDS * 1000, undefined, metrics);
+            health.register('uncordon.kube-cache', () => ({ ok: source.synced, detail: source.synced ? 'node cache synced' : 'node cache not synced yet' }));
+            return source;
+          },
         },
         { provide: UNCORDON_REPOSITORY, inject: [DATA_SOURCE], useFactory: (ds: DataSource) => new UncordonRepository(ds) },
         { provide: DRAIN_REPOSITORY, inject: [DATA_SOURCE], useFactory: (ds: DataSource) => new DrainRepository(ds) },

@@ -38,6 +38,8 @@ export interface Ec2AdapterOptions {
   readonly endpoint?: string;
   /** SDK attempts per call, retries included (default 3, the SDK's). */
   readonly maxAttempts?: number;
+  /** Called with every failed EC2 call (metrics: EC2 API errors by action and code). */
+  readonly onError?: (action: string, err: Ec2Error) => void;
 }
 
 export interface SpotPriceQuery {
@@ -109,7 +111,7 @@ export class Ec2Adapter {
   async describeSpotPriceHistory(q: SpotPriceQuery): Promise<SpotPriceSample[]> {
     const client = this.ec2();
     const out: SpotPriceSample[] = [];
-    await guard('DescribeSpotPriceHistory', async () => {
+    await guard(this.opts.onError, 'DescribeSpotPriceHistory', async () => {
       const pages = paginateDescribeSpotPriceHistory(
         { client, pageSize: SPOT_PAGE_SIZE },
         {
@@ -141,7 +143,7 @@ export class Ec2Adapter {
   async describeInstanceTypes(instanceTypes?: readonly string[]): Promise<InstanceTypeSummary[]> {
     const client = this.ec2();
     const out: InstanceTypeSummary[] = [];
-    await guard('DescribeInstanceTypes', async () => {
+    await guard(this.opts.onError, 'DescribeInstanceTypes', async () => {
       const pages = paginateDescribeInstanceTypes(
         instanceTypes?.length ? { client } : { client, pageSize: TYPES_PAGE_SIZE },
         instanceTypes?.length ? { InstanceTypes: [...instanceTypes] as _InstanceType[] } : {},
@@ -219,7 +221,9 @@ export class Ec2Adapter {
       };
     } catch (e) {
       if (e instanceof EC2ServiceException && e.name === 'DryRunOperation') return { dryRun: true, wouldSucceed: true };
-      throw toEc2Error(e, 'RunInstances');
+      const err = toEc2Error(e, 'RunInstances');
+      this.opts.onError?.('RunInstances', err);
+      throw err;
     }
   }
 
@@ -256,11 +260,13 @@ export class Ec2Adapter {
   }
 }
 
-async function guard(action: string, run: () => Promise<void>): Promise<void> {
+async function guard(onError: Ec2AdapterOptions['onError'], action: string, run: () => Promise<void>): Promise<void> {
   try {
     await run();
   } catch (e) {
-    throw toEc2Error(e, action);
+    const err = toEc2Error(e, action);
+    onError?.(action, err);
+    throw err;
   }
 }
 
