@@ -11,6 +11,7 @@ import {
   allocatableFor,
   buildScoringIndex,
   countWorkloadZones,
+  lowerBoundCost,
   planConsolidation,
   scoreIndexed,
   scoreNode,
@@ -111,20 +112,20 @@ const [, naiveMs] = time(() => {
 const fastRate = (FAST_PODS * NODES) / (fastMs / 1000);
 const naiveRate = (NAIVE_PODS * NODES) / (naiveMs / 1000);
 
-const [sim, simMs] = time(() =>
-  simulatePlacement({
-    pods: Array.from({ length: 20 }, (_, g) => ({
-      name: `new-${g}`,
-      requests: { cpuMilli: 250 * (1 + (g % 8)), memoryBytes: (1 + (g % 5)) * GiB, gpu: 0 },
-      count: 10_000,
-      class: g % 4 === 0 ? ('stateful' as const) : ('stateless' as const),
-    })),
-    nodes,
-    catalog: INSTANCE_TYPES,
-    prices,
-    constraints: { zones: ZONES },
-  }),
-);
+const simInput = {
+  pods: Array.from({ length: 20 }, (_, g) => ({
+    name: `new-${g}`,
+    requests: { cpuMilli: 250 * (1 + (g % 8)), memoryBytes: (1 + (g % 5)) * GiB, gpu: 0 },
+    count: 10_000,
+    class: g % 4 === 0 ? ('stateful' as const) : ('stateless' as const),
+  })),
+  nodes,
+  catalog: INSTANCE_TYPES,
+  prices,
+  constraints: { zones: ZONES },
+};
+const [sim, simMs] = time(() => simulatePlacement(simInput));
+const [bound, boundMs] = time(() => lowerBoundCost(simInput));
 const [plan, consMs] = time(() => planConsolidation({ nodes, pods, pdbs: [{ name: 'w3', namespace: 'ns3', selector: { app: 'w3' }, disruptionsAllowed: 1 }], prices, threshold: 0.5 }));
 
 process.stdout.write(
@@ -138,7 +139,7 @@ process.stdout.write(
         speedup: Math.round((fastRate / naiveRate) * 10) / 10,
         fullPassEstimateSeconds: { fast: Math.round(((PODS * NODES) / fastRate) * 10) / 10, naive: Math.round((PODS * NODES) / naiveRate) },
       },
-      simulate: { newPods: 200_000, ms: Math.round(simMs), placedOnExisting: sim.placedOnExistingCount, additions: sim.additions.reduce((s, a) => s + a.count, 0), hourlyCostUsd: sim.hourlyCostUsd, algorithm: sim.algorithm },
+      simulate: { newPods: 200_000, ms: Math.round(simMs), placedOnExisting: sim.placedOnExistingCount, additions: sim.additions.reduce((s, a) => s + a.count, 0), hourlyCostUsd: sim.hourlyCostUsd, algorithm: sim.algorithm, lowerBound: { ms: Math.round(boundMs), usdPerHour: Math.round(bound.usdPerHour * 1e4) / 1e4 } },
       consolidation: { ms: Math.round(consMs), remove: plan.remove.length, blocked: plan.blocked.length, hourlySavingsUsd: plan.hourlySavingsUsd },
       checksum: sink > 0,
     },

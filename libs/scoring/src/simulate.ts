@@ -1,7 +1,7 @@
 import type { InstanceTypeSpec } from '@nodes-manager/contracts';
 import { avoidsSpotByDefault } from './classify.js';
 import { firstUntoleratedTaint, nodeSelectorMismatch, toleratesUnschedulable } from './filters.js';
-import { maximizeLp } from './lp.js';
+import { ColumnLp, maximizeLp } from './lp.js';
 import { pricing } from './prices.js';
 import {
   LABEL_ARCH,
@@ -357,16 +357,15 @@ export function lowerBoundCost(input: SimulateInput): LowerBoundResult {
   const offerings = offeringsFor(input.catalog, input.prices, input.nodes, input.constraints);
   for (const g of groups) if (!offerings.some((o) => compatible(g, o))) g.remaining = 0;
   const demand = demandOf(groups);
-  let existingFree = false;
+  const cordonTolerated = groups.some((g) => g.remaining > 0 && toleratesUnschedulable(g.src.tolerations ?? []));
   for (const n of input.nodes) {
-    if (!n.ready || n.unschedulable) continue;
+    if (!n.ready || (n.unschedulable && !cordonTolerated)) continue;
     const free = [
       n.allocatable.cpuMilli - n.requested.cpuMilli,
       n.allocatable.memoryBytes - n.requested.memoryBytes,
       n.allocatable.gpu - n.requested.gpu,
       n.allocatable.pods - n.requested.pods,
     ];
-    if (free[0]! > 0 && free[1]! > 0 && free[3]! > 0) existingFree = true;
     for (let d = 0; d < DIMS; d++) {
       const f = Math.max(0, free[d]!);
       if (n.capacityType === 'on-demand') demand[d] = Math.max(0, demand[d]! - f);
@@ -388,8 +387,7 @@ export function lowerBoundCost(input: SimulateInput): LowerBoundResult {
     perDimension = Math.max(perDimension, averse, all);
   }
   const resourceLp = lpBound(demand, offerings).value;
-  // The configuration bound knows nothing of existing nodes; used only when they have no room to offer.
-  const configuration = existingFree ? undefined : configurationBound(groups, offerings);
+  const configuration = configurationBound(groups, offerings, existingBins(groups, input.nodes));
   return {
     usdPerHour: Math.max(resourceLp, configuration?.bound ?? 0),
     resourceLpUsdPerHour: resourceLp,
@@ -398,63 +396,199 @@ export function lowerBoundCost(input: SimulateInput): LowerBoundResult {
   };
 }
 
-/** A pattern: how many pods of each group one node of `o` holds. */
+/** A pattern: how many pods of each group one new node of `o` (or one existing node of bin class `bin`) holds. */
 interface Column {
-  readonly o: Offering;
+  readonly o?: Offering;
+  readonly bin?: number;
   readonly k: Int32Array;
 }
 
+/**
+ * ExistingBin — free capacity of `count` existing nodes that look alike to every group (same free vector, same
+ * groups allowed): a bin of cost 0 in the configuration LP, at most `count` of them.
+ */
+interface ExistingBin {
+  readonly free: readonly number[];
+  readonly allows: readonly boolean[];
+  readonly count: number;
+}
+
 interface ConfigurationBound {
-  /** Farley's bound from the column-generation duals: no packing onto new nodes costs less. */
+  /** A proven lower bound on the cost of any placement (see {@link configurationBound}). */
   readonly bound: number;
   /** The restricted master LP's value (an upper estimate of the configuration LP). */
   readonly value: number;
+  /** True when exact pricing found no improving pattern: `value` is the configuration LP's optimum. */
+  readonly certified: boolean;
   /** Per-pod prices (LP duals), by group. */
   readonly y: readonly number[];
   readonly columns: readonly Column[];
-  /** Fractional node count per column. */
+  /** Node count per column in the LP's optimum. */
   readonly x: readonly number[];
 }
 
+/** Effort limits of {@link configurationBound}: deterministic counts, never time. */
+export interface ConfigurationEffort {
+  /** Column-generation rounds. */
+  readonly rounds: number;
+  /** Search nodes of one pricing knapsack before it falls back to its LP relaxation. */
+  readonly knapsackNodes: number;
+  /** The same limit for the certifying round(s), once no pattern prices out within `knapsackNodes`. */
+  readonly certifyKnapsackNodes: number;
+  /** Search nodes of all pricing knapsacks together. */
+  readonly totalKnapsackNodes: number;
+}
+
+/** For the bound: generate with cheap searches, then try to certify with deep ones. */
+export const BOUND_EFFORT: ConfigurationEffort = { rounds: 60, knapsackNodes: 3000, certifyKnapsackNodes: 100_000, totalKnapsackNodes: 2_000_000 };
+/** For packing: only the LP solution matters, not a certificate. */
+export const PACKING_EFFORT: ConfigurationEffort = { rounds: 60, knapsackNodes: 3000, certifyKnapsackNodes: 3000, totalKnapsackNodes: 500_000 };
+
 /**
- * dominantOfferings — offerings that differ only by zone collapse to the cheapest when no pod cares about
- * zones (pins a zone or selects on labels): the others can never be in a cheaper pattern.
+ * Relative optimality tolerance of the pricing knapsacks: a search prunes branches that cannot beat the
+ * incumbent by more than this, so a finished search proves optimum ≤ best·(1 + tolerance) — which is the
+ * upper bound the Farley step then uses (the bound loses at most this fraction; it stays valid).
  */
-function dominantOfferings(groups: readonly Group[], offerings: readonly Offering[]): Offering[] {
-  if (groups.some((g) => g.remaining > 0 && (g.src.zone !== undefined || Object.keys(g.src.nodeSelector ?? {}).length > 0))) {
-    return [...offerings];
+const PRICING_TOLERANCE = 1e-4;
+
+/** Existing bin classes beyond which bins are merged into super-bins (a relaxation, see {@link existingBins}). */
+const MAX_BIN_CLASSES = 24;
+
+/**
+ * existingBins — the free capacity of existing nodes as bins for the bound. A group may use a node when
+ * `placeOnExisting` would let it (Ready; schedulable or a toleration of the cordon; zone, selector, taints,
+ * Spot aversion) and one pod fits. Identical bins are counted once with a multiplicity. Beyond
+ * {@link MAX_BIN_CLASSES} classes, runs of classes (ordered by who they allow, then size) are merged into one
+ * super-bin holding their summed free capacity and allowing any group one of them allowed: whatever fits the
+ * original bins fits the super-bins, so the bound stays valid (only looser).
+ */
+function existingBins(groups: readonly Group[], nodes: readonly ScoringNode[]): ExistingBin[] {
+  const classes = new Map<string, { free: number[]; allows: boolean[]; count: number }>();
+  for (const n of nodes) {
+    if (!n.ready) continue;
+    const free = [
+      n.allocatable.cpuMilli - n.requested.cpuMilli,
+      n.allocatable.memoryBytes - n.requested.memoryBytes,
+      n.allocatable.gpu - n.requested.gpu,
+      n.allocatable.pods - n.requested.pods,
+    ];
+    const allows = groups.map((g) => {
+      if (g.remaining <= 0) return false;
+      const tolerations = g.src.tolerations ?? [];
+      if (n.unschedulable && !toleratesUnschedulable(tolerations)) return false;
+      if (g.src.zone !== undefined && n.zone !== g.src.zone) return false;
+      if (nodeSelectorMismatch(g.src.nodeSelector, n.labels) !== undefined) return false;
+      if (g.averse && n.capacityType === 'spot') return false;
+      if (firstUntoleratedTaint(n.taints, tolerations)) return false;
+      return howMany(g.req, free) >= 1;
+    });
+    if (!allows.some(Boolean)) continue;
+    const key = `${free.join(',')}|${allows.map(Number).join('')}`;
+    const c = classes.get(key);
+    if (c) c.count += 1;
+    else classes.set(key, { free, allows, count: 1 });
   }
-  const cheapest = new Map<string, Offering>();
-  for (const o of offerings) {
-    const key = `${o.spec.name}/${o.capacityType}`;
-    const prev = cheapest.get(key);
-    if (!prev || o.usdPerHour < prev.usdPerHour) cheapest.set(key, o);
+  const all = [...classes.values()];
+  if (all.length <= MAX_BIN_CLASSES) return all;
+  const sig = (b: { allows: boolean[] }): string => b.allows.map(Number).join('');
+  all.sort((a, b) => sig(a).localeCompare(sig(b)) || sizeOf(a.free) - sizeOf(b.free));
+  const total = all.reduce((s, b) => s + b.count, 0);
+  const out: ExistingBin[] = [];
+  let acc: { free: number[]; allows: boolean[]; count: number } | undefined;
+  let seen = 0;
+  for (const b of all) {
+    acc ??= { free: new Array<number>(DIMS).fill(0), allows: groups.map(() => false), count: 1 };
+    for (let d = 0; d < DIMS; d++) acc.free[d]! += b.count * b.free[d]!;
+    b.allows.forEach((x, g) => (acc!.allows[g] ||= x));
+    seen += b.count;
+    if (seen >= ((out.length + 1) * total) / MAX_BIN_CLASSES) {
+      out.push(acc);
+      acc = undefined;
+    }
   }
-  return [...cheapest.values()];
+  if (acc) out.push(acc);
+  return out;
 }
 
 /**
- * configurationBound — the configuration LP (Gilmore–Gomory): min Σ_j p_j·x_j over patterns j (one node of an
- * offering and how many pods of each group it holds) such that every group's pods are covered. Unlike the
- * resource LP it knows that two 1-core pods do not fit in 1.9 free cores. Patterns are generated: start from
- * the best single-group patterns, then repeatedly fill each offering greedily at the current pod prices y
- * and add the patterns worth more than they cost. Since that pricing is heuristic, the bound returned is
- * Farley's: value / max(1, max_o UB_o / p_o), with UB_o the fractional-knapsack optimum of offering o at
- * prices y (solved exactly as a small LP) — valid whatever patterns were found.
+ * dominantOfferings — drop every offering another one dominates: no dearer, at least as large in every
+ * dimension, and allowing every remaining group the dominated one allows. Any pattern of the dominated
+ * offering is a pattern of the dominating one at no higher price, so neither the LP optimum nor a pricing
+ * bound changes (ties keep the first).
  */
-function configurationBound(groups: readonly Group[], offeringsIn: readonly Offering[], rounds = 40): ConfigurationBound | undefined {
+function dominantOfferings(groups: readonly Group[], offerings: readonly Offering[]): Offering[] {
+  const allows = offerings.map((o) => groups.map((g) => g.remaining > 0 && compatible(g, o)));
+  const useful = offerings.map((_, i) => allows[i]!.some(Boolean));
+  const dominates = (a: number, b: number): boolean => {
+    const oa = offerings[a]!;
+    const ob = offerings[b]!;
+    if (oa.usdPerHour > ob.usdPerHour) return false;
+    for (let d = 0; d < DIMS; d++) if (oa.alloc[d]! < ob.alloc[d]!) return false;
+    for (let g = 0; g < groups.length; g++) if (allows[b]![g] && !allows[a]![g]) return false;
+    return true;
+  };
+  const keep: Offering[] = [];
+  for (let b = 0; b < offerings.length; b++) {
+    if (!useful[b]) continue;
+    let dominated = false;
+    for (let a = 0; a < offerings.length && !dominated; a++) {
+      if (a === b || !useful[a] || !dominates(a, b)) continue;
+      // Mutual domination (identical offerings): the earlier one stays.
+      dominated = !dominates(b, a) || a < b;
+    }
+    if (!dominated) keep.push(offerings[b]!);
+  }
+  return keep;
+}
+
+/**
+ * configurationBound — the configuration LP (Gilmore–Gomory) and a proven lower bound from it.
+ *
+ *   min Σ_j p_j·x_j  s.t.  Σ_j k_jg·x_j ≥ n_g (every group g),  Σ_{j ∈ bin e} x_j ≤ m_e (every existing bin class e),  x ≥ 0
+ *
+ * over patterns j: one new node of an offering (price p_j) or one existing node of bin class e (price 0), and
+ * how many pods k_jg of each group it holds. Unlike a resource LP it knows that two 1-core pods do not fit in
+ * 1.9 free cores, or 18 pods in 17 slots. Patterns are generated: single-group patterns first, then rounds of
+ * exact pricing — for every offering and bin, the integer knapsack max Σ_g y_g·k_g over its capacity at the
+ * current duals y (`knapsackSolve`) — adding the patterns that price out, re-solving the master warm.
+ *
+ * Bound (valid after any round, finished or not): with U_o ≥ the best pattern value of offering o at y (the
+ * exact knapsack, or its LP relaxation when the search hit its node limit) and U_e likewise for bin e, put
+ * ρ = max(1, max_o U_o / p_o). Then (y/ρ, z_e = U_e/ρ) is feasible for the LP's dual
+ * (max Σ n_g·y_g − Σ m_e·z_e s.t. k·y ≤ p_j on new-node patterns, k·y ≤ z_e on bin patterns, y, z ≥ 0), so
+ *
+ *   bound = (Σ_g n_g·y_g − Σ_e m_e·U_e) / ρ
+ *
+ * is at most the LP optimum, which is at most the cost of any integer placement. This is Farley's bound
+ * extended to zero-cost bins; when exact pricing finds nothing improving, ρ = 1 and it equals the LP optimum.
+ * The best bound over all rounds is returned. Groups that no offering can hold are ignored (`remaining` 0).
+ */
+function configurationBound(
+  groups: readonly Group[],
+  offeringsIn: readonly Offering[],
+  bins: readonly ExistingBin[] = [],
+  effort: ConfigurationEffort = BOUND_EFFORT,
+): ConfigurationBound | undefined {
   const G = groups.length;
+  const E = bins.length;
   const active = groups.map((g) => g.remaining > 0);
-  if (!active.some(Boolean)) return { bound: 0, value: 0, y: new Array<number>(G).fill(0), columns: [], x: [] };
+  if (!active.some(Boolean)) return { bound: 0, value: 0, certified: true, y: new Array<number>(G).fill(0), columns: [], x: [] };
   const offerings = dominantOfferings(groups, offeringsIn);
   const cap = (g: Group, o: Offering): number => (compatible(g, o) ? Math.min(g.remaining, howMany(g.req, o.alloc)) : 0);
+  const binCap = (g: number, e: number): number => (bins[e]!.allows[g] ? Math.min(groups[g]!.remaining, howMany(groups[g]!.req, bins[e]!.free)) : 0);
+  // Rows: one per group (inactive ones ask for 0), then one per bin class.
+  const lp = new ColumnLp([...groups.map(() => '>=' as const), ...bins.map(() => '<=' as const)], [...groups.map((g) => g.remaining), ...bins.map((b) => b.count)]);
   const columns: Column[] = [];
   const seen = new Set<string>();
-  const addColumn = (o: Offering, k: Int32Array): boolean => {
-    const key = `${o.spec.name}/${o.zone}/${o.capacityType}/${k.join(',')}`;
+  const addColumn = (c: Column): boolean => {
+    const key = `${c.o ? `${c.o.spec.name}/${c.o.zone}/${c.o.capacityType}` : `bin${c.bin}`}/${c.k.join(',')}`;
     if (seen.has(key)) return false;
     seen.add(key);
-    columns.push({ o, k: Int32Array.from(k) });
+    columns.push({ ...c, k: Int32Array.from(c.k) });
+    const a = new Float64Array(G + E);
+    for (let g = 0; g < G; g++) a[g] = c.k[g]!;
+    if (c.bin !== undefined) a[G + c.bin] = 1;
+    lp.addColumn(c.o ? c.o.usdPerHour : 0, a);
     return true;
   };
   for (let g = 0; g < G; g++) {
@@ -468,86 +602,124 @@ function configurationBound(groups: readonly Group[], offeringsIn: readonly Offe
     for (const c of ranked) {
       const k = new Int32Array(G);
       k[g] = c.k;
-      addColumn(c.o, k);
+      addColumn({ o: c.o, k });
     }
   }
-  const n = groups.map((g) => g.remaining);
-  const solve = () => maximizeLp(n, columns.map((c) => Array.from(c.k)), columns.map((c) => c.o.usdPerHour));
-  let r = solve();
-  const take = new Int32Array(G);
-  for (let round = 0; round < rounds && r.status === 'optimal'; round++) {
-    const y = r.y;
-    const found: { o: Offering; k: Int32Array; gain: number }[] = [];
-    for (const o of offerings) {
-      for (const byDensity of [true, false]) {
-        const order = groups
-          .map((_, i) => i)
-          .sort((a, b) =>
-            byDensity
-              ? y[b]! / Math.max(1e-12, dominantShare(groups[b]!.req, o.alloc)) - y[a]! / Math.max(1e-12, dominantShare(groups[a]!.req, o.alloc))
-              : dominantShare(groups[b]!.req, o.alloc) - dominantShare(groups[a]!.req, o.alloc),
-          );
-        const worth = fillOne(o, groups, order, y, take);
-        if (worth > o.usdPerHour * (1 + 1e-9)) found.push({ o, k: Int32Array.from(take), gain: worth / o.usdPerHour });
-      }
-    }
-    found.sort((a, b) => b.gain - a.gain);
-    let added = 0;
-    for (const f of found) {
-      if (added >= 20) break;
-      if (addColumn(f.o, f.k)) added += 1;
-    }
-    if (added === 0) break;
-    r = solve();
-  }
-  if (r.status !== 'optimal') return undefined;
-  // Farley: scale y down until no offering's best fractional pattern is worth more than its price.
-  let ratio = 1;
-  for (const o of offerings) {
+  let budget = effort.totalKnapsackNodes;
+  // price — the best pattern at values y over capacity `alloc` (groups allowed by `ok`): exact when the search
+  // finishes within the budget, else the incumbent pattern and the LP relaxation's value as the upper bound.
+  const price = (y: ArrayLike<number>, alloc: readonly number[], capOf: (g: number) => number, threshold: number): { upper: number; best: number; k: Int32Array } => {
     const idx: number[] = [];
-    for (let g = 0; g < G; g++) if (active[g] && r.y[g]! > 0 && cap(groups[g]!, o) > 0) idx.push(g);
-    if (idx.length === 0) continue;
-    const A: number[][] = [];
-    const b: number[] = [];
-    for (let d = 0; d < DIMS; d++) {
-      A.push(idx.map((g) => groups[g]!.req[d]! / UNIT[d]!));
-      b.push(o.alloc[d]! / UNIT[d]!);
+    for (let g = 0; g < G; g++) if (active[g] && y[g]! > 1e-12 && capOf(g) > 0) idx.push(g);
+    const k = new Int32Array(G);
+    if (idx.length === 0) return { upper: 0, best: 0, k };
+    const values = idx.map((g) => y[g]!);
+    const reqs = idx.map((g) => groups[g]!.req);
+    const caps = idx.map((g) => capOf(g));
+    const limit = Math.max(0, Math.min(searchNodes, budget));
+    const r = knapsackSolve(values, reqs, caps, alloc, limit, PRICING_TOLERANCE, threshold);
+    budget -= r.nodes;
+    idx.forEach((g, i) => (k[g] = r.k[i]!));
+    if (r.complete) return { upper: Math.max(r.best, threshold) * (1 + PRICING_TOLERANCE), best: r.best, k };
+    return { upper: Math.max(r.best, knapsackRelaxation(values, reqs, caps, alloc)), best: r.best, k };
+  };
+  let searchNodes = effort.knapsackNodes;
+  let bestBound = 0;
+  let sol = lp.solve();
+  let certified = false;
+  for (let round = 0; round < effort.rounds && sol.status === 'optimal'; round++) {
+    const y = Array.from({ length: G }, (_, g) => Math.max(0, sol.duals[g]!));
+    const z = Array.from({ length: E }, (_, e) => Math.max(0, -sol.duals[G + e]!));
+    let rho = 1;
+    let exact = true;
+    let added = 0;
+    for (const o of offerings) {
+      const p = price(y, o.alloc, (g) => cap(groups[g]!, o), o.usdPerHour);
+      if (p.upper > Math.max(p.best, o.usdPerHour) * (1 + PRICING_TOLERANCE)) exact = false;
+      rho = Math.max(rho, p.upper / o.usdPerHour);
+      if (p.best > o.usdPerHour * (1 + 1e-9) && addColumn({ o, k: p.k })) added += 1;
     }
-    idx.forEach((g, j) => {
-      const row = new Array<number>(idx.length).fill(0);
-      row[j] = 1;
-      A.push(row);
-      b.push(cap(groups[g]!, o));
-    });
-    // The exact integer pattern value when the small branch and bound finishes, else the LP relaxation's:
-    // both bound every real pattern's value, the first much tighter (it knows 17 pod slots hold 17 pods).
-    const exact = knapsackMax(
-      idx.map((g) => r.y[g]!),
-      idx.map((g) => groups[g]!.req),
-      idx.map((g) => cap(groups[g]!, o)),
-      o.alloc,
-      KNAPSACK_NODE_LIMIT,
-    );
-    if (exact !== undefined) {
-      ratio = Math.max(ratio, exact / o.usdPerHour);
+    let binTerm = 0;
+    for (let e = 0; e < E; e++) {
+      const p = price(y, bins[e]!.free, (g) => binCap(g, e), z[e]!);
+      if (p.upper > Math.max(p.best, z[e]!) * (1 + PRICING_TOLERANCE)) exact = false;
+      binTerm += bins[e]!.count * p.upper;
+      if (p.best > z[e]! + 1e-9 * Math.max(1, p.best) && addColumn({ bin: e, k: p.k })) added += 1;
+    }
+    let ny = 0;
+    for (let g = 0; g < G; g++) if (active[g]) ny += groups[g]!.remaining * y[g]!;
+    // A hair below the exact value, for the floating-point sums above.
+    bestBound = Math.max(bestBound, ((ny - binTerm) / rho) * (1 - 1e-9));
+    if (added === 0) {
+      certified = exact;
+      if (exact || searchNodes >= effort.certifyKnapsackNodes || budget <= 0) break;
+      // Nothing prices out, but some searches stopped early: price the same duals again, deeper.
+      searchNodes = effort.certifyKnapsackNodes;
       continue;
     }
-    const ub = maximizeLp(idx.map((g) => r.y[g]!), A, b);
-    if (ub.status === 'optimal') ratio = Math.max(ratio, ub.value / o.usdPerHour);
-    else ratio = Infinity;
+    sol = lp.solve();
   }
-  return { bound: r.value / ratio, value: r.value, y: r.y, columns, x: r.dual };
+  if (sol.status !== 'optimal') return undefined;
+  return { bound: bestBound, value: sol.value, certified, y: Array.from({ length: G }, (_, g) => Math.max(0, sol.duals[g]!)), columns, x: Array.from(sol.x) };
 }
 
-/** Search nodes per offering before {@link knapsackMax} gives up (and the LP relaxation is used instead). */
-const KNAPSACK_NODE_LIMIT = 20_000;
+/**
+ * knapsackRelaxation — the LP relaxation of {@link knapsackSolve} (fractional counts, all dimensions and caps):
+ * an upper bound on its integer optimum, used when the search does not finish.
+ */
+function knapsackRelaxation(values: readonly number[], reqs: readonly (readonly number[])[], caps: readonly number[], alloc: readonly number[]): number {
+  const n = values.length;
+  const A: number[][] = [];
+  const b: number[] = [];
+  for (let d = 0; d < DIMS; d++) {
+    A.push(reqs.map((q) => q[d]! / UNIT[d]!));
+    b.push(Math.max(0, alloc[d]!) / UNIT[d]!);
+  }
+  for (let i = 0; i < n; i++) {
+    const row = new Array<number>(n).fill(0);
+    row[i] = 1;
+    A.push(row);
+    b.push(caps[i]!);
+  }
+  const r = maximizeLp([...values], A, b);
+  // Unbounded cannot happen (every count is capped); Infinity keeps a bound valid if it ever did.
+  return r.status === 'optimal' ? r.value * (1 + 1e-9) : Infinity;
+}
+
+/** gcd — of two non-negative integers; 0 as soon as either is not an integer (no rounding then). */
+function gcd(a: number, b: number): number {
+  if (!Number.isInteger(a) || !Number.isInteger(b) || a < 0 || b < 0) return 0;
+  while (b > 0) [a, b] = [b, a % b];
+  return a;
+}
 
 /**
- * knapsackMax — max Σ v_i·k_i over integers 0 ≤ k_i ≤ cap_i with Σ k_i·req_i ≤ alloc in every dimension: the
- * exact pricing problem of one offering. Depth-first branch and bound, items by value density; the bound at a
- * node is the smallest over dimensions of the fractional knapsack on that dimension alone (each relaxes the
- * real problem, so the minimum is a valid upper bound). Returns undefined when `limit` nodes were not enough —
- * the caller then falls back to the LP relaxation, so an unfinished search never yields an invalid bound.
+ * surrogateWeights — per-dimension weights λ ≥ 0 (the duals of the dimension rows of the knapsack's LP
+ * relaxation, per raw unit). Any λ ≥ 0 gives a valid surrogate relaxation; these make it as tight as the LP.
+ */
+function surrogateWeights(values: readonly number[], reqs: readonly (readonly number[])[], caps: readonly number[], alloc: readonly number[]): number[] {
+  const n = values.length;
+  if (n === 0) return new Array<number>(DIMS).fill(0);
+  const A: number[][] = [];
+  const b: number[] = [];
+  for (let d = 0; d < DIMS; d++) {
+    A.push(reqs.map((q) => q[d]! / UNIT[d]!));
+    b.push(Math.max(0, alloc[d]!) / UNIT[d]!);
+  }
+  for (let i = 0; i < n; i++) {
+    const row = new Array<number>(n).fill(0);
+    row[i] = 1;
+    A.push(row);
+    b.push(caps[i]!);
+  }
+  const r = maximizeLp([...values], A, b);
+  if (r.status !== 'optimal') return new Array<number>(DIMS).fill(0);
+  return Array.from({ length: DIMS }, (_, d) => Math.max(0, r.dual[d]!) / UNIT[d]!);
+}
+
+/**
+ * knapsackMax — max Σ v_i·k_i over integers 0 ≤ k_i ≤ cap_i with Σ k_i·req_i ≤ alloc in every dimension (see
+ * {@link knapsackSolve}); undefined when `limit` search nodes were not enough.
  */
 export function knapsackMax(
   values: readonly number[],
@@ -556,6 +728,27 @@ export function knapsackMax(
   alloc: readonly number[],
   limit: number,
 ): number | undefined {
+  const r = knapsackSolve(values, reqs, caps, alloc, limit);
+  return r.complete ? r.best : undefined;
+}
+
+/**
+ * knapsackSolve — the exact pricing problem of one offering or bin: max Σ v_i·k_i over integers
+ * 0 ≤ k_i ≤ cap_i with Σ k_i·req_i ≤ alloc in every dimension (cpu, memory, GPU, pod slots). Depth-first
+ * branch and bound, items by value density, largest count first; the bound at a node is the smallest over
+ * dimensions of the fractional knapsack on that dimension alone (each relaxes the real problem, so the
+ * minimum is a valid upper bound). `complete` is false when `limit` nodes were not enough: `best`/`k` are
+ * then only the best pattern found (still a real pattern), not a proven optimum.
+ */
+export function knapsackSolve(
+  values: readonly number[],
+  reqs: readonly (readonly number[])[],
+  caps: readonly number[],
+  alloc: readonly number[],
+  limit: number,
+  tolerance = 1e-12,
+  threshold = 0,
+): { best: number; k: Int32Array; complete: boolean; nodes: number } {
   const n = values.length;
   const dens = (i: number): number => values[i]! / Math.max(1e-12, dominantShare(reqs[i]!, alloc));
   const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => dens(b) - dens(a));
@@ -566,13 +759,27 @@ export function knapsackMax(
   const byDim = Array.from({ length: DIMS }, (_, d) =>
     Array.from({ length: n }, (_, i) => i).sort((a, b) => (q[b]![d]! === 0 ? Infinity : v[b]! / q[b]![d]!) - (q[a]![d]! === 0 ? Infinity : v[a]! / q[a]![d]!)),
   );
+  // The surrogate constraint Σ_d λ_d·(k·req)_d ≤ Σ_d λ_d·alloc_d with λ the root LP relaxation's duals: its
+  // fractional knapsack equals the LP relaxation at the root and keeps the bound tight below it.
+  const lambda = surrogateWeights(v, q, c, alloc);
+  const sw = q.map((r) => lambda.reduce((acc, l, d) => acc + l * r[d]!, 0));
+  const byRatio = Array.from({ length: n }, (_, i) => i).sort((a, b) => (sw[b]! <= 0 ? Infinity : v[b]! / sw[b]!) - (sw[a]! <= 0 ? Infinity : v[a]! / sw[a]!));
+  // Any completion uses a multiple of the requests' gcd in each dimension, so the room a bound may fill
+  // is the free amount rounded down to that multiple (what proves that 3,920m holds at most 3,900m of
+  // 50m-multiple pods).
+  const grain = Array.from({ length: DIMS }, (_, d) => q.reduce((g, r) => gcd(g, r[d]!), 0));
+  const usable = (d: number, x: number): number => (grain[d]! > 0 ? Math.floor(x / grain[d]! + 1e-9) * grain[d]! : x);
   const free = [...alloc];
   let best = 0;
+  const cur = new Int32Array(n);
+  const bestK = new Int32Array(n);
   let nodes = 0;
   const bound = (from: number): number => {
     let ub = Infinity;
+    let surrogateUsable = 0;
     for (let d = 0; d < DIMS; d++) {
-      let room = free[d]!;
+      let room = usable(d, free[d]!);
+      surrogateUsable += lambda[d]! * room;
       let val = 0;
       for (const i of byDim[d]!) {
         if (i < from) continue;
@@ -588,23 +795,48 @@ export function knapsackMax(
       }
       if (val < ub) ub = val;
     }
+    if (lambda.some((l) => l > 0)) {
+      let room = surrogateUsable;
+      let val = 0;
+      for (const i of byRatio) {
+        if (i < from) continue;
+        const w = sw[i]!;
+        if (w <= 0) {
+          val += c[i]! * v[i]!;
+          continue;
+        }
+        if (room <= 0) break;
+        const k = Math.min(c[i]!, room / w);
+        val += k * v[i]!;
+        room -= k * w;
+      }
+      if (val < ub) ub = val;
+    }
     return ub;
   };
   const dfs = (i: number, val: number): boolean => {
     if (++nodes > limit) return false;
-    if (val > best) best = val;
-    if (i === n || val + bound(i) <= best * (1 + 1e-12)) return true;
+    if (val > best) {
+      best = val;
+      bestK.set(cur);
+    }
+    if (i === n || val + bound(i) <= Math.max(best, threshold) * (1 + tolerance)) return true;
     let kMax = c[i]!;
     for (let d = 0; d < DIMS; d++) if (q[i]![d]! > 0) kMax = Math.min(kMax, Math.floor(free[d]! / q[i]![d]! + 1e-9));
     for (let k = kMax; k >= 0; k--) {
       for (let d = 0; d < DIMS; d++) free[d]! -= k * q[i]![d]!;
+      cur[i] = k;
       const ok = dfs(i + 1, val + k * v[i]!);
+      cur[i] = 0;
       for (let d = 0; d < DIMS; d++) free[d]! += k * q[i]![d]!;
       if (!ok) return false;
     }
     return true;
   };
-  return dfs(0, 0) ? best : undefined;
+  const complete = n === 0 || dfs(0, 0);
+  const k = new Int32Array(n);
+  order.forEach((orig, pos) => (k[orig] = bestK[pos]!));
+  return { best, k, complete, nodes: Math.min(nodes, limit) };
 }
 
 /**
@@ -614,6 +846,7 @@ export function knapsackMax(
 function patternPack(groups: Group[], offerings: readonly Offering[], cb: ConfigurationBound): NewNodes {
   const out = new NewNodes();
   cb.columns.forEach((c, j) => {
+    if (!c.o) return;
     let reps = Math.floor(cb.x[j]! + 1e-9);
     for (let g = 0; g < groups.length && reps > 0; g++) if (c.k[g]! > 0) reps = Math.min(reps, Math.floor(groups[g]!.remaining / c.k[g]!));
     if (reps <= 0) return;
@@ -769,7 +1002,7 @@ export function simulatePlacement(input: SimulateInput): SimulateResult {
       const nodes = pack();
       candidates.push({ nodes, left: groups.map((g) => g.remaining), algorithm });
     };
-    const cb = configurationBound(groups, offerings);
+    const cb = configurationBound(groups, offerings, [], PACKING_EFFORT);
     if (cb) attempt('configuration-lp', () => patternPack(groups, offerings, cb));
     attempt('dual-greedy', () => dualGreedy(groups, offerings));
     attempt('first-fit-decreasing', () => ffdNewNodes(groups, offerings));
