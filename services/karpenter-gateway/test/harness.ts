@@ -3,6 +3,7 @@ import { MessagePattern, Payload } from '@nestjs/microservices';
 import { Commands, type CloudEvent, type CommandRequest } from '@nodes-manager/contracts';
 import { CommandController, createRuntime, type Clock, type Runtime } from '@nodes-manager/platform';
 import { createTestDatabase, startTestApp, testEnv, testToken, type TestDatabase } from '@nodes-manager/platform/testing';
+import { apiCaller } from '@nodes-manager/platform/testing';
 import { startKubeSim, type KubeSim } from '@nodes-manager/sim';
 import { ApiGatewayModule } from '../../api-gateway/src/api-gateway.module.js';
 import { loadApiGatewayConfig } from '../../api-gateway/src/config.js';
@@ -77,15 +78,7 @@ export async function startHarness(opts: { karpenter: boolean; clock?: Clock; co
     app,
     events,
     scheduler: fake,
-    async call(method, path, body, tok = token) {
-      const res = await fetch(`${url}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${tok}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      });
-      const text = await res.text();
-      return { status: res.status, body: text ? JSON.parse(text) : undefined };
-    },
+    call: apiCaller(url!, token),
     writesSeen() {
       const s = sim.stats().byVerb;
       return WRITE_VERBS.reduce((n, v) => n + (s[v] ?? 0), 0);

@@ -4,6 +4,7 @@ import * as k8s from '@kubernetes/client-node';
 import { Commands, type CloudEvent, type CommandRequest, type DrainRequest } from '@nodes-manager/contracts';
 import { CodedError, CommandController, createRuntime, type Runtime } from '@nodes-manager/platform';
 import { createTestDatabase, startTestApp, testEnv, testToken, type TestDatabase } from '@nodes-manager/platform/testing';
+import { apiCaller } from '@nodes-manager/platform/testing';
 import { startKubeSim, type KubeSim } from '@nodes-manager/sim';
 import { ApiGatewayModule } from '../../api-gateway/src/api-gateway.module.js';
 import { loadApiGatewayConfig } from '../../api-gateway/src/config.js';
@@ -106,15 +107,7 @@ export async function startHarness(fleet: { nodes: object[]; pods: object[]; pdb
     app,
     events,
     uncordon: fake,
-    async call(method, path, body, tok = token) {
-      const res = await fetch(`${url}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${tok}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      });
-      const text = await res.text();
-      return { status: res.status, body: text ? JSON.parse(text) : undefined };
-    },
+    call: apiCaller(url!, token),
     async stop() {
       await app.close();
       await sim.stop();

@@ -3,3 +3,4 @@ export * from './event-collector.js';
 export * from './test-app.js';
 export * from './wait-for.js';
 export * from './tcp-proxy.js';
+export * from './api-caller.js';
