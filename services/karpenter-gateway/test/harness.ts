@@ -5,8 +5,7 @@ import { CommandController, createRuntime, type Clock, type Runtime } from '@nod
 import { createTestDatabase, startTestApp, testEnv, testToken, type TestDatabase } from '@nodes-manager/platform/testing';
 import { apiCaller } from '@nodes-manager/platform/testing';
 import { startKubeSim, type KubeSim } from '@nodes-manager/sim';
-import { ApiGatewayModule } from '../../api-gateway/src/api-gateway.module.js';
-import { loadApiGatewayConfig } from '../../api-gateway/src/config.js';
+import { testGatewayModule } from '../../../test/support/gateway.js';
 import { loadKarpenterGatewayConfig } from '../src/config.js';
 import { KarpenterGatewayModule } from '../src/karpenter-gateway.module.js';
 
@@ -58,13 +57,12 @@ export async function startHarness(opts: { karpenter: boolean; clock?: Clock; co
   const db = await createTestDatabase('nm_karpenter');
   const sim = await startKubeSim({ karpenter: opts.karpenter });
   const runtime = createRuntime({ mode: 'all-in-one', logLevel: 'warn', ...(opts.clock ? { clock: opts.clock } : {}) });
-  const gw = loadApiGatewayConfig(testEnv(db.url));
   const cfg = loadKarpenterGatewayConfig(
     testEnv(db.url, { KUBECONFIG: sim.kubeconfigPath, KARPENTER_DISCOVERY_CACHE_SECONDS: '1', COMMAND_TIMEOUT_MS: String(opts.commandTimeoutMs ?? 10_000) }),
   );
   const fake = new FakeScheduler();
   scheduler.current = fake;
-  @Module({ imports: [ApiGatewayModule.forRoot(gw), KarpenterGatewayModule.forRoot(cfg)], controllers: [FakeSchedulerCommands] })
+  @Module({ imports: [testGatewayModule(db.url), KarpenterGatewayModule.forRoot(cfg)], controllers: [FakeSchedulerCommands] })
   class KarpenterTestRoot {}
   const { app, url } = await startTestApp({ service: 'api-gateway', module: { module: KarpenterTestRoot }, runtime, transport: 'in-process', httpPort: 0 });
   const events: CloudEvent[] = [];

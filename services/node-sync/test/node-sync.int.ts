@@ -4,8 +4,7 @@ import type { CloudEvent } from '@nodes-manager/contracts';
 import { createRuntime, loadConfig, type Runtime } from '@nodes-manager/platform';
 import { createTestDatabase, startTestApp, testEnv, testToken, waitFor, type TestDatabase } from '@nodes-manager/platform/testing';
 import { generateFleet, startKubeSim, type KubeSim } from '@nodes-manager/sim';
-import { ApiGatewayModule } from '../../api-gateway/src/api-gateway.module.js';
-import { apiGatewayConfigSpec } from '../../api-gateway/src/config.js';
+import { testGatewayModule } from '../../../test/support/gateway.js';
 import { NodeSyncLoop } from '../src/adapters/inbound/node-sync.loop.js';
 import { loadNodeSyncConfig } from '../src/config.js';
 import { NodeSyncModule } from '../src/node-sync.module.js';
@@ -36,7 +35,7 @@ const nodeSyncEnv = (dbUrl: string) =>
 async function startNodeSync(dbUrl: string, withGateway: boolean) {
   const rt = createRuntime({ mode: 'all-in-one', logLevel: 'warn', leaderRetryMs: 200 });
   const imports = [NodeSyncModule.forRoot(loadNodeSyncConfig(nodeSyncEnv(dbUrl)))];
-  @Module({ imports: withGateway ? [ApiGatewayModule.forRoot(loadConfig(apiGatewayConfigSpec, testEnv(dbUrl))), ...imports] : imports })
+  @Module({ imports: withGateway ? [testGatewayModule(dbUrl), ...imports] : imports })
   class Root {}
   const started = await startTestApp({ service: 'api-gateway', module: { module: Root }, runtime: rt, transport: withGateway ? 'in-process' : 'none', ...(withGateway ? { httpPort: 0 } : {}) });
   return { ...started, runtime: rt, loop: started.app.get(NodeSyncLoop, { strict: false }), cache: started.app.get<KubeCache>(KUBE_CACHE, { strict: false }) };

@@ -6,8 +6,7 @@ import { CodedError, CommandController, createRuntime, type Runtime } from '@nod
 import { createTestDatabase, startTestApp, testEnv, testToken, type TestDatabase } from '@nodes-manager/platform/testing';
 import { apiCaller } from '@nodes-manager/platform/testing';
 import { startKubeSim, type KubeSim } from '@nodes-manager/sim';
-import { ApiGatewayModule } from '../../api-gateway/src/api-gateway.module.js';
-import { loadApiGatewayConfig } from '../../api-gateway/src/config.js';
+import { testGatewayModule } from '../../../test/support/gateway.js';
 import { loadSchedulerScoringConfig } from '../src/config.js';
 import { SchedulerScoringModule } from '../src/scheduler-scoring.module.js';
 
@@ -89,11 +88,10 @@ export async function startHarness(fleet: { nodes: object[]; pods: object[]; pdb
   const sim = await startKubeSim({ podTerminationMs: 50 });
   sim.load(fleet as never);
   const runtime = createRuntime({ mode: 'all-in-one', logLevel: 'warn' });
-  const gw = loadApiGatewayConfig(testEnv(db.url));
   const cfg = loadSchedulerScoringConfig(testEnv(db.url, { KUBECONFIG: sim.kubeconfigPath, ...env }));
   const fake = new FakeUncordon(sim.kubeConfig('test-fake-uncordon'));
   uncordon.current = fake;
-  @Module({ imports: [ApiGatewayModule.forRoot(gw), SchedulerScoringModule.forRoot(cfg)], controllers: [FakeUncordonCommands] })
+  @Module({ imports: [testGatewayModule(db.url), SchedulerScoringModule.forRoot(cfg)], controllers: [FakeUncordonCommands] })
   class SchedulerTestRoot {}
   const { app, url } = await startTestApp({ service: 'api-gateway', module: { module: SchedulerTestRoot }, runtime, transport: 'in-process', httpPort: 0 });
   const events: CloudEvent[] = [];

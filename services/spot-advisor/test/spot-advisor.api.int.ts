@@ -4,8 +4,7 @@ import { INSTANCE_TYPES, type CloudEvent } from '@nodes-manager/contracts';
 import { createRuntime, FakeClock, InProcessCommandBus, type Runtime } from '@nodes-manager/platform';
 import { createTestDatabase, startTestApp, testEnv, testToken, waitFor, type TestDatabase } from '@nodes-manager/platform/testing';
 import { startEc2Sim, type Ec2Sim } from '@nodes-manager/sim';
-import { ApiGatewayModule } from '../../api-gateway/src/api-gateway.module.js';
-import { loadApiGatewayConfig } from '../../api-gateway/src/config.js';
+import { testGatewayModule } from '../../../test/support/gateway.js';
 import { loadSpotAdvisorConfig } from '../src/config.js';
 import { SpotAdvisorModule } from '../src/spot-advisor.module.js';
 
@@ -27,12 +26,11 @@ async function startAllInOne(clock: FakeClock, env: Record<string, string>, ec2?
   const db = await createTestDatabase('nm_spot');
   const runtime = createRuntime({ mode: 'all-in-one', logLevel: 'warn', clock });
   const cfg = loadSpotAdvisorConfig(testEnv(db.url, env));
-  const gw = loadApiGatewayConfig(testEnv(db.url));
   @Module({})
   class Root {}
   const module: DynamicModule = {
     module: Root,
-    imports: [ApiGatewayModule.forRoot(gw), SpotAdvisorModule.forRoot(cfg, ec2 ? { ec2: { ...ec2, maxAttempts: 1 } } : {})],
+    imports: [testGatewayModule(db.url), SpotAdvisorModule.forRoot(cfg, ec2 ? { ec2: { ...ec2, maxAttempts: 1 } } : {})],
   };
   const { app, url } = await startTestApp({ service: 'api-gateway', module, runtime, transport: 'in-process', httpPort: 0 });
   const events: CloudEvent[] = [];

@@ -2,8 +2,7 @@ import { Module, type DynamicModule, type INestApplication } from '@nestjs/commo
 import type { Clock } from '@nodes-manager/platform';
 import { createRuntime, type Runtime } from '@nodes-manager/platform';
 import { startTestApp, testEnv, testToken, waitFor } from '@nodes-manager/platform/testing';
-import { ApiGatewayModule } from '../../api-gateway/src/api-gateway.module.js';
-import { loadApiGatewayConfig } from '../../api-gateway/src/config.js';
+import { testGatewayModule } from '../../../test/support/gateway.js';
 import { loadUncordonConfig } from '../src/config.js';
 import { UncordonModule } from '../src/uncordon.module.js';
 import { UncordonService } from '../src/uncordon.service.js';
@@ -40,7 +39,7 @@ export async function startUncordon(o: {
     ...(o.rabbitmqUrl ? { rabbitmqUrl: o.rabbitmqUrl } : {}),
   });
   const imports: DynamicModule[] = [UncordonModule.forRoot(config)];
-  if (o.gateway) imports.push(ApiGatewayModule.forRoot(loadApiGatewayConfig(testEnv(o.databaseUrl, { APP_PORT: '0' }))));
+  if (o.gateway) imports.push(testGatewayModule(o.databaseUrl, { APP_PORT: '0' }));
   @Module({ imports })
   class UncordonTestRoot {}
   const started = await startTestApp({
