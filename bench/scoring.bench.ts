@@ -4,7 +4,8 @@
  * then simulatePlacement and planConsolidation at that size. Prints JSON.
  *   npx swc libs bench -d dist && node dist/bench/scoring.bench.js
  * Measured on the shared 2-core machine: consolidation 1.1–2.7 s (≈21 s before the per-key free-capacity
- * segment trees of planConsolidation), simulate of 200,000 new pods ≈ 0.3 s.
+ * segment trees of planConsolidation), simulate of 200,000 new pods ≈ 0.25 s, lowerBoundCost of the same ≈ 1 s
+ * (existing nodes merged into super-bins, see docs/scoring.md).
  */
 import { INSTANCE_TYPES } from '@nodes-manager/contracts';
 import {

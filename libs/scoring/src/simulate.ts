@@ -335,22 +335,25 @@ function lpBound(demand: readonly number[], offerings: readonly Offering[]): { v
 }
 
 export interface LowerBoundResult {
-  /** The best bound: the larger of the resource LP and, when existing nodes have no room, the configuration
-   * LP's Farley bound. No placement of these pods onto new nodes costs less per hour. */
+  /** The best bound: the larger of the resource LP and the configuration LP's bound (existing free capacity
+   * as zero-cost bins, see `configurationBound`). No placement of these pods costs less per hour. */
   readonly usdPerHour: number;
   /** The resource LP relaxation (see `lpBound`). */
   readonly resourceLpUsdPerHour: number;
   /** The simpler bound: max over dimensions of demand × the cheapest price per unit of that dimension. */
   readonly perDimensionUsdPerHour: number;
-  /** The configuration LP's restricted master value — NOT a bound (an estimate from above of the LP optimum),
-   * reported so the gap between plan and bound can be split into packing and bound looseness. */
+  /** The configuration LP's restricted master value — NOT a bound (an estimate from above of the LP optimum;
+   * equal to it, within 0.01%, when pricing certified it), reported so the gap between plan and bound can be
+   * split into packing and bound looseness. */
   readonly configurationLpEstimateUsdPerHour?: number;
 }
 
 /**
- * lowerBoundCost — a lower bound on the hourly cost of the new nodes any placement of `pods` needs. The free
- * capacity of existing Ready, schedulable nodes is subtracted as if it were fluid (On-Demand free capacity from
- * the Spot-averse demand); pods no offering can hold are left out. Each bound is ≥ the per-dimension one.
+ * lowerBoundCost — a lower bound on the hourly cost of the new nodes any placement of `pods` needs: the larger
+ * of the resource LP (existing free capacity subtracted as if it were fluid, On-Demand free capacity from the
+ * Spot-averse demand) and the configuration LP's bound with existing nodes as zero-cost bins
+ * (`configurationBound`, docs/scoring.md). Pods no offering can hold are left out. Each bound is ≥ the
+ * per-dimension one.
  */
 export function lowerBoundCost(input: SimulateInput): LowerBoundResult {
   const groups = toGroups(input.pods, input.constraints);
