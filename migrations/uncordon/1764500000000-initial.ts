@@ -26,6 +26,7 @@ export class UncordonInitial1764500000000 implements MigrationInterface {
       first_seen_cordoned_at timestamptz NOT NULL,
       last_evaluated_at timestamptz,
       verdict jsonb,
+      pending_uncordon jsonb,
       updated_at timestamptz NOT NULL
     )`);
     await q.query(`CREATE TABLE nodes.drain_operations (

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { V1Node } from '@kubernetes/client-node';
 import type { DataSource } from 'typeorm';
 import {
+  UNCORDONED_AT_ANNOTATION,
   EventTypes,
   NTH_REBALANCE_TAINT_KEY,
   UncordonReason,
@@ -33,7 +34,7 @@ import {
 } from './domain/decide-uncordon.js';
 import type { KubeNodes } from './adapters/outbound/kube-nodes.adapter.js';
 import type { NodeSource } from './adapters/outbound/node-source.js';
-import { UNCORDON_ACTION, type ObservationRow, type UncordonRepository } from './adapters/outbound/uncordon.repository.js';
+import { UNCORDON_ACTION, type ObservationRow, type PendingUncordon, type UncordonRepository } from './adapters/outbound/uncordon.repository.js';
 import { KUBE_NODES, NODE_SOURCE, UNCORDON_CONFIG, UNCORDON_LEADER, UNCORDON_REPOSITORY } from './tokens.js';
 
 /** The actor of every action the loop takes on its own. */
@@ -124,6 +125,7 @@ export class UncordonService {
 
   private async cycle(): Promise<CycleResult> {
     if (!this.source.synced || !this.leader.isLeader) return { verdicts: [], acted: {} };
+    await this.reconcilePending();
     const now = this.clock.now();
     const cordoned = this.source.list().filter((n) => n.spec?.unschedulable === true);
     const names = cordoned.map((n) => n.metadata?.name ?? '');
@@ -186,15 +188,6 @@ export class UncordonService {
       }
       if (!(await this.leader.stillLeader())) return 'not-leader';
       const description = describeVerdict(verdict);
-      const result = await this.kube.patchNode(name, uncordonPatch(snapshot, now, description));
-      if (!result.ok) {
-        if (result.conflict) {
-          this.logger.info('node changed since the read; re-read next cycle', { node: name, decision: 'uncordon', reason: 'CONFLICT' });
-          return 'conflict';
-        }
-        this.logger.warn('uncordon patch failed', { node: name, err: result.message });
-        return result.notFound ? 'gone' : 'error';
-      }
       const rebalanceTaintRemoved = snapshot.taints.some((t) => t.key === NTH_REBALANCE_TAINT_KEY);
       const data: NodeUncordonedData = {
         node: name,
@@ -204,8 +197,10 @@ export class UncordonService {
         uncordonedAt: now.toISOString(),
         rebalanceTaintRemoved,
       };
-      await this.ds.transaction(async (tx) => {
-        await this.repo.addEvent(tx, {
+      const intent: PendingUncordon = {
+        at: now.toISOString(),
+        data: data as unknown as Record<string, unknown>,
+        event: {
           nodeName: name,
           action: UNCORDON_ACTION,
           decision: verdict.decision,
@@ -213,11 +208,21 @@ export class UncordonService {
           actor: LOOP_ACTOR,
           evidence: { ...verdict.evidence, description, rebalanceTaintRemoved, resourceVersion: snapshot.resourceVersion },
           createdAt: now,
-        });
-        await this.repo.forget(tx, [name]);
-        await this.outbox.add(tx, [makeEvent('uncordon', EventTypes.nodeUncordoned, data, now, { actor: LOOP_ACTOR, subject: name })]);
-      });
-      this.outbox.added();
+        },
+      };
+      // Intent first: if the patch lands and its record then fails, the next cycle records it (reconcilePending).
+      await this.repo.setPending(name, intent);
+      const result = await this.kube.patchNode(name, uncordonPatch(snapshot, now, description));
+      if (!result.ok) {
+        await this.repo.clearPending(name);
+        if (result.conflict) {
+          this.logger.info('node changed since the read; re-read next cycle', { node: name, decision: 'uncordon', reason: 'CONFLICT' });
+          return 'conflict';
+        }
+        this.logger.warn('uncordon patch failed', { node: name, err: result.message });
+        return result.notFound ? 'gone' : 'error';
+      }
+      await this.record(name, intent);
       this.logger.info('node uncordoned', { node: name, decision: verdict.decision, reason: verdict.reason, evidence: verdict.evidence });
       await this.kube.nodeEvent(result.node, UNCORDONED_EVENT_REASON, description, now).catch((err) =>
         this.logger.warn('could not record the Kubernetes Event', { node: name, err: (err as Error).message }),
@@ -226,6 +231,51 @@ export class UncordonService {
     } catch (err) {
       this.logger.warn('uncordon failed; retried next cycle', { node: name, err: (err as Error).message });
       return 'error';
+    }
+  }
+
+  /**
+   * record — the `scaling_events` row, the end of the observation (with its pending intent) and the
+   * `node.uncordoned` event, in one transaction. Retried a few times; if it still fails the intent stays and the
+   * next cycle's reconcilePending records it, so a landed uncordon is never left without its record and event.
+   */
+  private async record(name: string, intent: PendingUncordon): Promise<void> {
+    const createdAt = new Date(intent.event.createdAt);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.ds.transaction(async (tx) => {
+          await this.repo.addEvent(tx, { ...intent.event, createdAt });
+          await this.repo.forget(tx, [name]);
+          await this.outbox.add(tx, [makeEvent('uncordon', EventTypes.nodeUncordoned, intent.data, createdAt, { actor: LOOP_ACTOR, subject: name })]);
+        });
+        this.outbox.added();
+        return;
+      } catch (err) {
+        if (attempt >= 3) {
+          this.logger.error('uncordon landed but its record failed; the next cycle records it', { node: name, err: (err as Error).message });
+          return;
+        }
+        await new Promise((r) => setTimeout(r, 200 * attempt));
+      }
+    }
+  }
+
+  /**
+   * reconcilePending — intents left by an uncordon whose outcome was not recorded (a crash or a database failure
+   * between the patch and its record): on a fresh read, our `uncordoned-at` annotation with the intent's time proves
+   * the patch landed, so it is recorded now; otherwise the patch never landed and the intent is dropped.
+   */
+  private async reconcilePending(): Promise<void> {
+    for (const { node, intent } of await this.repo.pendingUncordons()) {
+      const fresh = await this.kube.getNode(node);
+      if (fresh?.metadata?.annotations?.[UNCORDONED_AT_ANNOTATION] === intent.at) {
+        await this.record(node, intent);
+        this.uncordons.inc({ service: 'uncordon', result: 'uncordoned' });
+        this.logger.warn('recorded an uncordon whose record had failed', { node, at: intent.at });
+      } else {
+        await this.repo.clearPending(node);
+        this.logger.info('dropped the intent of an uncordon that did not land', { node, at: intent.at });
+      }
     }
   }
 

@@ -126,6 +126,34 @@ describe('auto-uncordon: replicas, restarts, conflicts', () => {
     expect((await getNode(sim, 'c-1')).spec.unschedulable).toBeFalsy();
   }, 40_000);
 
+  it('an uncordon that landed while its record failed is recorded by the next cycle, exactly once, with its event', async () => {
+    sim.load({ nodes: [aKubeNode('r-1', { readySince: new Date(clock.now().getTime() - 60 * MIN) })] });
+    sim.scenario.cordonAsNth('r-1');
+    const a = await start();
+    const events: string[] = [];
+    a.runtime.eventBus!.tap((e) => {
+      if (e.type === 'node.uncordoned' && e.subject === 'r-1') events.push(e.id);
+    });
+    await becomesLeader(a);
+    await a.service.runCycle();
+    // The database refuses the record (as during an outage) after the patch has landed.
+    await db.query(`CREATE FUNCTION nodes.refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'database unavailable'; END $$`);
+    await db.query(`CREATE TRIGGER refuse BEFORE INSERT ON nodes.scaling_events FOR EACH ROW EXECUTE FUNCTION nodes.refuse()`);
+    clock.advance(4 * MIN);
+    await waitFor(async () => (await getNode(sim, 'r-1')).spec.unschedulable !== true || (await a.service.runCycle(), false), 'the patch to land', 10_000);
+    expect(await uncordonRows('r-1')).toHaveLength(0);
+    const [pending] = await db.query<{ pending_uncordon: { at: string } | null }>(`SELECT pending_uncordon FROM nodes.cordon_observations WHERE node_name = 'r-1'`);
+    expect(pending?.pending_uncordon?.at).toBe((await getNode(sim, 'r-1')).metadata.annotations['nodes-manager/uncordoned-at']);
+
+    await db.query(`DROP TRIGGER refuse ON nodes.scaling_events`);
+    await cycleUntil(a, 'the landed uncordon to be recorded', uncordoned('r-1'));
+    await a.service.runCycle();
+    expect(await uncordonRows('r-1')).toHaveLength(1);
+    await waitFor(() => events.length >= 1, 'its node.uncordoned event');
+    expect(events).toHaveLength(1);
+    expect(await db.query(`SELECT 1 FROM nodes.cordon_observations WHERE node_name = 'r-1'`)).toEqual([]);
+  }, 40_000);
+
   it('backs off a flapping node: the second uncordon within 24 h waits twice the grace', async () => {
     sim.load({ nodes: [aKubeNode('f-1', { readySince: new Date(clock.now().getTime() - 60 * MIN) })] });
     sim.scenario.cordonAsNth('f-1');

@@ -24,6 +24,8 @@ export class CordonObservationEntity {
   @Column({ type: 'timestamptz', name: 'first_seen_cordoned_at' }) firstSeenCordonedAt!: Date;
   @Column({ type: 'timestamptz', name: 'last_evaluated_at', nullable: true }) lastEvaluatedAt!: Date | null;
   @Column({ type: 'jsonb', nullable: true }) verdict!: Record<string, unknown> | null;
+  /** An uncordon about to be patched, recorded first so that a patch whose record failed is recorded later. */
+  @Column({ type: 'jsonb', name: 'pending_uncordon', nullable: true }) pendingUncordon!: Record<string, unknown> | null;
   @Column({ type: 'timestamptz', name: 'updated_at' }) updatedAt!: Date;
 }
 

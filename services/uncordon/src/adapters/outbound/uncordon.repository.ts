@@ -38,6 +38,14 @@ export interface ScalingEventRow {
   createdAt: string;
 }
 
+/** PendingUncordon — everything the record of one uncordon needs, written before its patch. */
+export interface PendingUncordon {
+  /** The `nodes-manager/uncordoned-at` annotation the patch sets (ISO 8601): the proof that the patch landed. */
+  at: string;
+  event: ScalingEventInput & { createdAt: Date | string };
+  data: Record<string, unknown>;
+}
+
 const FLAP_WINDOW_MS = 24 * 3600_000;
 /** Scaling-event action of an auto-uncordon (flap back-off counts these, dry runs excluded). */
 export const UNCORDON_ACTION = 'uncordon';
@@ -68,10 +76,30 @@ export class UncordonRepository {
       `INSERT INTO nodes.cordon_observations (node_name, node_uid, first_seen_cordoned_at, updated_at)
        SELECT n, u, $3, $3 FROM unnest($1::text[], $2::text[]) AS t(n, u)
        ON CONFLICT (node_name) DO UPDATE
-         SET node_uid = EXCLUDED.node_uid, first_seen_cordoned_at = EXCLUDED.first_seen_cordoned_at, verdict = NULL, updated_at = EXCLUDED.updated_at
+         SET node_uid = EXCLUDED.node_uid, first_seen_cordoned_at = EXCLUDED.first_seen_cordoned_at, verdict = NULL, pending_uncordon = NULL,
+             updated_at = EXCLUDED.updated_at
          WHERE nodes.cordon_observations.node_uid <> EXCLUDED.node_uid`,
       [nodes.map((n) => n.name), nodes.map((n) => n.uid), now],
     );
+  }
+
+  /**
+   * setPending — records the uncordon about to be patched (its time and its complete record) before the patch, so a
+   * patch that succeeds while its record fails is still recorded, exactly once, by the next cycle's reconcile.
+   */
+  async setPending(node: string, intent: PendingUncordon): Promise<void> {
+    await this.ds.query(`UPDATE nodes.cordon_observations SET pending_uncordon = $2 WHERE node_name = $1`, [node, JSON.stringify(intent)]);
+  }
+
+  async clearPending(node: string): Promise<void> {
+    await this.ds.query(`UPDATE nodes.cordon_observations SET pending_uncordon = NULL WHERE node_name = $1`, [node]);
+  }
+
+  async pendingUncordons(): Promise<Array<{ node: string; intent: PendingUncordon }>> {
+    const rows: Array<{ node_name: string; pending_uncordon: PendingUncordon }> = await this.ds.query(
+      `SELECT node_name, pending_uncordon FROM nodes.cordon_observations WHERE pending_uncordon IS NOT NULL`,
+    );
+    return rows.map((r) => ({ node: r.node_name, intent: r.pending_uncordon }));
   }
 
   /** forget — the cordon is gone (or the node is): the next cordon starts a new observation. */
@@ -80,9 +108,12 @@ export class UncordonRepository {
     await tx.query(`DELETE FROM nodes.cordon_observations WHERE node_name = ANY($1::text[])`, [names]);
   }
 
-  /** forgetAllBut — drops observations of every node not in `cordoned` (call only on a synced view). */
+  /**
+   * forgetAllBut — drops observations of every node not in `cordoned` (call only on a synced view), except those
+   * holding a pending uncordon, which reconcilePending settles.
+   */
   async forgetAllBut(cordoned: readonly string[]): Promise<void> {
-    await this.ds.query(`DELETE FROM nodes.cordon_observations WHERE NOT (node_name = ANY($1::text[]))`, [cordoned]);
+    await this.ds.query(`DELETE FROM nodes.cordon_observations WHERE NOT (node_name = ANY($1::text[])) AND pending_uncordon IS NULL`, [cordoned]);
   }
 
   async saveVerdicts(verdicts: ReadonlyArray<{ node: string; verdict: Record<string, unknown> }>, now: Date): Promise<void> {
