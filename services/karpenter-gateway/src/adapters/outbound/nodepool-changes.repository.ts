@@ -17,6 +17,9 @@ export interface NodePoolChange {
   now: Date;
 }
 
+/** Attempts at recording a change made in the cluster (backing off 200 ms, 400 ms, … between them). */
+const RECORD_ATTEMPTS = 5;
+
 /**
  * NodePoolChangesRepository — records every NodePool change with its actor, and its event in the outbox, in ONE
  * transaction (the event cannot exist without the row, nor the row without the event).
@@ -31,6 +34,22 @@ export class NodePoolChangesRepository {
   async record(change: NodePoolChange, event?: { type: EventType; data: unknown }): Promise<string> {
     const id = randomUUID();
     const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
+    // The change has already been made in the cluster: its record and event are retried before giving up, so a
+    // brief database failure does not leave an applied change without its row and its event.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.write(id, change, json, event);
+        break;
+      } catch (err) {
+        if (attempt >= RECORD_ATTEMPTS) throw err;
+        await new Promise((r) => setTimeout(r, 100 * 2 ** attempt));
+      }
+    }
+    if (event) this.outbox.added();
+    return id;
+  }
+
+  private async write(id: string, change: NodePoolChange, json: (v: unknown) => string | null, event?: { type: EventType; data: unknown }): Promise<void> {
     await this.ds.transaction(async (tx) => {
       await tx.query(
         `INSERT INTO nodes.nodepool_changes (id, node_pool, action, actor, correlation_id, dry_run, request, before, after, result, created_at)
@@ -47,7 +66,5 @@ export class NodePoolChangesRepository {
         ]);
       }
     });
-    if (event) this.outbox.added();
-    return id;
   }
 }
