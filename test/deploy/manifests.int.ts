@@ -118,13 +118,18 @@ describe('deploy/ manifests', () => {
     });
   });
 
-  it('the gateway has a PodDisruptionBudget and an HPA; the leader-elected loops have no HPA', () => {
+  it('the gateway has a PodDisruptionBudget; the stateless services have an HPA and the leader-elected loops none', () => {
     const gw = named(manifests, 'Deployment', 'api-gateway')!.doc;
     const pdb = named(manifests, 'PodDisruptionBudget', 'api-gateway')!.doc;
     expect(pdb.spec.selector.matchLabels).toEqual(gw.spec.selector.matchLabels);
     expect(pdb.spec.minAvailable).toBeLessThan(gw.spec.replicas);
     const hpas = ofKind(manifests, 'HorizontalPodAutoscaler').map((m: Manifest) => m.doc.spec.scaleTargetRef.name);
-    expect(hpas).toEqual(['api-gateway']);
+    expect(hpas.sort()).toEqual(['api-gateway', 'karpenter-gateway', 'spot-advisor']);
+    for (const name of hpas) {
+      const replicas = named(manifests, 'Deployment', name)!.doc.spec.replicas;
+      const hpa = named(manifests, 'HorizontalPodAutoscaler', name)!.doc.spec;
+      expect(`${name} ${hpa.minReplicas <= replicas && replicas <= hpa.maxReplicas}`).toBe(`${name} true`);
+    }
     expect(named(manifests, 'HorizontalPodAutoscaler', 'api-gateway')!.doc.spec.minReplicas).toBeGreaterThanOrEqual(pdb.spec.minAvailable + 1);
   });
 
