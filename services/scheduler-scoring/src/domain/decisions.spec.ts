@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import type { ConsolidationPlan, NodeRemoval, ScoringNode, ScoringPod, SimulateResult } from '@nodes-manager/scoring';
+import { planConsolidation, type ConsolidationPlan, type NodeRemoval, type ScoringNode, type ScoringPod, type SimulateResult } from '@nodes-manager/scoring';
 import { aNode, aPod, resources } from '../../../../libs/scoring/src/testing/builders.js';
-import { pendingGroups, withRequested } from './cluster.js';
+import { pendingGroups, withRequested, withVolumeZones } from './cluster.js';
 import { decidePlan, decideScaleUp, recheckRemoval } from './decisions.js';
 import { bytes, cpuMilli } from './quantity.js';
 
@@ -96,6 +96,28 @@ describe('cluster snapshot', () => {
       ['default/job', 2, 1000, 'batch'],
       ['default/job#2', 1, 2000, 'batch'],
     ]);
+  });
+});
+
+describe('withVolumeZones', () => {
+  const nodes = [aNode({ name: 'a1', zone: 'us-east-1a' }), aNode({ name: 'b1', zone: 'us-east-1b' })];
+  it.each([
+    ['a running pod with a PVC keeps to its node’s zone', aPod({ nodeName: 'b1', hasPvc: true }), ['us-east-1b']],
+    ['a running pod without a PVC has no volume zone', aPod({ nodeName: 'b1', hasPvc: false }), undefined],
+    ['a pending pod with a PVC has no known zone', aPod({ phase: 'Pending', hasPvc: true }), undefined],
+    ['a pod on a node not in the view is left alone', aPod({ nodeName: 'gone', hasPvc: true }), undefined],
+    ['zones already known are kept', aPod({ nodeName: 'b1', hasPvc: true, pvcZones: ['us-east-1c'] }), ['us-east-1c']],
+  ] as const)('%s', (_, pod, zones) => {
+    expect(withVolumeZones([pod], nodes)[0]!.pvcZones).toEqual(zones);
+  });
+
+  it('keeps a stateful pod’s node unless its zone has room: consolidation moves it only within the zone', () => {
+    const busyB = aNode({ name: 'busy-b', zone: 'us-east-1b', requested: resources({ cpuMilli: 2400, memoryBytes: 0, pods: 5 }) });
+    const idleA = aNode({ name: 'idle-a', zone: 'us-east-1a', requested: resources({ cpuMilli: 500, memoryBytes: 0, pods: 1 }) });
+    const db = aPod({ nodeName: 'idle-a', ownerKind: 'StatefulSet', hasPvc: true, requests: { cpuMilli: 500, memoryBytes: 0, gpu: 0 } });
+    const plan = planConsolidation({ nodes: [busyB, idleA], pods: withVolumeZones([db], [busyB, idleA]), pdbs: [] });
+    expect(plan.remove).toEqual([]);
+    expect(plan.blocked.map((b) => b.reason)).toEqual(['pods_do_not_fit']);
   });
 });
 

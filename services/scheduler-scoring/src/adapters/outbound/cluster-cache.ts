@@ -2,7 +2,7 @@ import * as k8s from '@kubernetes/client-node';
 import { Informer, kubeErrorCode, type JsonLogger } from '@nodes-manager/platform';
 import type { Metrics } from '@nodes-manager/platform';
 import type { PdbInfo, ScoringNode, ScoringPod } from '@nodes-manager/scoring';
-import { withRequested, type ClusterSnapshot } from '../../domain/cluster.js';
+import { withRequested, withVolumeZones, type ClusterSnapshot } from '../../domain/cluster.js';
 import { projectNode, projectPdb, projectPod } from './kube-projection.js';
 
 /** ClusterCache — the service's own view of nodes, pods and PDBs (port; the informer-backed one below). */
@@ -55,7 +55,8 @@ export class InformerClusterCache implements ClusterCache {
 
   snapshot(): ClusterSnapshot {
     const pods = this.pods.list();
-    return { nodes: withRequested(this.nodes.list(), pods), pods, pdbs: this.pdbs.list() };
+    const nodes = withRequested(this.nodes.list(), pods);
+    return { nodes, pods: withVolumeZones(pods, nodes), pdbs: this.pdbs.list() };
   }
 
   async freshNode(name: string): Promise<{ node?: ScoringNode; pods: ScoringPod[] }> {
@@ -67,7 +68,8 @@ export class InformerClusterCache implements ClusterCache {
       throw err;
     }
     const list = await this.core.listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${name}` });
-    const pods = list.items.map(projectPod);
-    return { node: withRequested([projectNode(raw)], pods)[0]!, pods };
+    const projected = list.items.map(projectPod);
+    const node = withRequested([projectNode(raw)], projected)[0]!;
+    return { node, pods: withVolumeZones(projected, [node]) };
   }
 }
