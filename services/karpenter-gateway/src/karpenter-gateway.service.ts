@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Commands, EventTypes, type CommandMeta } from '@nodes-manager/contracts';
+import { Commands, EventTypes, type CommandMeta, type EventType } from '@nodes-manager/contracts';
 import { CLOCK, CodedError, COMMAND_BUS, LOGGER, type Clock, type CommandBus, type JsonLogger } from '@nodes-manager/platform';
 import { KARPENTER_KUBE, KubeFailure, type KarpenterKube } from './adapters/outbound/karpenter-kube.adapter.js';
 import { NodePoolChangesRepository, type NodePoolChange } from './adapters/outbound/nodepool-changes.repository.js';
@@ -32,6 +32,16 @@ export interface ConsolidationResult {
 }
 
 const MAX_PATCH_ATTEMPTS = 3;
+
+/** AppliedNotRecorded — the cluster has the change; only its record failed (not a refusal). */
+class AppliedNotRecorded extends Error {
+  constructor(
+    readonly change: NodePoolChange,
+    override readonly cause: unknown,
+  ) {
+    super('applied but not recorded');
+  }
+}
 
 const validationError = (errors: readonly FieldError[]) => new CodedError('VALIDATION_FAILED', formatFieldErrors(errors), { errors });
 
@@ -90,7 +100,7 @@ export class KarpenterGatewayService {
       await this.requireInstalledForWrite();
       const body = { ...(input as unknown as NodePool), apiVersion: KARPENTER_API_VERSION, kind: 'NodePool' };
       const created = await this.kube.createNodePool(body).catch((err) => Promise.reject(this.coded(err, name)));
-      await this.changes.record(
+      await this.recordApplied(
         { ...base, now: this.clock.now(), after: created, result: 'applied' },
         { type: EventTypes.nodepoolCreated, data: { nodePool: name, spec: created.spec, resourceVersion: created.metadata.resourceVersion } },
       );
@@ -119,7 +129,7 @@ export class KarpenterGatewayService {
         try {
           const updated = await this.kube.mergePatchNodePool(name, { metadata: { resourceVersion: current.metadata.resourceVersion }, spec: patch.spec });
           const pick = (p: NodePool) => ({ limits: p.spec.limits ?? null, disruption: p.spec.disruption ?? null });
-          await this.changes.record(
+          await this.recordApplied(
             { ...base, now: this.clock.now(), before: current, after: updated, result: 'applied' },
             { type: EventTypes.nodepoolUpdated, data: { nodePool: name, patch: patch.spec, before: pick(current), after: pick(updated), resourceVersion: updated.metadata.resourceVersion } },
           );
@@ -144,7 +154,7 @@ export class KarpenterGatewayService {
       const current = await this.readPool(name, 'KARPENTER_NOT_INSTALLED_FOR_WRITE');
       before = current;
       await this.kube.deleteNodePool(name, current.metadata.uid).catch((err) => Promise.reject(this.coded(err, name)));
-      await this.changes.record(
+      await this.recordApplied(
         { ...base, before: current, now: this.clock.now(), after: null, result: 'applied' },
         { type: EventTypes.nodepoolDeleted, data: { nodePool: name, uid: current.metadata.uid ?? null } },
       );
@@ -197,7 +207,7 @@ export class KarpenterGatewayService {
         }
       }
       const result: ConsolidationResult = { nodePool: name, dryRun, nodeClaims: done, failed, skipped: selection.skipped, budget: selection.budget, planned: planned.length };
-      await this.changes.record(
+      await this.recordApplied(
         { ...base, now: this.clock.now(), after: result, result: dryRun ? 'dry-run' : failed.length ? 'partial' : 'applied' },
         dryRun ? undefined : { type: EventTypes.nodepoolConsolidationRequested, data: result },
       );
@@ -247,10 +257,28 @@ export class KarpenterGatewayService {
   }
 
   /** refusalsRecorded — runs a mutation; a refusal is recorded as `refused:<CODE>` (no event) and rethrown. */
+  /**
+   * recordApplied — records a change already made in the cluster (the repository retries). If it still cannot be
+   * recorded, the caller is told the change was applied but not recorded — never that it was refused.
+   */
+  private async recordApplied(change: NodePoolChange, event?: { type: EventType; data: unknown }): Promise<void> {
+    try {
+      await this.changes.record(change, event);
+    } catch (err) {
+      this.logger.error('a NodePool change was applied but could not be recorded', { nodePool: change.nodePool, action: change.action, err: (err as Error).message });
+      throw new AppliedNotRecorded(change, err);
+    }
+  }
+
   private async refusalsRecorded<T>(base: Omit<NodePoolChange, 'result' | 'after'>, fn: () => Promise<T>): Promise<T> {
     try {
       return await fn();
     } catch (err) {
+      if (err instanceof AppliedNotRecorded) {
+        throw new CodedError('INTERNAL', `the ${err.change.action} of NodePool ${err.change.nodePool} was applied, but recording it failed: ${(err.cause as Error)?.message ?? err.cause}`, {
+          applied: true,
+        });
+      }
       const coded = this.coded(err);
       await this.changes
         .record({ ...base, before: base.before, now: this.clock.now(), after: coded.toBody(), result: `refused:${coded.code}` })
