@@ -103,6 +103,46 @@ describe('outbox and relay against the real broker', () => {
     }
   }, 60_000);
 
+  it('a subscriber consumes again after its broker connection is cut and restored, losing nothing', async () => {
+    const tag = `resub-${Math.random().toString(36).slice(2)}`;
+    const proxy = await TcpProxy.start('127.0.0.1', Number(new URL(TEST_RABBITMQ_URL).port || 5672));
+    const subConn = new AmqpConnection(proxy.url(TEST_RABBITMQ_URL), 'resubscribe-test');
+    const pubConn = new AmqpConnection(TEST_RABBITMQ_URL, 'resubscribe-test-publisher');
+    const publisher = new AmqpEventPublisher(pubConn);
+    const handled: string[] = [];
+    const sub = new AmqpEventSubscriber(subConn, ds, SUBSCRIBER_SERVICE);
+    const admin = await pubConn.channel();
+    await admin.deleteQueue(`nodes-manager.${SUBSCRIBER_SERVICE}.events`).catch(() => undefined);
+    try {
+      await sub.subscribe([`test.${tag}.#`], async (ev) => {
+        handled.push(ev.id);
+      });
+      const before = makeEvent('uncordon', `test.${tag}.a` as never, { n: 1 }, new Date());
+      await publisher.publish([before]);
+      await waitFor(() => handled.includes(before.id), 'the event before the cut');
+
+      proxy.cut();
+      const during = makeEvent('uncordon', `test.${tag}.b` as never, { n: 2 }, new Date());
+      await publisher.publish([during]); // waits in the durable queue
+      await new Promise((r) => setTimeout(r, 500));
+      expect(handled).not.toContain(during.id);
+
+      proxy.restore();
+      await waitFor(() => handled.includes(during.id), 'the event published during the cut, after the subscription is restored', 20_000);
+      const after = makeEvent('uncordon', `test.${tag}.c` as never, { n: 3 }, new Date());
+      await publisher.publish([after]);
+      await waitFor(() => handled.includes(after.id), 'an event published after the restore');
+      expect(handled).toEqual([before.id, during.id, after.id]);
+    } finally {
+      await sub.close();
+      await admin.deleteQueue(`nodes-manager.${SUBSCRIBER_SERVICE}.events`).catch(() => undefined);
+      await admin.deleteQueue(`nodes-manager.${SUBSCRIBER_SERVICE}.events.dlq`).catch(() => undefined);
+      await subConn.close();
+      await pubConn.close();
+      await proxy.stop();
+    }
+  }, 60_000);
+
   it('a subscriber processes a redelivered event once and dead-letters one that keeps failing', async () => {
     const tag = `sub-${Math.random().toString(36).slice(2)}`;
     const conn = new AmqpConnection(TEST_RABBITMQ_URL, 'subscriber-test');

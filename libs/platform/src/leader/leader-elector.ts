@@ -7,6 +7,9 @@ import type { JsonLogger } from '../logging/logger.js';
  * replaced within `retryMs`; a leader that loses its connection stops acting at once. Before each action a loop
  * calls {@link stillLeader}, which verifies the lock on the server (fencing a leader whose connection silently died).
  */
+/** How long a lock query may take before this replica counts its leadership as lost. */
+export const LEADER_QUERY_TIMEOUT_MS = 5_000;
+
 export class LeaderElector {
   private client?: pg.Client;
   private leader = false;
@@ -45,7 +48,15 @@ export class LeaderElector {
     if (this.stopped) return;
     try {
       if (!this.client) {
-        const c = new pg.Client({ connectionString: this.url, application_name: `nodes-manager/leader/${this.name}` });
+        // Keep-alive and timeouts: a half-open connection must end leadership in seconds, not when TCP gives up.
+        const c = new pg.Client({
+          connectionString: this.url,
+          application_name: `nodes-manager/leader/${this.name}`,
+          keepAlive: true,
+          keepAliveInitialDelayMillis: 5_000,
+          connectionTimeoutMillis: LEADER_QUERY_TIMEOUT_MS,
+          query_timeout: LEADER_QUERY_TIMEOUT_MS,
+        });
         c.on('error', () => this.drop());
         c.on('end', () => this.drop());
         await c.connect();

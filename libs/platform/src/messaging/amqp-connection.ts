@@ -12,6 +12,7 @@ export class AmqpConnection {
   private ch?: ConfirmChannel;
   private opening?: Promise<ConfirmChannel>;
   private closed = false;
+  private readonly lostListeners: (() => void)[] = [];
 
   constructor(
     private readonly url: string,
@@ -43,12 +44,20 @@ export class AmqpConnection {
     const ch = await conn.createConfirmChannel();
     ch.on('error', () => undefined);
     ch.on('close', () => {
-      if (this.ch === ch) this.ch = undefined;
+      if (this.ch === ch) {
+        this.ch = undefined;
+        if (!this.closed) for (const l of this.lostListeners) l();
+      }
     });
     await declareTopology(ch);
     this.conn = conn;
     this.ch = ch;
     return ch;
+  }
+
+  /** onLost — called when the open channel goes away (broker restart, network cut) while still in use. */
+  onLost(fn: () => void): void {
+    this.lostListeners.push(fn);
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import type { ConsumeMessage } from 'amqplib';
+import type { ConfirmChannel, ConsumeMessage } from 'amqplib';
 import {
   EVENTS_DEAD_LETTER_EXCHANGE,
   EVENTS_EXCHANGE,
@@ -47,17 +47,29 @@ export async function processOnce(ds: DataSource, service: ServiceName, ev: Clou
  * {@link MAX_EVENT_ATTEMPTS} times with back-off, then dead-lettered to `nodes-manager.<service>.events.dlq`.
  */
 export class AmqpEventSubscriber implements EventSubscriber {
-  private readonly consumers: string[] = [];
+  private readonly subscriptions: { bindings: readonly string[]; handler: EventHandler }[] = [];
+  private consumers: { ch: ConfirmChannel; tag: string }[] = [];
+  private resubscribing = false;
+  private closed = false;
+
   constructor(
     private readonly connection: AmqpConnection,
     private readonly ds: DataSource,
     private readonly service: ServiceName,
     private readonly logger?: JsonLogger,
     private readonly prefetch = 20,
-  ) {}
+  ) {
+    // After a broker restart or a network cut, consume again on a new channel: a subscription outlives its channel.
+    connection.onLost(() => void this.resubscribe());
+  }
 
   async subscribe(bindings: readonly string[], handler: EventHandler): Promise<void> {
-    const ch = await this.connection.channel();
+    const sub = { bindings, handler };
+    this.subscriptions.push(sub);
+    await this.consume(await this.connection.channel(), sub);
+  }
+
+  private async consume(ch: ConfirmChannel, sub: { bindings: readonly string[]; handler: EventHandler }): Promise<void> {
     const queue = subscriberQueue(this.service);
     const dlq = deadLetterQueue(this.service);
     await ch.assertQueue(dlq, { durable: true });
@@ -66,48 +78,80 @@ export class AmqpEventSubscriber implements EventSubscriber {
       durable: true,
       arguments: { 'x-dead-letter-exchange': EVENTS_DEAD_LETTER_EXCHANGE, 'x-dead-letter-routing-key': queue },
     });
-    for (const b of bindings) await ch.bindQueue(queue, EVENTS_EXCHANGE, b);
+    for (const b of sub.bindings) await ch.bindQueue(queue, EVENTS_EXCHANGE, b);
     await ch.prefetch(this.prefetch);
-    const { consumerTag } = await ch.consume(queue, (msg) => void this.onMessage(msg, handler), { noAck: false });
-    this.consumers.push(consumerTag);
+    // Acks go to the channel that delivered the message: a delivery tag means nothing on another channel.
+    const { consumerTag } = await ch.consume(queue, (msg) => void this.onMessage(ch, msg, sub.handler), { noAck: false });
+    this.consumers.push({ ch, tag: consumerTag });
   }
 
-  private async onMessage(msg: ConsumeMessage | null, handler: EventHandler): Promise<void> {
+  private async resubscribe(): Promise<void> {
+    if (this.resubscribing || this.closed || this.subscriptions.length === 0) return;
+    this.resubscribing = true;
+    this.consumers = [];
+    try {
+      for (let attempt = 0; !this.closed; attempt++) {
+        try {
+          const ch = await this.connection.channel();
+          for (const sub of this.subscriptions) await this.consume(ch, sub);
+          this.logger?.info('event subscription restored', { service: this.service, attempt });
+          return;
+        } catch {
+          await new Promise((r) => setTimeout(r, Math.min(10_000, 250 * 2 ** Math.min(attempt, 6))));
+        }
+      }
+    } finally {
+      this.resubscribing = false;
+    }
+  }
+
+  private async onMessage(ch: ConfirmChannel, msg: ConsumeMessage | null, handler: EventHandler): Promise<void> {
     if (!msg) return;
-    const ch = await this.connection.channel();
+    const settle = (f: () => void) => {
+      try {
+        f();
+      } catch {
+        /* the channel is gone: the broker redelivers, and the inbox makes that harmless */
+      }
+    };
     let ev: CloudEvent;
     try {
       ev = JSON.parse(msg.content.toString('utf8'));
       if (!ev || typeof ev.id !== 'string' || typeof ev.type !== 'string') throw new Error('not a CloudEvent');
     } catch (err) {
       this.logger?.warn('dead-lettering a message that is not a CloudEvent', { err: (err as Error).message });
-      ch.nack(msg, false, false);
+      settle(() => ch.nack(msg, false, false));
       return;
     }
     try {
       await processOnce(this.ds, this.service, ev, handler);
-      ch.ack(msg);
+      settle(() => ch.ack(msg));
     } catch (err) {
       const attempt = Number(msg.properties.headers?.[ATTEMPT_HEADER] ?? 1);
       if (attempt >= MAX_EVENT_ATTEMPTS) {
         this.logger?.error('event failed every attempt; dead-lettered', { eventId: ev.id, type: ev.type, err: (err as Error).message });
-        ch.nack(msg, false, false);
+        settle(() => ch.nack(msg, false, false));
         return;
       }
       await new Promise((r) => setTimeout(r, 200 * 2 ** attempt));
-      ch.sendToQueue(subscriberQueue(this.service), msg.content, {
-        ...msg.properties,
-        persistent: true,
-        headers: { ...msg.properties.headers, [ATTEMPT_HEADER]: attempt + 1 },
-      });
-      await ch.waitForConfirms();
-      ch.ack(msg);
+      try {
+        ch.sendToQueue(subscriberQueue(this.service), msg.content, {
+          ...msg.properties,
+          persistent: true,
+          headers: { ...msg.properties.headers, [ATTEMPT_HEADER]: attempt + 1 },
+        });
+        await ch.waitForConfirms();
+        settle(() => ch.ack(msg));
+      } catch {
+        /* the channel went away before the retry was queued: the original is redelivered */
+      }
     }
   }
 
   async close(): Promise<void> {
-    const ch = await this.connection.channel().catch(() => undefined);
-    for (const t of this.consumers) await ch?.cancel(t).catch(() => undefined);
+    this.closed = true;
+    for (const { ch, tag } of this.consumers) await ch.cancel(tag).catch(() => undefined);
+    this.consumers = [];
   }
 }
 
