@@ -15,6 +15,8 @@ export interface ClusterCache {
   snapshot(): ClusterSnapshot;
   /** freshNode — the node and its pods read from the API server now (not the cache), for the re-check before acting. */
   freshNode(name: string): Promise<{ node?: ScoringNode; pods: ScoringPod[] }>;
+  /** freshPdbs — every PodDisruptionBudget read from the API server now, for the budgets of an execution. */
+  freshPdbs(): Promise<PdbInfo[]>;
 }
 
 /**
@@ -26,6 +28,7 @@ export class InformerClusterCache implements ClusterCache {
   private readonly pods: Informer<ScoringPod>;
   private readonly pdbs: Informer<PdbInfo>;
   private readonly core: k8s.CoreV1Api;
+  private readonly policy: k8s.PolicyV1Api;
 
   constructor(kc: k8s.KubeConfig, opts: { resyncMs: number; logger?: JsonLogger; metrics?: { metrics: Metrics; service: string } }) {
     const common = { kc, resyncMs: opts.resyncMs, ...(opts.logger ? { logger: opts.logger } : {}), ...(opts.metrics ? { metrics: opts.metrics } : {}) };
@@ -33,6 +36,7 @@ export class InformerClusterCache implements ClusterCache {
     this.pods = new Informer({ ...common, path: '/api/v1/pods', project: projectPod, name: 'scheduler-scoring/pods', pageSize: 2000 });
     this.pdbs = new Informer({ ...common, path: '/apis/policy/v1/poddisruptionbudgets', project: projectPdb, name: 'scheduler-scoring/pdbs' });
     this.core = kc.makeApiClient(k8s.CoreV1Api);
+    this.policy = kc.makeApiClient(k8s.PolicyV1Api);
   }
 
   start(): void {
@@ -71,5 +75,10 @@ export class InformerClusterCache implements ClusterCache {
     const projected = list.items.map(projectPod);
     const node = withRequested([projectNode(raw)], projected)[0]!;
     return { node, pods: withVolumeZones(projected, [node]) };
+  }
+
+  async freshPdbs(): Promise<PdbInfo[]> {
+    const list = await this.policy.listPodDisruptionBudgetForAllNamespaces();
+    return list.items.map(projectPdb);
   }
 }
