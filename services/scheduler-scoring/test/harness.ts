@@ -19,6 +19,8 @@ import { SchedulerScoringModule } from '../src/scheduler-scoring.module.js';
 export class FakeUncordon {
   readonly drains: CommandRequest<DrainRequest>[] = [];
   readonly evictions: { node: string; pod: string; status: number }[] = [];
+  /** Called as each drain ends (before it answers), e.g. to look at what was recorded or to inject a fault. */
+  afterDrain?: (node: string, n: number) => Promise<void> | void;
   constructor(private readonly kc: k8s.KubeConfig) {}
   async drain(req: CommandRequest<DrainRequest>) {
     this.drains.push(req);
@@ -41,7 +43,9 @@ export class FakeUncordon {
         this.evictions.push({ node: name, pod, status: (err as { code?: number }).code ?? 0 });
       }
     }
-    return { id: `drain-${this.drains.length}`, node: name, status: 'running', actor: req.meta.actor };
+    const n = this.drains.length;
+    await this.afterDrain?.(name, n);
+    return { id: `drain-${n}`, node: name, status: 'running', actor: req.meta.actor };
   }
   get(id: string) {
     const i = Number(id.replace('drain-', '')) - 1;

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import * as k8s from '@kubernetes/client-node';
+import pg from 'pg';
 import { testToken, waitFor } from '@nodes-manager/platform/testing';
 import { startHarness, type Harness } from './harness.js';
 import { aNode, aPdb, aPod } from './kube-object.builder.js';
@@ -92,9 +93,26 @@ describe('scheduler-scoring through the gateway (all-in-one, real Postgres, Kube
     expect(h.uncordon.drains).toEqual([]); // OPTIMIZE_MODE=plan never drains
   });
 
+  it('records a loop decision when it changes, not again every cycle', async () => {
+    // The loop runs every second and stores a plan each time; its decisions are the same every time.
+    await waitFor(
+      async () => (await h.db.query(`SELECT id FROM nodes.consolidation_plans WHERE actor = 'system:scheduler-scoring'`)).length >= 3,
+      'three loop cycles',
+      15_000,
+    );
+    const rows = await h.db.query<{ kind: string; n: number }>(
+      `SELECT kind, count(*)::int AS n FROM nodes.scheduling_decisions WHERE actor = 'system:scheduler-scoring' GROUP BY kind ORDER BY kind`,
+    );
+    expect(rows).toEqual([
+      { kind: 'consolidation', n: 1 },
+      { kind: 'scale_up', n: 1 },
+    ]);
+  });
+
   it('pages the decision log and filters it by kind and subject', async () => {
-    // The loop runs every second: wait for its second scale-up decision.
-    await waitFor(async () => (await h.call('GET', '/api/v1/decisions?limit=2&kind=scale_up')).body.items.length === 2, 'two loop cycles', 15_000);
+    // The loop records a decision once; a user's trigger records it again.
+    expect((await h.call('POST', '/api/v1/optimize/trigger', { dryRun: true })).status).toBe(202);
+    await waitFor(async () => (await h.call('GET', '/api/v1/decisions?limit=2&kind=scale_up')).body.items.length === 2, 'a second scale-up decision', 15_000);
     const first = await h.call('GET', '/api/v1/decisions?limit=1&kind=scale_up&subject=cluster');
     expect(first.status).toBe(200);
     expect(first.body.items).toHaveLength(1);
@@ -159,8 +177,32 @@ describe('scheduler-scoring through the gateway (all-in-one, real Postgres, Kube
     expect(r.status).toBe(403);
   });
 
+  it('answers a coded CONFLICT to dryRun:false while another replica holds the execution lock, and drains nothing', async () => {
+    const other = new pg.Client({ connectionString: h.db.url });
+    await other.connect();
+    try {
+      await other.query(`SELECT pg_advisory_lock(hashtext('nodes-manager.optimize.execute'))`);
+      const r = await h.call('POST', '/api/v1/optimize/trigger', { dryRun: false });
+      expect([r.status, r.body.code]).toEqual([409, 'CONFLICT']);
+      expect(r.body.message).toContain('an optimisation run is in progress');
+      expect(h.uncordon.drains).toEqual([]);
+    } finally {
+      await other.end();
+    }
+  });
+
   it('dryRun:false drains exactly the planned nodes through node.drain as the user, and the PDBs hold', async () => {
+    // Each drain is on record as soon as it has started: the second sees the first's operation id stored.
+    const recordedBefore: string[][] = [];
+    h.uncordon.afterDrain = async () => {
+      const rows = await h.db.query<{ id: string }>(
+        `SELECT d->>'operationId' AS id FROM nodes.consolidation_plans, jsonb_array_elements(COALESCE(plan->'execution'->'drained', '[]'::jsonb)) AS d ORDER BY 1`,
+      );
+      recordedBefore.push(rows.map((x) => x.id));
+    };
     const r = await h.call('POST', '/api/v1/optimize/trigger', { dryRun: false });
+    h.uncordon.afterDrain = undefined;
+    expect(recordedBefore).toEqual([[], ['drain-1']]);
     expect(r.status).toBe(202);
     expect(r.body.mode).toBe('execute');
     const planned = r.body.plan.remove.map((x: { node: string }) => x.node).sort();
@@ -188,5 +230,57 @@ describe('scheduler-scoring through the gateway (all-in-one, real Postgres, Kube
       ['idle-api', 'drain_started'],
       ['idle-web', 'drain_started'],
     ]);
+  });
+
+  it('a second dryRun:false right after plans and drains none of the nodes drained already (cordoned)', async () => {
+    const core = h.sim.kubeConfig('test').makeApiClient(k8s.CoreV1Api);
+    await waitFor(async () => (await h.call('GET', '/api/v1/optimize/plan')).body.remove.length === 0, 'the cache to see the cordons', 10_000);
+    const before = h.uncordon.drains.length;
+    const r = await h.call('POST', '/api/v1/optimize/trigger', { dryRun: false });
+    expect(r.status).toBe(202);
+    expect(r.body.plan.remove).toEqual([]);
+    expect(h.uncordon.drains).toHaveLength(before);
+    const cordoned = (await core.listNode()).items.filter((n) => n.spec?.unschedulable).map((n) => n.metadata!.name);
+    expect(cordoned.sort()).toEqual(['idle-api', 'idle-web']);
+  });
+});
+
+/**
+ * Two idle nodes planned away; the Kubernetes API starts failing right after the first drain has started. The
+ * second node's re-check fails and is skipped with its reason; the first drain is still on record.
+ */
+describe('scheduler-scoring execution when the Kubernetes API fails half-way', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    const busy = Array.from({ length: 9 }, (_, i) => aPod(`core-${i}`, 'busy', { app: 'core', cpu: '500m', memory: '1Gi' }));
+    h = await startHarness(
+      {
+        nodes: [aNode('busy', { type: 'm5.2xlarge', cpu: '8', memory: '30Gi' }), aNode('idle-1'), aNode('idle-2')],
+        pods: [...busy, aPod('a-1', 'idle-1', { app: 'a', cpu: '200m', memory: '256Mi' }), aPod('b-1', 'idle-2', { app: 'b', cpu: '200m', memory: '256Mi' })],
+      },
+      { SCAN_INTERVAL_SECONDS: '3600', OPTIMIZE_MAX_DISRUPTIONS: '2', OPTIMIZE_MODE: 'plan' },
+    );
+    await waitFor(async () => (await h.call('GET', '/api/v1/optimize/plan')).status === 200, 'the cluster cache to sync', 20_000);
+  }, 60_000);
+  afterAll(async () => {
+    await h?.stop();
+  });
+
+  it('skips the rest as recheck_failed and still records the drain it started, with optimize.executed', async () => {
+    h.uncordon.afterDrain = () => h.sim.faults.set({ rate500: 1 });
+    const r = await h.call('POST', '/api/v1/optimize/trigger', { dryRun: false });
+    h.sim.faults.clear();
+    h.uncordon.afterDrain = undefined;
+    expect(r.status).toBe(202);
+    expect(r.body.plan.remove).toHaveLength(2);
+    const [first, second] = r.body.plan.remove.map((x: { node: string }) => x.node);
+    expect(r.body.execution.drained.map((d: { node: string; operationId: string }) => [d.node, d.operationId])).toEqual([[first, 'drain-1']]);
+    expect(r.body.execution.skipped.map((s: { node: string; reason: string }) => [s.node, s.reason])).toEqual([[second, 'recheck_failed']]);
+    const [row] = await h.db.query<{ status: string; drained: { node: string }[] }>(
+      `SELECT status, plan->'execution'->'drained' AS drained FROM nodes.consolidation_plans WHERE id = $1`,
+      [r.body.planId],
+    );
+    expect([row!.status, row!.drained.map((d) => d.node)]).toEqual(['executed', [first]]);
+    await waitFor(() => h.events.some((e) => e.type === 'optimize.executed' && (e.data as { planId: string }).planId === r.body.planId), 'optimize.executed');
   });
 });
