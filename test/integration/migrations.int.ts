@@ -85,6 +85,17 @@ describe('migrations and the start-up schema check', () => {
     expect(problems).toEqual([{ kind: 'COLUMN_TYPE_MISMATCH', message: 'column scaling_events.evidence is json but the code expects jsonb' }]);
   });
 
+  it('names an outbox payload column that is json instead of jsonb', async () => {
+    db = await createTestDatabase();
+    const s = SERVICES[2];
+    const ds = await dataSource(specFor(s));
+    await runMigrations(ds, specFor(s));
+    await db.query(`ALTER TABLE nodes.outbox_scheduler_scoring ALTER COLUMN payload TYPE json USING payload::json`);
+    expect(await checkSchema(ds, specFor(s))).toEqual([
+      { kind: 'COLUMN_TYPE_MISMATCH', message: 'column outbox_scheduler_scoring.payload is json but the code expects jsonb' },
+    ]);
+  });
+
   it('refuses a build that carries no migrations, and says why', async () => {
     db = await createTestDatabase();
     const s = SERVICES[0];
@@ -92,9 +103,10 @@ describe('migrations and the start-up schema check', () => {
     const ds = await dataSource(spec);
     await runMigrations(ds, spec);
     const problems = await checkSchema(ds, spec);
-    expect(problems.map((p) => p.kind)).toEqual(['NO_MIGRATIONS_IN_BUILD', 'TABLE_MISSING', 'TABLE_MISSING']);
+    expect(problems.map((p) => p.kind)).toEqual(['NO_MIGRATIONS_IN_BUILD', 'TABLE_MISSING', 'TABLE_MISSING', 'TABLE_MISSING', 'TABLE_MISSING']);
     expect(problems[0]!.message).toContain('migrations/node-sync/');
-    expect(problems[1]!.message).toContain('nodes.nodes does not exist');
+    expect(problems.map((p) => p.message).join('\n')).toContain('nodes.outbox_node_sync does not exist');
+    expect(problems.map((p) => p.message).join('\n')).toContain('nodes.nodes does not exist');
   });
 
   it('reports a migration of the build that the database has not applied', async () => {

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { DB_SCHEMA, migrationsTable, type ServiceDatabaseSpec } from './database.js';
+import { DB_SCHEMA, inboxTable, migrationsTable, outboxTable, type ServiceDatabaseSpec } from './database.js';
 
 /** SchemaProblem — one way the database does not match what this build's code expects. */
 export interface SchemaProblem {
@@ -88,6 +88,23 @@ export async function checkSchema(ds: DataSource, spec: ServiceDatabaseSpec): Pr
   for (const c of cols) {
     if (!byTable.has(c.table_name)) byTable.set(c.table_name, new Map());
     byTable.get(c.table_name)!.set(c.column_name, c.udt_name);
+  }
+  // The outbox and inbox are the platform's, not entities: their columns are checked from this table of types.
+  const platformTables: Record<string, Record<string, string>> = {
+    [outboxTable(spec.service)]: { seq: 'int8', id: 'uuid', type: 'text', payload: 'jsonb', created_at: 'timestamptz', sent_at: 'timestamptz', attempts: 'int4', last_error: 'text' },
+    [inboxTable(spec.service)]: { event_id: 'uuid', type: 'text', processed_at: 'timestamptz' },
+  };
+  for (const [tableName, columns] of Object.entries(platformTables)) {
+    const table = byTable.get(tableName);
+    if (!table) {
+      problems.push({ kind: 'TABLE_MISSING', message: `table ${DB_SCHEMA}.${tableName} does not exist (the service's first migration creates it)` });
+      continue;
+    }
+    for (const [column, expected] of Object.entries(columns)) {
+      const actual = table.get(column);
+      if (!actual) problems.push({ kind: 'COLUMN_MISSING', message: `column ${tableName}.${column} does not exist` });
+      else if (actual !== expected) problems.push({ kind: 'COLUMN_TYPE_MISMATCH', message: `column ${tableName}.${column} is ${actual} but the code expects ${expected}` });
+    }
   }
   for (const meta of ds.entityMetadatas) {
     const table = byTable.get(meta.tableName);
