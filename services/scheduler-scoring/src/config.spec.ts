@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { loadSchedulerScoringConfig } from './config.js';
 
-const base = { DATABASE_URL: 'postgres://db/x', AUTH_JWT_ACCESS_SECRET: 'secret-value', SCAN_INTERVAL_SECONDS: '60' };
+const base = { DATABASE_URL: 'postgres://db/x', AUTH_JWT_ACCESS_SECRET: 'a-secret-of-at-least-32-characters!', SCAN_INTERVAL_SECONDS: '60' };
 
 describe('scheduler-scoring configuration', () => {
   it.each([

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { awsConfigProblem, loadSpotAdvisorConfig } from './config.js';
 
-const base = { DATABASE_URL: 'postgres://u@h/db', AUTH_JWT_ACCESS_SECRET: 's', SCAN_INTERVAL_SECONDS: '60' };
+const base = { DATABASE_URL: 'postgres://u@h/db', AUTH_JWT_ACCESS_SECRET: 'a-secret-of-at-least-32-characters!', SCAN_INTERVAL_SECONDS: '60' };
 
 describe('awsConfigProblem', () => {
   it.each<[string, Record<string, string>, string[] | undefined]>([

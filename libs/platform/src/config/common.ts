@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { env, type EnvShape } from './config.js';
 
 /**
@@ -7,7 +8,8 @@ import { env, type EnvShape } from './config.js';
 export const commonShape = {
   DATABASE_URL: env.url(['postgres', 'postgresql']),
   RABBITMQ_URL: env.optionalString(),
-  AUTH_JWT_ACCESS_SECRET: env.string(),
+  // HS256 needs a key of at least 256 bits (RFC 7518 §3.2): 32 characters.
+  AUTH_JWT_ACCESS_SECRET: env.string().pipe(z.string().min(32, 'must be at least 32 characters (an HS256 key of 256 bits)')),
   SCAN_INTERVAL_SECONDS: env.number({ min: 1, max: 86400 }),
   LOG_LEVEL: env.oneOf(['debug', 'info', 'warn', 'error'], 'info'),
   COMMAND_TIMEOUT_MS: env.number({ dflt: 10000, min: 100, max: 300000, int: true }),

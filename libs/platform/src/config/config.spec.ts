@@ -6,7 +6,7 @@ const spec = defineConfigSpec({
   shape: { ...commonShape, HEALTH_PORT: env.port(8121), GRACE: env.number({ dflt: 15, min: 0 }), ENABLED: env.bool(true), MANAGERS: env.list(['a']) },
   secrets: ['AUTH_JWT_ACCESS_SECRET'],
 });
-const good = { DATABASE_URL: 'postgres://u:pw@db:5432/x', AUTH_JWT_ACCESS_SECRET: 's3cr3t-value', SCAN_INTERVAL_SECONDS: '30' };
+const good = { DATABASE_URL: 'postgres://u:pw@db:5432/x', AUTH_JWT_ACCESS_SECRET: 's3cr3t-value-of-at-least-32-characters', SCAN_INTERVAL_SECONDS: '30' };
 
 describe('loadConfig', () => {
   it('parses a good environment with defaults applied', () => {
@@ -38,6 +38,7 @@ describe('loadConfig', () => {
     ['SCAN_INTERVAL_SECONDS is required, with no default', { ...good, SCAN_INTERVAL_SECONDS: '' }, 'SCAN_INTERVAL_SECONDS'],
     ['AUTH_JWT_ACCESS_SECRET is required', { ...good, AUTH_JWT_ACCESS_SECRET: undefined }, 'AUTH_JWT_ACCESS_SECRET'],
     ['a negative grace period is refused', { ...good, GRACE: '-1' }, 'GRACE'],
+    ['a JWT secret shorter than an HS256 key (32 characters) is refused', { ...good, AUTH_JWT_ACCESS_SECRET: 'short-secret' }, 'AUTH_JWT_ACCESS_SECRET'],
   ])('%s', (_, source, variable) => {
     expect(() => loadConfig(spec, source)).toThrow(new RegExp(`${variable}:`));
   });
@@ -53,7 +54,7 @@ describe('redactConfig', () => {
   it('hides secrets and passwords inside URLs', () => {
     const r = redactConfig(loadConfig(spec, good), spec.secrets);
     expect(r['AUTH_JWT_ACCESS_SECRET']).toBe('[REDACTED]');
-    expect(JSON.stringify(r)).not.toContain('s3cr3t-value');
+    expect(JSON.stringify(r)).not.toContain('s3cr3t-value-of-at-least-32-characters');
     expect(JSON.stringify(r)).not.toContain(':pw@');
   });
   it('masks credentials in a URL', () => {

@@ -7,7 +7,7 @@ import { InProcessTransport, rmqServerOptions } from '../messaging/commands.js';
 import { createRuntime, RuntimeModule, type Runtime } from '../runtime/runtime.js';
 import { signToken } from '../auth/auth.js';
 
-export const TEST_JWT_SECRET = 'test-secret-not-for-production';
+export const TEST_JWT_SECRET = 'test-secret-not-for-production-0123456789';
 
 /** testEnv — the variables every service needs, for building a config in tests. */
 export function testEnv(databaseUrl: string, overrides: Record<string, string> = {}): NodeJS.ProcessEnv {
