@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { V1Node } from '@kubernetes/client-node';
 import type { DataSource } from 'typeorm';
@@ -25,6 +26,7 @@ import {
 import type { UncordonConfig } from './config.js';
 import { cordonedNodeSnapshot } from './domain/cordoned-node.js';
 import {
+  budgetLeft,
   decideUncordon,
   describeVerdict,
   selectWithinBudget,
@@ -77,6 +79,8 @@ export const ruleConfig = (c: UncordonConfig): RuleConfig => ({
 @Injectable()
 export class UncordonService {
   private readonly rule: RuleConfig;
+  /** The window of the per-cycle budget: `AUTO_UNCORDON_MAX_PER_CYCLE` uncordons per scan interval. */
+  private readonly budgetWindowMs: number;
   private readonly cordonedGauge;
   private readonly uncordons;
   private running?: Promise<CycleResult>;
@@ -95,6 +99,7 @@ export class UncordonService {
     @Inject(METRICS) metrics: Metrics,
   ) {
     this.rule = ruleConfig(config);
+    this.budgetWindowMs = config.SCAN_INTERVAL_SECONDS * 1000;
     this.cordonedGauge = metrics.gauge('nodes_manager_cordoned_nodes', 'Cordoned nodes by auto-uncordon verdict', ['decision', 'reason']);
     this.uncordons = metrics.counter('nodes_manager_uncordons_total', 'Auto-uncordon attempts by result', ['result']);
   }
@@ -153,15 +158,24 @@ export class UncordonService {
     return { verdicts, acted, ...(Number.isFinite(requeue) ? { requeueAfterMs: requeue } : {}) };
   }
 
-  /** evaluate — the rule and the budget over cached nodes (no write): what each cordoned node's verdict is now. */
+  /**
+   * evaluate — the rule and the budget over cached nodes (no write): what each cordoned node's verdict is now. The
+   * budget is what the scan interval has left (our uncordons in the last interval count against it), so cycles set
+   * off by watch events or requeues evaluate and report, but never uncordon more than the budget per interval.
+   */
   private async evaluate(cordoned: V1Node[], now: Date): Promise<UncordonVerdict[]> {
     const names = cordoned.map((n) => n.metadata?.name ?? '');
-    const [observations, history] = await Promise.all([this.repo.observations(names), this.repo.uncordonHistory(names, now)]);
+    const [observations, history, recent] = await Promise.all([
+      this.repo.observations(names),
+      this.repo.uncordonHistory(names, now),
+      this.repo.recentUncordons(new Date(now.getTime() - this.budgetWindowMs)),
+    ]);
     const verdicts = cordoned.map((n) => {
       const name = n.metadata?.name ?? '';
       return decideUncordon(cordonedNodeSnapshot(n), this.observation(observations.get(name), history.get(name), n), now, this.rule);
     });
-    return selectWithinBudget(verdicts, this.rule.maxPerCycle);
+    const budget = budgetLeft(this.rule.maxPerCycle, this.budgetWindowMs, recent, now);
+    return selectWithinBudget(verdicts, budget.allowed, budget.freesInMs);
   }
 
   /**
@@ -199,8 +213,10 @@ export class UncordonService {
       };
       const intent: PendingUncordon = {
         at: now.toISOString(),
+        eventId: randomUUID(),
         data: data as unknown as Record<string, unknown>,
         event: {
+          id: randomUUID(),
           nodeName: name,
           action: UNCORDON_ACTION,
           decision: verdict.decision,
@@ -238,15 +254,19 @@ export class UncordonService {
    * record — the `scaling_events` row, the end of the observation (with its pending intent) and the
    * `node.uncordoned` event, in one transaction. Retried a few times; if it still fails the intent stays and the
    * next cycle's reconcilePending records it, so a landed uncordon is never left without its record and event.
+   * Idempotent: the row and the event carry the intent's ids, and when the row is already there (a commit that
+   * landed while its acknowledgement was lost) the event is not added again.
    */
   private async record(name: string, intent: PendingUncordon): Promise<void> {
     const createdAt = new Date(intent.event.createdAt);
     for (let attempt = 1; ; attempt++) {
       try {
         await this.ds.transaction(async (tx) => {
-          await this.repo.addEvent(tx, { ...intent.event, createdAt });
+          const { inserted } = await this.repo.addEvent(tx, { ...intent.event, createdAt });
           await this.repo.forget(tx, [name]);
-          await this.outbox.add(tx, [makeEvent('uncordon', EventTypes.nodeUncordoned, intent.data, createdAt, { actor: LOOP_ACTOR, subject: name })]);
+          if (!inserted) return;
+          const event = makeEvent('uncordon', EventTypes.nodeUncordoned, intent.data, createdAt, { actor: LOOP_ACTOR, subject: name });
+          await this.outbox.add(tx, [{ ...event, id: intent.eventId }]);
         });
         this.outbox.added();
         return;

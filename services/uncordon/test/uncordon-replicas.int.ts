@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import { FakeClock } from '@nodes-manager/platform';
+import type { DataSource } from 'typeorm';
+import { DATA_SOURCE, FakeClock } from '@nodes-manager/platform';
 import { startKubeSim, type KubeSim } from '@nodes-manager/sim';
 import { createTestDatabase, waitFor, type TestDatabase } from '@nodes-manager/platform/testing';
 import { becomesLeader, startUncordon, type UncordonApp } from './uncordon.harness.js';
@@ -152,6 +153,71 @@ describe('auto-uncordon: replicas, restarts, conflicts', () => {
     await waitFor(() => events.length >= 1, 'its node.uncordoned event');
     expect(events).toHaveLength(1);
     expect(await db.query(`SELECT 1 FROM nodes.cordon_observations WHERE node_name = 'r-1'`)).toEqual([]);
+  }, 40_000);
+
+  it('the budget holds per scan interval however many cycles run: 7 eligible, max 3 → 3, then 3, then 1', async () => {
+    const names = ['b-1', 'b-2', 'b-3', 'b-4', 'b-5', 'b-6', 'b-7'];
+    sim.load({ nodes: names.map((n) => aKubeNode(n, { readySince: new Date(clock.now().getTime() - 60 * MIN) })) });
+    for (const n of names) sim.scenario.cordonAsNth(n);
+    const a = await start({ AUTO_UNCORDON_MAX_PER_CYCLE: '3', SCAN_INTERVAL_SECONDS: '60' });
+    await becomesLeader(a);
+    await a.service.runCycle();
+    clock.advance(4 * MIN);
+    /** burst — many cycles in the same instant: ours, and those the watch events of our own patches set off. */
+    const burst = async () => {
+      for (let i = 0; i < 4; i++) {
+        await a.service.runCycle();
+        await new Promise((r) => setTimeout(r, 300));
+      }
+      return a.service.runCycle();
+    };
+
+    let last = await burst();
+    expect(await uncordonRows()).toHaveLength(3);
+    const held = last.verdicts.filter((v) => v.reason === 'BUDGET_EXHAUSTED');
+    expect(held).toHaveLength(4);
+    // All three slots were taken at this instant: the first frees one scan interval later.
+    for (const v of held) expect(v).toMatchObject({ decision: 'wait', requeueAfterMs: 60_000 });
+    expect(last.requeueAfterMs).toBe(60_000);
+
+    clock.advance(60_000);
+    last = await burst();
+    expect(await uncordonRows()).toHaveLength(6);
+    expect(last.verdicts.filter((v) => v.reason === 'BUDGET_EXHAUSTED')).toHaveLength(1);
+
+    clock.advance(60_000);
+    await burst();
+    expect((await uncordonRows()).map((r) => r.node_name).sort()).toEqual(names);
+  }, 40_000);
+
+  it('a record whose commit landed but whose acknowledgement was lost is not written twice on retry', async () => {
+    sim.load({ nodes: [aKubeNode('a-1', { readySince: new Date(clock.now().getTime() - 60 * MIN) })] });
+    sim.scenario.cordonAsNth('a-1');
+    const a = await start();
+    const events: string[] = [];
+    a.runtime.eventBus!.tap((e) => {
+      if (e.type === 'node.uncordoned' && e.subject === 'a-1') events.push(e.id);
+    });
+    await becomesLeader(a);
+    await a.service.runCycle();
+    // The first transaction after this commits, then its acknowledgement is lost (the connection drops).
+    const ds = a.app.get<DataSource>(DATA_SOURCE);
+    const transaction = ds.transaction.bind(ds) as (...args: unknown[]) => Promise<unknown>;
+    let lost = 0;
+    ds.transaction = (async (...args: unknown[]) => {
+      const result = await transaction(...args);
+      if (lost++ === 0) throw new Error('Connection terminated unexpectedly');
+      return result;
+    }) as typeof ds.transaction;
+    clock.advance(4 * MIN);
+    await cycleUntil(a, 'a-1 uncordoned', async () => lost > 1 || (await uncordonRows('a-1')).length > 1);
+    await a.service.runCycle();
+    expect(await uncordonRows('a-1')).toHaveLength(1);
+    await waitFor(() => events.length >= 1, 'its node.uncordoned event');
+    await new Promise((r) => setTimeout(r, 500));
+    expect(events).toHaveLength(1);
+    const outbox = await db.query<{ n: string }>(`SELECT count(*)::text AS n FROM nodes.outbox_uncordon`);
+    expect(outbox).toEqual([{ n: '1' }]);
   }, 40_000);
 
   it('backs off a flapping node: the second uncordon within 24 h waits twice the grace', async () => {

@@ -17,6 +17,7 @@ import type { CordonedNodeSnapshot } from './cordoned-node.js';
 import {
   cordonOwner,
   decideUncordon,
+  budgetLeft,
   describeVerdict,
   selectWithinBudget,
   uncordonPatch,
@@ -158,6 +159,21 @@ describe('decideUncordon', () => {
     const foreign = decideUncordon(aCordonedNode({ managedFields: ntBy('kubectl-cordon') }), anObservation(), at(8), aConfig());
     expect(describeVerdict(foreign)).toBe('not ours: kubectl-cordon (kubectl-cordon)');
   });
+
+  it.each([
+    ['a node not Ready says since when', { status: 'False', lastTransitionTime: at(10) }, R.NOT_READY, `not Ready since ${at(10).toISOString()}`],
+    ['a node whose Ready condition has no time says so', { status: 'Unknown' }, R.NOT_READY, 'not Ready since an unknown time'],
+    [
+      'a node Ready only after the cordon says since when, and since when it is cordoned',
+      { status: 'True', lastTransitionTime: at(5) },
+      R.NOT_READY_SINCE_CORDON,
+      `not Ready continuously since the cordon at ${T0.toISOString()}: Ready only since ${at(5).toISOString()}`,
+    ],
+  ] as const)('%s', (_sentence, ready, reason, description) => {
+    const verdict = decideUncordon(aCordonedNode({ ready }), anObservation(), at(20), aConfig());
+    expect(verdict.reason).toBe(reason);
+    expect(describeVerdict(verdict)).toBe(description);
+  });
 });
 
 describe('cordonOwner', () => {
@@ -201,6 +217,22 @@ describe('selectWithinBudget', () => {
   it('breaks ties on T by node name', () => {
     const out = selectWithinBudget([uncordon('n2', 0), uncordon('n1', 0)], 1);
     expect(out.map((v) => v.decision)).toEqual(['wait', 'uncordon']);
+  });
+});
+
+describe('budgetLeft', () => {
+  const WINDOW = 60_000;
+  const now = at(10);
+  const ago = (ms: number) => new Date(now.getTime() - ms);
+
+  it.each([
+    ['a quiet window leaves the whole budget; what this cycle takes frees one window from now', [], 3, { allowed: 3, freesInMs: WINDOW }],
+    ['uncordons in the window use it up', [ago(0), ago(0), ago(0)], 3, { allowed: 0, freesInMs: WINDOW }],
+    ['a partly used window leaves the rest; the oldest frees first', [ago(20_000), ago(5_000)], 3, { allowed: 1, freesInMs: 40_000 }],
+    ['an uncordon exactly one window ago no longer counts', [ago(WINDOW), ago(1_000)], 2, { allowed: 1, freesInMs: 59_000 }],
+    ['more uncordons than the budget (another leader, a lower setting) leave none', [ago(1), ago(2), ago(3), ago(4)], 2, { allowed: 0, freesInMs: WINDOW - 4 }],
+  ])('%s', (_sentence, recent, max, expected) => {
+    expect(budgetLeft(max, WINDOW, recent, now)).toEqual(expected);
   });
 });
 

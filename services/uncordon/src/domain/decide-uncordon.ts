@@ -243,8 +243,9 @@ export function decideUncordon(
 }
 
 /**
- * selectWithinBudget — clause 6: at most `maxPerCycle` `uncordon` verdicts survive, oldest cordon (T) first,
- * then by node name; the rest become `wait` / `BUDGET_EXHAUSTED`, requeued after `requeueAfterMs`.
+ * selectWithinBudget — clause 6: at most `maxPerCycle` `uncordon` verdicts survive (the service passes what
+ * {@link budgetLeft} allows), oldest cordon (T) first, then by node name; the rest become `wait` / `BUDGET_EXHAUSTED`,
+ * requeued after `requeueAfterMs`.
  * Other verdicts pass through; the input order is kept.
  */
 export function selectWithinBudget(
@@ -265,6 +266,31 @@ export function selectWithinBudget(
       ? v
       : { ...v, decision: 'wait', reason: UncordonReason.BUDGET_EXHAUSTED, requeueAfterMs },
   );
+}
+
+/** CycleBudget — what is left of clause 6's budget for one cycle. */
+export interface CycleBudget {
+  /** How many uncordons this cycle may still make. */
+  readonly allowed: number;
+  /** When the window next frees a slot (the requeue of a node held back by the budget). */
+  readonly freesInMs: number;
+}
+
+/**
+ * budgetLeft — clause 6 over a sliding window: at most `max` uncordons per `windowMs` (the scan interval), however
+ * many cycles run in it (each of our patches comes back through the watch and sets off another cycle).
+ * `recent` are our uncordons so far; those in (now − windowMs, now] count. allowed = max − used (never below 0).
+ * A slot frees when the oldest counted uncordon leaves the window; with none counted, the slots this cycle takes
+ * free one window from now. See docs/auto-uncordon.md.
+ */
+export function budgetLeft(max: number, windowMs: number, recent: readonly Date[], now: Date): CycleBudget {
+  const from = now.getTime() - windowMs;
+  const counted = recent.map((d) => d.getTime()).filter((t) => t > from);
+  const oldest = counted.length > 0 ? Math.min(...counted, now.getTime()) : now.getTime();
+  return {
+    allowed: Math.max(0, Math.floor(max) - counted.length),
+    freesInMs: Math.max(1, oldest + windowMs - now.getTime()),
+  };
 }
 
 /** UncordonPatch — the JSON merge patch body of one uncordon. */
@@ -315,8 +341,10 @@ export function describeVerdict(v: UncordonVerdict): string {
       return `waiting ${Math.ceil((v.requeueAfterMs ?? 0) / MINUTE_MS)} m more (grace ${e.effectiveGraceMinutes} m, k=${e.flapCount})`;
     case UncordonReason.CORDONED_BY_OTHER_MANAGER:
       return `not ours: ${e.cordonManager || 'unknown'} (${e.cordonManagerKind ?? 'unknown'})`;
+    case UncordonReason.NOT_READY:
+      return `not Ready since ${e.readySince ?? 'an unknown time'}`;
     case UncordonReason.NOT_READY_SINCE_CORDON:
-      return `not Ready continuously since the cordon${since}: Ready since ${e.readySince ?? 'unknown'}`;
+      return `not Ready continuously since the cordon at ${e.cordonedSince ?? '?'}: Ready only since ${e.readySince ?? 'an unknown time'}`;
     case UncordonReason.EXTRA_TAINTS:
     case UncordonReason.KARPENTER_DISRUPTION_TAINT:
     case UncordonReason.CLUSTER_AUTOSCALER_DELETION_TAINT:

@@ -38,11 +38,16 @@ export interface ScalingEventRow {
   createdAt: string;
 }
 
-/** PendingUncordon — everything the record of one uncordon needs, written before its patch. */
+/**
+ * PendingUncordon — everything the record of one uncordon needs, written before its patch. Both ids are chosen
+ * here, once, so that writing the record again (a retry after a lost commit acknowledgement, a reconcile) is a no-op.
+ */
 export interface PendingUncordon {
   /** The `nodes-manager/uncordoned-at` annotation the patch sets (ISO 8601): the proof that the patch landed. */
   at: string;
-  event: ScalingEventInput & { createdAt: Date | string };
+  event: ScalingEventInput & { id: string; createdAt: Date | string };
+  /** The id of the `node.uncordoned` CloudEvent. */
+  eventId: string;
   data: Record<string, unknown>;
 }
 
@@ -99,7 +104,11 @@ export class UncordonRepository {
     const rows: Array<{ node_name: string; pending_uncordon: PendingUncordon }> = await this.ds.query(
       `SELECT node_name, pending_uncordon FROM nodes.cordon_observations WHERE pending_uncordon IS NOT NULL`,
     );
-    return rows.map((r) => ({ node: r.node_name, intent: r.pending_uncordon }));
+    // An intent stored before the ids were part of it gets them now, once per reconcile.
+    return rows.map((r) => ({
+      node: r.node_name,
+      intent: { ...r.pending_uncordon, eventId: r.pending_uncordon.eventId ?? randomUUID(), event: { ...r.pending_uncordon.event, id: r.pending_uncordon.event.id ?? randomUUID() } },
+    }));
   }
 
   /** forget — the cordon is gone (or the node is): the next cordon starts a new observation. */
@@ -138,15 +147,31 @@ export class UncordonRepository {
     return out;
   }
 
-  /** addEvent — inserts a `scaling_events` row inside the caller's transaction. */
-  async addEvent(tx: SqlRunner, e: ScalingEventInput): Promise<string> {
-    const id = randomUUID();
-    await tx.query(
-      `INSERT INTO nodes.scaling_events (id, node_name, action, decision, reason, actor, correlation_id, operation_id, dry_run, evidence, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-      [id, e.nodeName, e.action, e.decision ?? null, e.reason, e.actor, e.correlationId ?? null, e.operationId ?? null, e.dryRun ?? false, JSON.stringify(e.evidence), e.createdAt],
+  /**
+   * recentUncordons — the times of our own (not dry-run) uncordons after `since`: what the per-interval budget
+   * (DESIGN §4 clause 6) has already used.
+   */
+  async recentUncordons(since: Date): Promise<Date[]> {
+    const rows: Array<{ created_at: Date }> = await this.ds.query(
+      `SELECT created_at FROM nodes.scaling_events WHERE created_at > $1 AND action = $2 AND NOT dry_run ORDER BY created_at`,
+      [since, UNCORDON_ACTION],
     );
-    return id;
+    return rows.map((r) => r.created_at);
+  }
+
+  /**
+   * addEvent — inserts a `scaling_events` row inside the caller's transaction. With `e.id` given, a row with that id
+   * already there makes it a no-op: `inserted` is false (a retried record).
+   */
+  async addEvent(tx: SqlRunner, e: ScalingEventInput & { id?: string }): Promise<{ id: string; inserted: boolean }> {
+    const id = e.id ?? randomUUID();
+    const result = (await tx.query(
+      `INSERT INTO nodes.scaling_events (id, node_name, action, decision, reason, actor, correlation_id, operation_id, dry_run, evidence, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+       ON CONFLICT (id) DO NOTHING RETURNING id`,
+      [id, e.nodeName, e.action, e.decision ?? null, e.reason, e.actor, e.correlationId ?? null, e.operationId ?? null, e.dryRun ?? false, JSON.stringify(e.evidence), e.createdAt],
+    )) as unknown[];
+    return { id, inserted: result.length > 0 };
   }
 
   /** hasDryRun — whether this cordon (same T) already has its dry-run record, so a dry run records once per cordon. */
