@@ -33,7 +33,8 @@ export interface NodeGetQuery {
 export interface DrainRequest {
   node: string;
   gracePeriodSeconds?: number;
-  timeoutSeconds: number;
+  /** Absent: the uncordon service's DRAIN_TIMEOUT_SECONDS. */
+  timeoutSeconds?: number;
   force: boolean;
   deleteEmptyDirData: boolean;
 }

@@ -17,6 +17,11 @@ class RecordingServices {
     seen.push(req);
     return { items: [] };
   }
+  @MessagePattern(Commands.nodeGet)
+  get(@Payload() req: CommandRequest<{ id: string }>) {
+    seen.push(req);
+    return { id: req.data.id, name: 'ip-10-0-0-1.ec2.internal', pods: [] };
+  }
   @MessagePattern(Commands.nodeDrain)
   drain(@Payload() req: CommandRequest) {
     seen.push(req);
@@ -92,7 +97,16 @@ describe('JWT authentication at the gateway', () => {
     seen.length = 0;
     const res = await post('/api/v1/nodes/n1/drain', testToken('nodes:read nodes:write', 'dave'), { force: true });
     expect(res.status).toBe(202);
-    expect(seen[0]).toMatchObject({ meta: { actor: 'dave' }, data: { node: 'n1', force: true, timeoutSeconds: 600 } });
+    expect(seen[0]).toMatchObject({ meta: { actor: 'dave' }, data: { node: 'n1', force: true, deleteEmptyDirData: false } });
+    expect((seen[0]!.data as { timeoutSeconds?: number }).timeoutSeconds).toBeUndefined();
+  });
+
+  it('drains a node addressed by its id: the id is resolved to the name first', async () => {
+    seen.length = 0;
+    const id = '3f1c1e9a-2b4d-4c6e-8f00-123456789abc';
+    const res = await post(`/api/v1/nodes/${id}/drain`, testToken('nodes:read nodes:write', 'dave'), {});
+    expect(res.status).toBe(202);
+    expect(seen.map((r) => r.data)).toEqual([{ id }, expect.objectContaining({ node: 'ip-10-0-0-1.ec2.internal' })]);
   });
 
   it('answers /healthz without a token', async () => {

@@ -10,8 +10,14 @@ import { COMMAND_BUS, HEALTH_REGISTRY, METRICS_REGISTRY, Public, type CommandBus
  * `service.status.<service>`; the gateway stays ready while a backend is down, since it answers 503 for that
  * backend's routes, and the body says which), `/metrics`.
  */
+/** How long the services' readiness answers are reused by `/readyz`. */
+const STATUS_CACHE_MS = 2000;
+
 @Controller()
 export class GatewayHealthController {
+  private cached?: { at: number; value: Record<string, unknown> };
+  private pending?: Promise<Record<string, unknown>>;
+
   constructor(
     @Inject(HEALTH_REGISTRY) private readonly health: HealthRegistry,
     @Inject(COMMAND_BUS) private readonly bus: CommandBus,
@@ -38,22 +44,36 @@ export class GatewayHealthController {
   })
   async readyz(@Res() res: Response) {
     const own = await this.health.run('api-gateway');
-    const services: Record<string, unknown> = {};
-    await Promise.all(
-      ServiceNames.filter((s): s is Exclude<ServiceName, 'api-gateway'> => s !== 'api-gateway').map(async (s) => {
-        try {
-          services[s] = await this.bus.send(s, serviceStatusPattern(s), {}, { actor: 'system:api-gateway', correlationId: 'readyz' }, { timeoutMs: 2000 });
-        } catch (err) {
-          services[s] = { ready: false, error: CodedError.from(err).toBody() };
-        }
-      }),
-    );
+    const services = await this.servicesStatus();
     const allUp = Object.values(services).every((s) => (s as { ready?: boolean }).ready);
     res.status(own.ready ? 200 : 503).json({
       status: own.ready ? (allUp ? 'ready' : 'degraded') : 'not-ready',
       checks: own.checks,
       services,
     });
+  }
+
+  /**
+   * servicesStatus — each service's answer to `service.status.<service>`, cached for STATUS_CACHE_MS so that probes
+   * and anonymous callers of this public route cannot turn into a stream of commands to every service.
+   */
+  private async servicesStatus(): Promise<Record<string, unknown>> {
+    if (this.cached && Date.now() - this.cached.at < STATUS_CACHE_MS) return this.cached.value;
+    this.pending ??= (async () => {
+      const services: Record<string, unknown> = {};
+      await Promise.all(
+        ServiceNames.filter((s): s is Exclude<ServiceName, 'api-gateway'> => s !== 'api-gateway').map(async (s) => {
+          try {
+            services[s] = await this.bus.send(s, serviceStatusPattern(s), {}, { actor: 'system:api-gateway', correlationId: 'readyz' }, { timeoutMs: 2000 });
+          } catch (err) {
+            services[s] = { ready: false, error: CodedError.from(err).toBody() };
+          }
+        }),
+      );
+      this.cached = { at: Date.now(), value: services };
+      return services;
+    })().finally(() => (this.pending = undefined));
+    return this.pending;
   }
 
   @Public()

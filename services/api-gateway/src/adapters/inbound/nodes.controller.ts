@@ -17,11 +17,14 @@ const nodesQuery = z.strictObject({
   sort: z.enum(['name', '-name', 'created', '-created'], { error: 'must be one of name, -name, created, -created' }).default('name'),
 });
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 const nodeId = z.string().min(1, 'must not be empty').max(253, 'must be at most 253 characters');
 
 const drainBody = z.strictObject({
   gracePeriodSeconds: z.number({ error: 'must be a number' }).int('must be a whole number').min(0, 'must be at least 0').max(3600, 'must be at most 3600').optional(),
-  timeoutSeconds: z.number({ error: 'must be a number' }).int('must be a whole number').min(1, 'must be at least 1').max(86400, 'must be at most 86400').default(600),
+  // Absent means the uncordon service's DRAIN_TIMEOUT_SECONDS.
+  timeoutSeconds: z.number({ error: 'must be a number' }).int('must be a whole number').min(1, 'must be at least 1').max(86400, 'must be at most 86400').optional(),
   force: z.boolean({ error: 'must be true or false' }).default(false),
   deleteEmptyDirData: z.boolean({ error: 'must be true or false' }).default(false),
 });
@@ -57,8 +60,12 @@ export class NodesController {
   @RequiresWrite()
   @HttpCode(202)
   @ApiRoute({ tag: 'nodes', summary: 'Start a graceful drain (kubectl drain semantics)', description: 'Cordons the node and evicts its pods through the Eviction API, honouring PodDisruptionBudgets. Answers at once with the operation; follow it at GET /api/v1/drains/{id} or on the `node.drain.*` events.', write: true, params: { id: { schema: nodeId, description: 'node name or id (uuid)' } }, body: drainBody, ok: { status: 202, description: 'The drain operation, accepted', schema: DRAIN_OPERATION_SCHEMA }, errors: { 409: 'a drain already runs on the node' } })
-  drain(@Param('id') id: string, @Body() body: unknown, @Actor() actor: string) {
-    const data: DrainRequest = { node: parseInput(nodeId, id, 'path'), ...parseInput(drainBody, body, 'body') };
+  async drain(@Param('id') id: string, @Body() body: unknown, @Actor() actor: string) {
+    const key = parseInput(nodeId, id, 'path');
+    const options = parseInput(drainBody, body, 'body');
+    // The path takes a name or an id; the uncordon service drains by name, so an id is resolved first.
+    const node = UUID.test(key) ? (await this.fwd.send<{ name: string }>(Commands.nodeGet, { id: key }, actor)).name : key;
+    const data = { node, ...options } as DrainRequest;
     return this.fwd.send(Commands.nodeDrain, data, actor);
   }
 }
