@@ -48,6 +48,18 @@ describe('planConsolidation', () => {
     expect(plan.remove.map((r) => [r.node, r.reason, r.pods])).toEqual([['idle', 'empty', []]]);
   });
 
+  it.each([
+    ['a cordoned (already drained) empty node is not planned again', { unschedulable: true }, []],
+    ['a cordoned node that still holds a pod is not planned either', { unschedulable: true, requested: resources({ cpuMilli: 500, memoryBytes: 0, pods: 1 }) }, []],
+    ['an uncordoned empty node is planned', { unschedulable: false }, [['spare', 'empty']]],
+  ] as const)('%s', (_, spare, expected) => {
+    const input = fleet();
+    const pods = 'requested' in spare ? [small('spare')] : [];
+    const plan = planConsolidation({ ...input, nodes: [...input.nodes, aNode({ name: 'spare', ...spare })], pods: [...input.pods, ...pods], candidates: (n) => n.name === 'spare' });
+    expect(plan.remove.map((r) => [r.node, r.reason])).toEqual(expected);
+    expect(plan.blocked).toEqual([]);
+  });
+
   it('refuses a node whose pods a PodDisruptionBudget protects with no disruption left', () => {
     const plan = planConsolidation(fleet({}, [{ name: 'web', namespace: 'default', selector: { app: 'web' }, disruptionsAllowed: 0 }]));
     expect(plan.blocked.map((b) => b.reason)).toEqual(['pdb_exhausted']);

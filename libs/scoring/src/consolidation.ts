@@ -90,7 +90,7 @@ type Order = 'savings' | 'utilization' | 'pods';
 export const LARGE_FLEET = 2000;
 
 /**
- * planConsolidation — which under-used nodes can go. Candidates (utilisation < threshold, Ready, and passing
+ * planConsolidation — which under-used nodes can go. Candidates (utilisation < threshold, Ready, not cordoned, and passing
  * `candidates` when given) are tried one by one; a node is removed only when none of its pods blocks it, the
  * PodDisruptionBudgets still allow every eviction (budgets are shared by the whole plan), and all its pods
  * re-pack onto nodes that stay — honouring the hard filters and capacity, counting pods already moved there.
@@ -130,7 +130,8 @@ function prepare(input: ConsolidationInput): Prepared {
   }
   const price = (n: ScoringNode) => pricing(input.prices, n.instanceType, n.zone, n.capacityType, n.priceUsdPerHour).usdPerHour;
   const candidates = input.nodes
-    .filter((n) => n.ready && utilization(n) < threshold && (input.candidates?.(n) ?? true))
+    // A cordoned node is on its way out (drained by us or someone else): planning it again would re-drain it.
+    .filter((n) => n.ready && !n.unschedulable && utilization(n) < threshold && (input.candidates?.(n) ?? true))
     .map((n) => ({ n, u: utilization(n), usd: price(n), pods: podsByNode.get(n.name) ?? [] }));
   const destinations = input.nodes
     .filter((n) => n.ready && !n.unschedulable)

@@ -45,6 +45,40 @@ describe('filterNode', () => {
     ],
     ['a volume in another zone is refused', aPod({ pvcZones: ['us-east-1b'] }), aNode(), ['volume_zone_conflict']],
     ['a volume in the node zone passes', aPod({ pvcZones: ['us-east-1a'] }), aNode(), []],
+    ['volumes in two zones are refused even by a node in one of them', aPod({ pvcZones: ['us-east-1a', 'us-east-1b'] }), aNode(), ['volume_zone_conflict']],
+    ['two volumes both in the node zone pass', aPod({ pvcZones: ['us-east-1a', 'us-east-1a'] }), aNode(), []],
+    ['an empty affinity term matches no node', aPod({ requiredNodeAffinity: [{ matchExpressions: [] }] }), aNode(), ['node_affinity_mismatch']],
+    [
+      'a matchFields term naming the node passes',
+      aPod({ requiredNodeAffinity: [{ matchExpressions: [], matchFields: [{ key: 'metadata.name', operator: 'In', values: ['n1'] }] }] }),
+      aNode({ name: 'n1' }),
+      [],
+    ],
+    [
+      'a matchFields term naming another node is refused',
+      aPod({ requiredNodeAffinity: [{ matchExpressions: [], matchFields: [{ key: 'metadata.name', operator: 'In', values: ['n2'] }] }] }),
+      aNode({ name: 'n1' }),
+      ['node_affinity_mismatch'],
+    ],
+    [
+      'a matchFields NotIn excludes the named node',
+      aPod({ requiredNodeAffinity: [{ matchExpressions: [], matchFields: [{ key: 'metadata.name', operator: 'NotIn', values: ['n1'] }] }] }),
+      aNode({ name: 'n1' }),
+      ['node_affinity_mismatch'],
+    ],
+    [
+      'matchFields and matchExpressions of one term must both hold',
+      aPod({
+        requiredNodeAffinity: [
+          {
+            matchExpressions: [{ key: 'topology.kubernetes.io/zone', operator: 'In', values: ['us-east-1b'] }],
+            matchFields: [{ key: 'metadata.name', operator: 'In', values: ['n1'] }],
+          },
+        ],
+      }),
+      aNode({ name: 'n1' }),
+      ['node_affinity_mismatch'],
+    ],
     [
       'every failing filter is reported',
       aPod({ requests: { cpuMilli: 9000, memoryBytes: 0, gpu: 0 }, pvcZones: ['us-east-1c'] }),

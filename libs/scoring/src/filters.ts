@@ -1,4 +1,5 @@
 import {
+  FIELD_NODE_NAME,
   TAINT_UNSCHEDULABLE,
   type NodeResources,
   type NodeSelectorRequirement,
@@ -52,7 +53,7 @@ export function filterNode(pod: ScoringPod, node: ScoringNode, extra?: NodeResou
   if (selectorKey !== undefined) {
     failures.push({ reason: 'node_selector_mismatch', detail: `nodeSelector ${selectorKey} does not match` });
   }
-  if (pod.requiredNodeAffinity && !matchesNodeAffinity(pod.requiredNodeAffinity, node.labels)) {
+  if (pod.requiredNodeAffinity && !matchesNodeAffinity(pod.requiredNodeAffinity, node.labels, node.name)) {
     failures.push({ reason: 'node_affinity_mismatch', detail: 'no required node affinity term matches' });
   }
   if (!volumeZoneOk(pod.pvcZones, node.zone)) {
@@ -129,9 +130,27 @@ export function nodeSelectorMismatch(
   return undefined;
 }
 
-/** matchesNodeAffinity — terms ORed, expressions ANDed; an empty list of terms matches nothing (as Kubernetes). */
-export function matchesNodeAffinity(terms: readonly NodeSelectorTerm[], labels: Readonly<Record<string, string>>): boolean {
-  return terms.some((term) => term.matchExpressions.every((e) => matchesRequirement(e, labels)));
+/**
+ * matchesNodeAffinity — terms ORed; within a term the label expressions and the field requirements (on the node
+ * name) ANDed. As Kubernetes (`nodeaffinity.NodeSelector`): an empty list of terms matches nothing, and so does
+ * an empty term — it is not a wildcard.
+ */
+export function matchesNodeAffinity(terms: readonly NodeSelectorTerm[], labels: Readonly<Record<string, string>>, nodeName: string): boolean {
+  return terms.some((term) => matchesTerm(term, labels, nodeName));
+}
+
+function matchesTerm(term: NodeSelectorTerm, labels: Readonly<Record<string, string>>, nodeName: string): boolean {
+  const fields = term.matchFields ?? [];
+  if (term.matchExpressions.length === 0 && fields.length === 0) return false;
+  return term.matchExpressions.every((e) => matchesRequirement(e, labels)) && fields.every((f) => matchesFieldRequirement(f, nodeName));
+}
+
+/** matchesFieldRequirement — `metadata.name` In/NotIn the values; any other field or operator matches nothing. */
+export function matchesFieldRequirement(f: NodeSelectorRequirement, nodeName: string): boolean {
+  if (f.key !== FIELD_NODE_NAME) return false;
+  if (f.operator === 'In') return (f.values ?? []).includes(nodeName);
+  if (f.operator === 'NotIn') return !(f.values ?? []).includes(nodeName);
+  return false;
 }
 
 /** matchesRequirement — one match expression; Gt/Lt compare the label as an integer, a non-integer never matches. */
@@ -161,7 +180,10 @@ function parseInteger(s: string | undefined): number | undefined {
   return Number(s);
 }
 
-/** volumeZoneOk — VolumeZone: every bound volume must be reachable from the node's zone. */
+/**
+ * volumeZoneOk — VolumeZone: every bound volume must be reachable from the node's zone, so each volume's zone
+ * must be the node's (zonal volumes such as EBS attach only in their own zone); no volumes, no constraint.
+ */
 export function volumeZoneOk(pvcZones: readonly string[] | undefined, zone: string): boolean {
-  return !pvcZones || pvcZones.length === 0 || pvcZones.includes(zone);
+  return !pvcZones || pvcZones.every((z) => z === zone);
 }

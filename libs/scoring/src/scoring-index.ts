@@ -155,7 +155,7 @@ function selectorMask(index: ScoringIndex, pod: ScoringPod): Uint8Array | undefi
     for (let i = 0; i < index.size; i++) {
       const labels = index.nodes[i]!.labels;
       if (nodeSelectorMismatch(pod.nodeSelector, labels) !== undefined) mask[i] = 1;
-      else if (pod.requiredNodeAffinity && !matchesNodeAffinity(pod.requiredNodeAffinity, labels)) mask[i] = 2;
+      else if (pod.requiredNodeAffinity && !matchesNodeAffinity(pod.requiredNodeAffinity, labels, index.nodes[i]!.name)) mask[i] = 2;
     }
     if (index.selectorMasks.size >= MASK_CACHE_LIMIT) index.selectorMasks.clear();
     index.selectorMasks.set(key, mask);

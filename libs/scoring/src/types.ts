@@ -52,10 +52,18 @@ export interface NodeSelectorRequirement {
   readonly values?: readonly string[];
 }
 
-/** NodeSelectorTerm — its expressions are ANDed; a pod's terms are ORed (as in `requiredDuringScheduling…`). */
+/**
+ * NodeSelectorTerm — its expressions and fields are ANDed; a pod's terms are ORed (as in
+ * `requiredDuringScheduling…`). `matchFields` are requirements on node fields; the only field Kubernetes
+ * supports is `metadata.name` (with In/NotIn). A term with neither matches no node.
+ */
 export interface NodeSelectorTerm {
   readonly matchExpressions: readonly NodeSelectorRequirement[];
+  readonly matchFields?: readonly NodeSelectorRequirement[];
 }
+
+/** The one node field a `matchFields` requirement may name. */
+export const FIELD_NODE_NAME = 'metadata.name';
 
 export type OwnerKind = 'ReplicaSet' | 'Deployment' | 'StatefulSet' | 'Job' | 'CronJob' | 'DaemonSet' | 'Node';
 

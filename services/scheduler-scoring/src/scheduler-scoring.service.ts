@@ -18,19 +18,22 @@ import {
   simulatePlacement,
   validateWeights,
   type ConsolidationPlan,
+  type PdbInfo,
   type ScoringContext,
+  type ScoringNode,
+  type ScoringPod,
   type ScoringWeights,
   type SimulateResult,
 } from '@nodes-manager/scoring';
 import type { SchedulerScoringConfig } from './config.js';
 import { pendingGroups, type ClusterSnapshot, type PriceSnapshot } from './domain/cluster.js';
-import { decidePlan, decideScaleUp, DecisionKind, recheckRemoval, type DecisionDraft, type SkipReason } from './domain/decisions.js';
+import { decidePlan, decideScaleUp, DecisionKind, recheckRemoval, type DecisionDraft, type Recheck, type SkipReason } from './domain/decisions.js';
 import { decodeCursor, placementPage } from './domain/placement.js';
 import { toSimulateGroups } from './domain/simulate-request.js';
 import type { ClusterCache } from './adapters/outbound/cluster-cache.js';
 import type { Drainer } from './adapters/outbound/drainer.js';
 import type { PriceSource } from './adapters/outbound/price-source.js';
-import { InvalidCursorError, type DecisionView, type SchedulingRepository } from './adapters/outbound/scheduling.repository.js';
+import { EXECUTION_LOCK, InvalidCursorError, type DecisionView, type SchedulingRepository } from './adapters/outbound/scheduling.repository.js';
 import { CLUSTER_CACHE, DRAINER, PRICE_SOURCE, SCHEDULER_SCORING_CONFIG, SCHEDULING_REPOSITORY } from './tokens.js';
 
 export const SYSTEM_ACTOR = 'system:scheduler-scoring';
@@ -76,7 +79,7 @@ export function parseWeights(raw: string | undefined): ScoringWeights | undefine
 export class SchedulerScoringService {
   private readonly weights: ScoringWeights | undefined;
   private priceCache?: { at: number; prices: PriceSnapshot; zones: string };
-  private running?: Promise<CycleResult>;
+  private running?: Promise<unknown>;
 
   constructor(
     @Inject(SCHEDULER_SCORING_CONFIG) private readonly config: SchedulerScoringConfig,
@@ -205,11 +208,24 @@ export class SchedulerScoringService {
    * rationale and events in one transaction; in `execute` mode the plan is then carried out. One cycle at a
    * time per process: a trigger during a loop cycle waits for it, then runs its own.
    */
-  async runCycle(opts: { mode: OptimizeMode; meta?: CommandMeta }): Promise<CycleResult> {
+  runCycle(opts: { mode: OptimizeMode; meta?: CommandMeta }): Promise<CycleResult> {
+    return this.serially(() => this.cycle(opts.mode, opts.meta ?? { actor: SYSTEM_ACTOR, correlationId: randomUUID() }));
+  }
+
+  /**
+   * runLoopCycle — the loop's cycle: like `runCycle`, but `stillLeader` is asked when its turn comes (after any
+   * cycle it waited for), and when it says no nothing runs (undefined) — a cycle never starts after leadership
+   * is lost.
+   */
+  runLoopCycle(mode: OptimizeMode, stillLeader: () => Promise<boolean>): Promise<CycleResult | undefined> {
+    return this.serially(async () => ((await stillLeader()) ? this.cycle(mode, { actor: SYSTEM_ACTOR, correlationId: randomUUID() }) : undefined));
+  }
+
+  private async serially<T>(fn: () => Promise<T>): Promise<T> {
     const prev = this.running;
     const next = (async () => {
       await prev?.catch(() => undefined);
-      return this.cycle(opts.mode, opts.meta ?? { actor: SYSTEM_ACTOR, correlationId: randomUUID() });
+      return fn();
     })();
     this.running = next;
     try {
@@ -219,7 +235,23 @@ export class SchedulerScoringService {
     }
   }
 
+  /**
+   * cycle — in `execute` mode the whole cycle runs under the cluster-wide execution lock (see
+   * `tryExecutionLock`): another replica's run in progress is a CONFLICT, so no two runs ever count the same
+   * in-flight drains and OPTIMIZE_MAX_DISRUPTIONS holds across replicas.
+   */
   private async cycle(mode: OptimizeMode, meta: CommandMeta): Promise<CycleResult> {
+    if (mode !== 'execute') return this.cycleLocked(mode, meta);
+    const release = await this.repo.tryExecutionLock();
+    if (!release) throw new CodedError('CONFLICT', 'an optimisation run is in progress', { lock: EXECUTION_LOCK });
+    try {
+      return await this.cycleLocked(mode, meta);
+    } finally {
+      await release();
+    }
+  }
+
+  private async cycleLocked(mode: OptimizeMode, meta: CommandMeta): Promise<CycleResult> {
     const snap = this.snapshot();
     const prices = await this.prices(snap, meta, true);
     const groups = pendingGroups(snap.pods);
@@ -234,7 +266,8 @@ export class SchedulerScoringService {
     const now = this.clock.now();
     const planId = plan ? randomUUID() : undefined;
     const decisions = await this.ds.transaction(async (tx) => {
-      const rows = await this.repo.insertDecisions(tx, drafts, { ...meta, now });
+      const fresh = meta.actor === SYSTEM_ACTOR ? await this.repo.withoutRepeats(tx, drafts) : drafts;
+      const rows = await this.repo.insertDecisions(tx, fresh, { ...meta, now });
       const events: CloudEvent[] = rows.map((d) => makeEvent(SERVICE, EventTypes.schedulingDecided, d, now, { ...meta, subject: d.subject }));
       if (plan && planId) {
         await this.repo.insertPlan(tx, {
@@ -272,7 +305,8 @@ export class SchedulerScoringService {
       return rows;
     });
     this.outbox.added();
-    this.logger.info('scheduling cycle', {
+    // A cycle that decided nothing new is a repeat: logged at debug only.
+    (decisions.length > 0 ? this.logger.info : this.logger.debug).call(this.logger, 'scheduling cycle', {
       decision: drafts.map((d) => `${d.kind}:${d.outcome}`).join(','),
       remove: plan?.remove.length ?? 0,
       mode,
@@ -301,35 +335,84 @@ export class SchedulerScoringService {
   }
 
   /**
-   * execute — drain the planned nodes through the uncordon service, at most OPTIMIZE_MAX_DISRUPTIONS in flight,
-   * each re-checked on a fresh read just before (still there, still under the threshold, no new blocking pod,
-   * budgets still allow it) — else skipped with a recorded reason. Then the outcome, per node and overall, with
+   * freshSnapshot — the cache's view of the cluster with `name` (node and pods) as just read from the API server
+   * and the budgets as just read too: what the re-check before a drain decides on.
+   */
+  private freshSnapshot(name: string, fresh: { node?: ScoringNode; pods: ScoringPod[] }, pdbs: readonly PdbInfo[]): ClusterSnapshot {
+    const snap = this.cluster.snapshot();
+    const nodes = snap.nodes.filter((n) => n.name !== name);
+    if (fresh.node) nodes.push(fresh.node);
+    return { nodes, pods: [...snap.pods.filter((p) => p.nodeName !== name), ...fresh.pods], pdbs };
+  }
+
+  /**
+   * execute — drain the planned nodes through the uncordon service, at most OPTIMIZE_MAX_DISRUPTIONS in flight
+   * (runs hold the execution lock, and each drain is recorded as soon as it starts, so the count is exact), each
+   * re-checked just before on a fresh read (`recheckRemoval`: the node and its pods from the API, budgets read
+   * from the API once per run and spent across it, the pods still fitting on what stays with the nodes drained
+   * earlier in this run gone) — else skipped with a recorded reason. A node whose re-check fails (an API error)
+   * is skipped as `recheck_failed`; whatever happens, the outcome per node and overall is recorded with
    * `optimize.executed`, in one transaction.
    */
   private async execute(planId: string, plan: ConsolidationPlan, meta: CommandMeta): Promise<ExecutionResult> {
     const drained: { node: string; operationId: string; status: string }[] = [];
     const skipped: { node: string; reason: SkipReason; detail: string }[] = [];
-    let budget = Math.max(0, this.config.OPTIMIZE_MAX_DISRUPTIONS - (await this.inFlight(meta)));
-    const pdbs = this.cluster.snapshot().pdbs;
-    for (const removal of plan.remove) {
-      if (budget <= 0) {
-        skipped.push({ node: removal.node, reason: 'max_disruptions', detail: `OPTIMIZE_MAX_DISRUPTIONS=${this.config.OPTIMIZE_MAX_DISRUPTIONS} drains already in flight` });
-        continue;
-      }
-      const fresh = await this.cluster.freshNode(removal.node);
-      const check = recheckRemoval(removal, { nodes: fresh.node ? [fresh.node] : [], pods: fresh.pods, pdbs }, this.config.OPTIMIZE_UTILIZATION_THRESHOLD);
-      if (!check.ok) {
-        skipped.push({ node: removal.node, reason: check.reason, detail: check.detail });
-        continue;
-      }
-      try {
-        const op = await this.drainer.drain(removal.node, meta);
-        drained.push({ node: removal.node, operationId: op.id, status: op.status });
+    const gone = new Set<string>();
+    const budgetUsed = new Map<string, number>();
+    const errorWords = (err: unknown) => `${(err as { code?: string | number }).code ?? 'ERROR'}: ${(err as Error).message}`;
+    try {
+      let budget = Math.max(0, this.config.OPTIMIZE_MAX_DISRUPTIONS - (await this.inFlight(meta)));
+      const pdbs = budget > 0 ? await this.cluster.freshPdbs() : [];
+      for (const removal of plan.remove) {
+        if (budget <= 0) {
+          skipped.push({ node: removal.node, reason: 'max_disruptions', detail: `OPTIMIZE_MAX_DISRUPTIONS=${this.config.OPTIMIZE_MAX_DISRUPTIONS} drains already in flight` });
+          continue;
+        }
+        let check: Recheck;
+        try {
+          const fresh = await this.cluster.freshNode(removal.node);
+          check = recheckRemoval(removal, this.freshSnapshot(removal.node, fresh, pdbs), this.config.OPTIMIZE_UTILIZATION_THRESHOLD, { gone, budgetUsed });
+        } catch (err) {
+          skipped.push({ node: removal.node, reason: 'recheck_failed', detail: `could not re-read ${removal.node}: ${errorWords(err)}` });
+          continue;
+        }
+        if (!check.ok) {
+          skipped.push({ node: removal.node, reason: check.reason, detail: check.detail });
+          continue;
+        }
+        let op;
+        try {
+          op = await this.drainer.drain(removal.node, meta);
+        } catch (err) {
+          skipped.push({ node: removal.node, reason: 'drain_refused', detail: errorWords(err) });
+          continue;
+        }
+        const started = { node: removal.node, operationId: op.id, status: op.status };
+        drained.push(started);
+        gone.add(removal.node);
         budget -= 1;
-      } catch (err) {
-        skipped.push({ node: removal.node, reason: 'drain_refused', detail: `${(err as { code?: string }).code ?? 'ERROR'}: ${(err as Error).message}` });
+        for (const [k, n] of check.budgetNeed) budgetUsed.set(k, (budgetUsed.get(k) ?? 0) + n);
+        await this.repo.recordDrain(planId, started);
       }
+    } catch (err) {
+      // The in-flight count, the budgets or a drain's record could not be read or written: stop, and say so.
+      const handled = new Set([...drained.map((d) => d.node), ...skipped.map((x) => x.node)]);
+      for (const r of plan.remove) {
+        if (!handled.has(r.node)) skipped.push({ node: r.node, reason: 'recheck_failed', detail: `execution stopped: ${errorWords(err)}` });
+      }
+      this.logger.warn('consolidation execution stopped', { err: (err as Error).message, correlationId: meta.correlationId });
+    } finally {
+      await this.recordExecution(planId, drained, skipped, meta);
     }
+    return { drained, skipped };
+  }
+
+  private async recordExecution(
+    planId: string,
+    drained: readonly { node: string; operationId: string; status: string }[],
+    skipped: readonly { node: string; reason: SkipReason; detail: string }[],
+    meta: CommandMeta,
+  ): Promise<void> {
     const now = this.clock.now();
     const drafts: DecisionDraft[] = [
       ...drained.map((d) => ({
@@ -363,6 +446,5 @@ export class SchedulerScoringService {
     this.outbox.added();
     for (const d of drained) this.logger.info('consolidation drain started', { node: d.node, operationId: d.operationId, correlationId: meta.correlationId });
     for (const s of skipped) this.logger.info('consolidation drain skipped', { node: s.node, reason: s.reason, correlationId: meta.correlationId });
-    return execution;
   }
 }

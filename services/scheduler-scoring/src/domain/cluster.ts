@@ -46,6 +46,22 @@ export function withRequested(nodes: readonly ScoringNode[], pods: readonly Scor
   return nodes.map((n) => ({ ...n, requested: sums.get(n.name)! }));
 }
 
+/**
+ * withVolumeZones — the conservative VolumeZone rule without watching PersistentVolumes: a pod with a PVC that
+ * is bound to a node keeps to that node's zone (`pvcZones = [zone]`), since the zonal volumes it mounts (EBS)
+ * attach only there. A pending pod with a PVC has no zone here (unknown, not guessed); a pod whose node is not
+ * known, or is in zone `unknown`, is left as it is. See docs/scoring.md.
+ */
+export function withVolumeZones(pods: readonly ScoringPod[], nodes: readonly ScoringNode[]): ScoringPod[] {
+  const zones = new Map<string, string>();
+  for (const n of nodes) if (n.zone !== 'unknown') zones.set(n.name, n.zone);
+  return pods.map((p) => {
+    if (!p.hasPvc || p.nodeName === undefined || p.pvcZones !== undefined) return p;
+    const zone = zones.get(p.nodeName);
+    return zone === undefined ? p : { ...p, pvcZones: [zone] };
+  });
+}
+
 /** pendingUnscheduled — Pending pods no node was chosen for: what a scale-up must make room for. */
 export const pendingUnscheduled = (p: ScoringPod): boolean => p.phase === 'Pending' && p.nodeName === undefined;
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import type { ConsolidationPlan, NodeRemoval, ScoringNode, ScoringPod, SimulateResult } from '@nodes-manager/scoring';
+import { planConsolidation, type ConsolidationPlan, type NodeRemoval, type ScoringNode, type ScoringPod, type SimulateResult } from '@nodes-manager/scoring';
 import { aNode, aPod, resources } from '../../../../libs/scoring/src/testing/builders.js';
-import { pendingGroups, withRequested } from './cluster.js';
+import { pendingGroups, withRequested, withVolumeZones } from './cluster.js';
 import { decidePlan, decideScaleUp, recheckRemoval } from './decisions.js';
 import { bytes, cpuMilli } from './quantity.js';
 
@@ -59,20 +59,38 @@ describe('decidePlan', () => {
 
 describe('recheckRemoval — the plan is re-checked on a fresh read just before draining', () => {
   const idle = (o: Partial<ScoringNode> = {}) => aNode({ name: 'idle', requested: resources({ cpuMilli: 400, memoryBytes: 0, pods: 1 }), ...o });
-  const onIdle = (o: Partial<ScoringPod> = {}) => aPod({ name: 'web-1', nodeName: 'idle', labels: { app: 'web' }, ...o });
+  const onIdle = (o: Partial<ScoringPod> = {}) => aPod({ name: 'web-1', nodeName: 'idle', labels: { app: 'web' }, requests: { cpuMilli: 400, memoryBytes: 0, gpu: 0 }, ...o });
   const pdb = (allowed: number) => ({ name: 'web', namespace: 'default', selector: { app: 'web' }, disruptionsAllowed: allowed });
+  /** A staying node with room for one 400m pod (3920m allocatable, 3300m requested). */
+  const spare = (o: Partial<ScoringNode> = {}) => aNode({ name: 'spare', requested: resources({ cpuMilli: 3300, memoryBytes: 0, pods: 5 }), ...o });
+  const full = spare({ requested: resources({ cpuMilli: 3900, memoryBytes: 0, pods: 5 }) });
+  const drained = aNode({ name: 'drained', unschedulable: true, requested: resources({ cpuMilli: 400, memoryBytes: 0, pods: 1 }) });
+  const onDrained = aPod({ name: 'api-1', nodeName: 'drained', requests: { cpuMilli: 400, memoryBytes: 0, gpu: 0 } });
+  const none = { gone: new Set<string>(), budgetUsed: new Map<string, number>() };
   it.each([
-    ['a node that is still idle and unblocked goes ahead', [idle()], [onIdle()], [pdb(1)], undefined],
-    ['a node that is gone is skipped', [], [], [], 'node_gone'],
-    ['a node that is no longer Ready is skipped', [idle({ ready: false })], [onIdle()], [], 'node_not_ready'],
-    ['a node now above the threshold is skipped', [idle({ requested: resources({ cpuMilli: 3000, memoryBytes: 0, pods: 4 }) })], [onIdle()], [], 'above_threshold'],
-    ['a new pod without a controller is skipped', [idle()], [onIdle(), aPod({ name: 'naked', nodeName: 'idle', ownerKind: undefined })], [], 'new_blocking_pod'],
-    ['a new do-not-disrupt pod is skipped', [idle()], [onIdle({ annotations: { 'karpenter.sh/do-not-disrupt': 'true' } })], [], 'new_blocking_pod'],
-    ['a budget that no longer allows the eviction is skipped', [idle()], [onIdle()], [pdb(0)], 'pdb_exhausted'],
-    ['a DaemonSet pod neither blocks nor counts', [idle()], [onIdle({ ownerKind: 'DaemonSet', labels: { app: 'web' } })], [pdb(0)], undefined],
-  ] as const)('%s', (_, nodes, pods, pdbs, reason) => {
-    const r = recheckRemoval(removal('idle'), { nodes: [...nodes], pods: [...pods], pdbs: [...pdbs] }, 0.5);
+    ['a node that is still idle and unblocked, whose pod still fits, goes ahead', [idle(), spare()], [onIdle()], [pdb(1)], none, undefined],
+    ['a node that is gone is skipped', [spare()], [], [], none, 'node_gone'],
+    ['a node that is no longer Ready is skipped', [idle({ ready: false }), spare()], [onIdle()], [], none, 'node_not_ready'],
+    ['a node cordoned already (drained by an earlier run) is skipped', [idle({ unschedulable: true }), spare()], [onIdle()], [], none, 'already_cordoned'],
+    ['a node now above the threshold is skipped', [idle({ requested: resources({ cpuMilli: 3000, memoryBytes: 0, pods: 4 }) }), spare()], [onIdle()], [], none, 'above_threshold'],
+    ['a new pod without a controller is skipped', [idle(), spare()], [onIdle(), aPod({ name: 'naked', nodeName: 'idle', ownerKind: undefined })], [], none, 'new_blocking_pod'],
+    ['a new do-not-disrupt pod is skipped', [idle(), spare()], [onIdle({ annotations: { 'karpenter.sh/do-not-disrupt': 'true' } })], [], none, 'new_blocking_pod'],
+    ['a budget that no longer allows the eviction is skipped', [idle(), spare()], [onIdle()], [pdb(0)], none, 'pdb_exhausted'],
+    ['a budget this run already spent on an earlier node is skipped', [idle(), spare()], [onIdle()], [pdb(1)], { ...none, budgetUsed: new Map([['default/web', 1]]) }, 'pdb_exhausted'],
+    ['a budget with room left after this run’s earlier drains goes ahead', [idle(), spare()], [onIdle()], [pdb(2)], { ...none, budgetUsed: new Map([['default/web', 1]]) }, undefined],
+    ['a DaemonSet pod neither blocks nor counts', [idle(), spare()], [onIdle({ ownerKind: 'DaemonSet', labels: { app: 'web' } })], [pdb(0)], none, undefined],
+    ['a pod that fits on no remaining node any more is skipped', [idle(), full], [onIdle()], [], none, 'pods_do_not_fit'],
+    ['a node drained earlier in this run takes no pods', [idle(), full, aNode({ name: 'drained' })], [onIdle()], [], { ...none, gone: new Set(['drained']) }, 'pods_do_not_fit'],
+    ['the pods still on a node drained earlier in this run need room too', [idle(), spare(), drained], [onIdle(), onDrained], [], { ...none, gone: new Set(['drained']) }, 'pods_do_not_fit'],
+    ['with room for both, a node after an earlier drain goes ahead', [idle(), spare({ requested: resources({ cpuMilli: 2900, memoryBytes: 0, pods: 5 }) }), drained], [onIdle(), onDrained], [], { ...none, gone: new Set(['drained']) }, undefined],
+  ] as const)('%s', (_, nodes, pods, pdbs, run, reason) => {
+    const r = recheckRemoval(removal('idle'), { nodes: [...nodes], pods: [...pods], pdbs: [...pdbs] }, 0.5, run);
     expect(r.ok ? undefined : r.reason).toBe(reason);
+  });
+
+  it('says what the node takes from each budget, for the run to add up', () => {
+    const r = recheckRemoval(removal('idle'), { nodes: [idle(), spare()], pods: [onIdle()], pdbs: [pdb(3)] }, 0.5);
+    expect(r.ok && [...r.budgetNeed]).toEqual([['default/web', 1]]);
   });
 });
 
@@ -96,6 +114,28 @@ describe('cluster snapshot', () => {
       ['default/job', 2, 1000, 'batch'],
       ['default/job#2', 1, 2000, 'batch'],
     ]);
+  });
+});
+
+describe('withVolumeZones', () => {
+  const nodes = [aNode({ name: 'a1', zone: 'us-east-1a' }), aNode({ name: 'b1', zone: 'us-east-1b' })];
+  it.each([
+    ['a running pod with a PVC keeps to its node’s zone', aPod({ nodeName: 'b1', hasPvc: true }), ['us-east-1b']],
+    ['a running pod without a PVC has no volume zone', aPod({ nodeName: 'b1', hasPvc: false }), undefined],
+    ['a pending pod with a PVC has no known zone', aPod({ phase: 'Pending', hasPvc: true }), undefined],
+    ['a pod on a node not in the view is left alone', aPod({ nodeName: 'gone', hasPvc: true }), undefined],
+    ['zones already known are kept', aPod({ nodeName: 'b1', hasPvc: true, pvcZones: ['us-east-1c'] }), ['us-east-1c']],
+  ] as const)('%s', (_, pod, zones) => {
+    expect(withVolumeZones([pod], nodes)[0]!.pvcZones).toEqual(zones);
+  });
+
+  it('keeps a stateful pod’s node unless its zone has room: consolidation moves it only within the zone', () => {
+    const busyB = aNode({ name: 'busy-b', zone: 'us-east-1b', requested: resources({ cpuMilli: 2400, memoryBytes: 0, pods: 5 }) });
+    const idleA = aNode({ name: 'idle-a', zone: 'us-east-1a', requested: resources({ cpuMilli: 500, memoryBytes: 0, pods: 1 }) });
+    const db = aPod({ nodeName: 'idle-a', ownerKind: 'StatefulSet', hasPvc: true, requests: { cpuMilli: 500, memoryBytes: 0, gpu: 0 } });
+    const plan = planConsolidation({ nodes: [busyB, idleA], pods: withVolumeZones([db], [busyB, idleA]), pdbs: [] });
+    expect(plan.remove).toEqual([]);
+    expect(plan.blocked.map((b) => b.reason)).toEqual(['pods_do_not_fit']);
   });
 });
 

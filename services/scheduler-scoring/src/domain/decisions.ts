@@ -1,4 +1,5 @@
 import {
+  planConsolidation,
   podBlockReason,
   ignoredForDrain,
   utilization,
@@ -109,19 +110,51 @@ export function decidePlan(plan: ConsolidationPlan, opts: { nodePool?: string; t
 }
 
 /** Why a planned removal is not carried out now. */
-export type SkipReason = 'node_gone' | 'node_not_ready' | 'above_threshold' | 'new_blocking_pod' | 'pdb_exhausted' | 'max_disruptions' | 'not_leader' | 'drain_refused';
+export type SkipReason =
+  | 'node_gone'
+  | 'node_not_ready'
+  | 'already_cordoned'
+  | 'above_threshold'
+  | 'new_blocking_pod'
+  | 'pdb_exhausted'
+  | 'pods_do_not_fit'
+  | 'recheck_failed'
+  | 'max_disruptions'
+  | 'not_leader'
+  | 'drain_refused';
 
-export type Recheck = { ok: true } | { ok: false; reason: SkipReason; detail: string };
+/** pdbKey — a PodDisruptionBudget's `namespace/name`, the key of a run's used-budget map. */
+export const pdbKey = (b: Pick<PdbInfo, 'namespace' | 'name'>): string => `${b.namespace}/${b.name}`;
 
 /**
- * recheckRemoval — the plan is stale the moment it is made: just before draining, on a fresh snapshot, the node
- * must still exist and be Ready, still be under the threshold, carry no pod that blocks eviction (one that
- * arrived since, or changed), and every budget covering its pods must still allow those evictions.
+ * ExecutionRun — what one execution has done so far: the nodes it started draining (gone, though their pods may
+ * still be bound there) and the evictions it has spent from each budget (keyed by {@link pdbKey}).
  */
-export function recheckRemoval(removal: NodeRemoval, now: ClusterSnapshot, threshold: number): Recheck {
+export interface ExecutionRun {
+  readonly gone: ReadonlySet<string>;
+  readonly budgetUsed: ReadonlyMap<string, number>;
+}
+
+const emptyRun: ExecutionRun = { gone: new Set(), budgetUsed: new Map() };
+
+/** `budgetNeed`: the evictions draining the node takes from each budget, to add to the run's `budgetUsed`. */
+export type Recheck = { ok: true; budgetNeed: ReadonlyMap<string, number> } | { ok: false; reason: SkipReason; detail: string };
+
+/**
+ * recheckRemoval — the plan is stale the moment it is made: just before draining, on a fresh snapshot (the node,
+ * its pods and the budgets read from the API; the rest of the cluster from the cache), the node must still exist,
+ * be Ready and not cordoned (a cordoned node is already being drained), still be under the threshold, carry no
+ * pod that blocks eviction (one that arrived since, or changed); every budget covering its pods must still allow
+ * those evictions on top of what this run has already spent (`run.budgetUsed`, as planConsolidation shares
+ * budgets across the plan); and its pods must still fit on the nodes that stay — planConsolidation re-run with
+ * this node the only candidate, the nodes drained earlier in the run gone and their pods not yet moved needing
+ * room as well.
+ */
+export function recheckRemoval(removal: NodeRemoval, now: ClusterSnapshot, threshold: number, run: ExecutionRun = emptyRun): Recheck {
   const node = now.nodes.find((n) => n.name === removal.node);
   if (!node) return { ok: false, reason: 'node_gone', detail: `${removal.node} is no longer in the cluster` };
   if (!node.ready) return { ok: false, reason: 'node_not_ready', detail: `${node.name} is not Ready` };
+  if (node.unschedulable) return { ok: false, reason: 'already_cordoned', detail: `${node.name} is cordoned already (being drained)` };
   const u = utilization(node);
   if (u >= threshold) return { ok: false, reason: 'above_threshold', detail: `${node.name} is at ${Math.round(u * 100)}% now, threshold ${Math.round(threshold * 100)}%` };
   const pods = now.pods.filter((p) => p.nodeName === node.name && !terminal(p) && !ignoredForDrain(p));
@@ -129,21 +162,54 @@ export function recheckRemoval(removal: NodeRemoval, now: ClusterSnapshot, thres
     const r = podBlockReason(p);
     if (r) return { ok: false, reason: 'new_blocking_pod', detail: `pod ${p.namespace}/${p.name}: ${r}` };
   }
-  const exhausted = budgetShortfall(pods, now.pdbs);
-  if (exhausted) return { ok: false, reason: 'pdb_exhausted', detail: exhausted };
-  return { ok: true };
+  const budget = budgetNeed(pods, now.pdbs, run.budgetUsed);
+  if (!budget.ok) return { ok: false, reason: 'pdb_exhausted', detail: budget.detail };
+  const unfit = fitProblem(node.name, now, run.gone);
+  if (unfit) return { ok: false, reason: 'pods_do_not_fit', detail: unfit };
+  return { ok: true, budgetNeed: budget.need };
 }
 
-function budgetShortfall(pods: readonly { namespace: string; labels: Readonly<Record<string, string>> }[], pdbs: readonly PdbInfo[]): string | undefined {
+function budgetNeed(
+  pods: readonly { namespace: string; labels: Readonly<Record<string, string>> }[],
+  pdbs: readonly PdbInfo[],
+  used: ReadonlyMap<string, number>,
+): { ok: true; need: Map<string, number> } | { ok: false; detail: string } {
+  const need = new Map<string, number>();
   for (const b of pdbs) {
-    let need = 0;
+    let k = 0;
     for (const p of pods) {
       if (p.namespace !== b.namespace) continue;
       let match = true;
-      for (const k in b.selector) if (p.labels[k] !== b.selector[k]) match = false;
-      if (match) need += 1;
+      for (const key in b.selector) if (p.labels[key] !== b.selector[key]) match = false;
+      if (match) k += 1;
     }
-    if (need > b.disruptionsAllowed) return `PodDisruptionBudget ${b.namespace}/${b.name} allows ${b.disruptionsAllowed}, needs ${need}`;
+    if (k === 0) continue;
+    const spent = used.get(pdbKey(b)) ?? 0;
+    if (spent + k > b.disruptionsAllowed) {
+      return { ok: false, detail: `PodDisruptionBudget ${pdbKey(b)} allows ${b.disruptionsAllowed}${spent > 0 ? ` (${spent} used by this run)` : ''}, needs ${k}` };
+    }
+    need.set(pdbKey(b), k);
   }
-  return undefined;
+  return { ok: true, need };
+}
+
+/**
+ * fitProblem — why the pods of `name` (plus those still bound to the `gone` nodes) would not re-pack onto the
+ * nodes that stay, or undefined. The gone nodes leave the fleet and their pods are counted as the candidate's,
+ * so they need room too; threshold and budgets are checked by the caller, so neither limits this run.
+ */
+function fitProblem(name: string, now: ClusterSnapshot, gone: ReadonlySet<string>): string | undefined {
+  const nodes = now.nodes.filter((n) => !gone.has(n.name));
+  const pods =
+    gone.size === 0
+      ? now.pods
+      : now.pods.flatMap((p) => {
+          if (p.nodeName === undefined || !gone.has(p.nodeName)) return [p];
+          // A pod the drain cannot evict stays where it is: it needs no room elsewhere.
+          return podBlockReason(p) === undefined ? [{ ...p, nodeName: name }] : [];
+        });
+  const plan = planConsolidation({ nodes, pods, pdbs: [], threshold: Number.POSITIVE_INFINITY, candidates: (n) => n.name === name });
+  if (plan.remove.some((r) => r.node === name)) return undefined;
+  const why = plan.blocked.find((b) => b.node === name);
+  return why ? `${why.detail}${gone.size > 0 ? ` (with the pods of ${[...gone].join(', ')}, drained earlier in this run)` : ''}` : `${name} is no longer a candidate`;
 }

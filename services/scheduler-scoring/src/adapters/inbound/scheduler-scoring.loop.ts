@@ -14,6 +14,7 @@ import { CLUSTER_CACHE, SCHEDULER_LEADER, SCHEDULER_SCORING_CONFIG } from '../..
 export class SchedulerScoringLoop implements OnApplicationBootstrap, OnApplicationShutdown {
   private tick?: NodeJS.Timeout;
   private stopped = false;
+  private current?: Promise<void>;
 
   constructor(
     @Inject(SCHEDULER_SCORING_CONFIG) private readonly config: SchedulerScoringConfig,
@@ -33,14 +34,31 @@ export class SchedulerScoringLoop implements OnApplicationBootstrap, OnApplicati
     this.tick.unref();
   }
 
-  /** cycle — one loop pass, if leader (verified on the server) and synced; failures are logged, never thrown. */
+  /**
+   * cycle — one loop pass, if leader and synced; leadership is verified on the server when the pass gets its
+   * turn (`runLoopCycle`), not when it was scheduled. A tick while a pass is still running is skipped, so slow
+   * passes never queue up behind each other. Failures are logged, never thrown; another replica's execution in
+   * progress (CONFLICT) is an expected skip.
+   */
   async cycle(): Promise<void> {
     if (this.stopped || !this.leader.isLeader || !this.cluster.synced) return;
+    if (this.current) {
+      this.logger.debug('scheduling cycle skipped: the previous one is still running', {});
+      return;
+    }
+    const run = (async () => {
+      try {
+        await this.svc.runLoopCycle(this.config.OPTIMIZE_MODE, () => (this.stopped ? Promise.resolve(false) : this.leader.stillLeader()));
+      } catch (err) {
+        if ((err as { code?: string }).code === 'CONFLICT') this.logger.debug('scheduling cycle skipped', { reason: (err as Error).message });
+        else this.logger.warn('scheduling cycle failed', { err: (err as Error).message });
+      }
+    })();
+    this.current = run;
     try {
-      if (!(await this.leader.stillLeader())) return;
-      await this.svc.runCycle({ mode: this.config.OPTIMIZE_MODE });
-    } catch (err) {
-      this.logger.warn('scheduling cycle failed', { err: (err as Error).message });
+      await run;
+    } finally {
+      this.current = undefined;
     }
   }
 

@@ -2,7 +2,7 @@ import * as k8s from '@kubernetes/client-node';
 import { Informer, kubeErrorCode, type JsonLogger } from '@nodes-manager/platform';
 import type { Metrics } from '@nodes-manager/platform';
 import type { PdbInfo, ScoringNode, ScoringPod } from '@nodes-manager/scoring';
-import { withRequested, type ClusterSnapshot } from '../../domain/cluster.js';
+import { withRequested, withVolumeZones, type ClusterSnapshot } from '../../domain/cluster.js';
 import { projectNode, projectPdb, projectPod } from './kube-projection.js';
 
 /** ClusterCache — the service's own view of nodes, pods and PDBs (port; the informer-backed one below). */
@@ -15,6 +15,8 @@ export interface ClusterCache {
   snapshot(): ClusterSnapshot;
   /** freshNode — the node and its pods read from the API server now (not the cache), for the re-check before acting. */
   freshNode(name: string): Promise<{ node?: ScoringNode; pods: ScoringPod[] }>;
+  /** freshPdbs — every PodDisruptionBudget read from the API server now, for the budgets of an execution. */
+  freshPdbs(): Promise<PdbInfo[]>;
 }
 
 /**
@@ -26,6 +28,7 @@ export class InformerClusterCache implements ClusterCache {
   private readonly pods: Informer<ScoringPod>;
   private readonly pdbs: Informer<PdbInfo>;
   private readonly core: k8s.CoreV1Api;
+  private readonly policy: k8s.PolicyV1Api;
 
   constructor(kc: k8s.KubeConfig, opts: { resyncMs: number; logger?: JsonLogger; metrics?: { metrics: Metrics; service: string } }) {
     const common = { kc, resyncMs: opts.resyncMs, ...(opts.logger ? { logger: opts.logger } : {}), ...(opts.metrics ? { metrics: opts.metrics } : {}) };
@@ -33,6 +36,7 @@ export class InformerClusterCache implements ClusterCache {
     this.pods = new Informer({ ...common, path: '/api/v1/pods', project: projectPod, name: 'scheduler-scoring/pods', pageSize: 2000 });
     this.pdbs = new Informer({ ...common, path: '/apis/policy/v1/poddisruptionbudgets', project: projectPdb, name: 'scheduler-scoring/pdbs' });
     this.core = kc.makeApiClient(k8s.CoreV1Api);
+    this.policy = kc.makeApiClient(k8s.PolicyV1Api);
   }
 
   start(): void {
@@ -55,7 +59,8 @@ export class InformerClusterCache implements ClusterCache {
 
   snapshot(): ClusterSnapshot {
     const pods = this.pods.list();
-    return { nodes: withRequested(this.nodes.list(), pods), pods, pdbs: this.pdbs.list() };
+    const nodes = withRequested(this.nodes.list(), pods);
+    return { nodes, pods: withVolumeZones(pods, nodes), pdbs: this.pdbs.list() };
   }
 
   async freshNode(name: string): Promise<{ node?: ScoringNode; pods: ScoringPod[] }> {
@@ -67,7 +72,13 @@ export class InformerClusterCache implements ClusterCache {
       throw err;
     }
     const list = await this.core.listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${name}` });
-    const pods = list.items.map(projectPod);
-    return { node: withRequested([projectNode(raw)], pods)[0]!, pods };
+    const projected = list.items.map(projectPod);
+    const node = withRequested([projectNode(raw)], projected)[0]!;
+    return { node, pods: withVolumeZones(projected, [node]) };
+  }
+
+  async freshPdbs(): Promise<PdbInfo[]> {
+    const list = await this.policy.listPodDisruptionBudgetForAllNamespaces();
+    return list.items.map(projectPdb);
   }
 }

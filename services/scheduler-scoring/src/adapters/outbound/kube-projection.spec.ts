@@ -94,6 +94,13 @@ describe('projectPod', () => {
         requiredNodeAffinity: [{ matchExpressions: [{ key: 'kubernetes.io/arch', operator: 'In', values: ['arm64'] }] }],
       },
     ],
+    [
+      'a term with only matchFields keeps them as a requirement on the node name',
+      withSpec(aPod('w', 'n1'), {
+        affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: ['n1'] }] }] } } },
+      }),
+      { requiredNodeAffinity: [{ matchExpressions: [], matchFields: [{ key: 'metadata.name', operator: 'In', values: ['n1'] }] }] },
+    ],
   ] as [string, object, object, string[]?][])('%s', (_, raw, expected, absent = []) => {
     const p = projectPod(raw);
     expect(p).toMatchObject(expected);

@@ -5,6 +5,7 @@ import {
   LABEL_ZONE,
   type CapacityType,
   type NodeResources,
+  type NodeSelectorRequirement,
   type NodeSelectorTerm,
   type PdbInfo,
   type QosClass,
@@ -129,6 +130,8 @@ const toleration = (t: Raw): Toleration => ({
   ...(TAINT_EFFECTS.includes(t?.effect) ? { effect: t.effect as TaintEffect } : {}),
 });
 
+const requirement = (e: Raw): NodeSelectorRequirement => ({ key: String(e?.key), operator: e?.operator, ...(e?.values ? { values: [...e.values] } : {}) });
+
 const QOS: readonly QosClass[] = ['Guaranteed', 'Burstable', 'BestEffort'];
 
 /** projectPod — a Pod as scoring sees it: effective requests, owner, selectors, tolerations, volumes. */
@@ -145,10 +148,13 @@ export function projectPod(raw: Raw): ScoringPod {
   const lim = effectiveAmounts(spec, 'limits');
   const requests: ResourceRequests = { ...req, pods: 1 };
   const volumes: Raw[] = spec.volumes ?? [];
+  // A term keeps its matchFields (requirements on metadata.name): dropped, a matchFields-only term would read as
+  // empty — and an empty term matches no node, as in Kubernetes.
   const required: NodeSelectorTerm[] | undefined = spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms?.map(
-    (t: Raw) => ({
-      matchExpressions: (t?.matchExpressions ?? []).map((e: Raw) => ({ key: String(e.key), operator: e.operator, ...(e.values ? { values: [...e.values] } : {}) })),
-    }),
+    (t: Raw): NodeSelectorTerm => {
+      const fields = (t?.matchFields ?? []).map(requirement);
+      return { matchExpressions: (t?.matchExpressions ?? []).map(requirement), ...(fields.length > 0 ? { matchFields: fields } : {}) };
+    },
   );
   const qos: QosClass | undefined = QOS.includes(raw?.status?.qosClass) ? raw.status.qosClass : undefined;
   const mirror = annotations[MIRROR_ANNOTATION] !== undefined || ownerKind === 'Node';

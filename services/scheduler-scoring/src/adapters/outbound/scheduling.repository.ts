@@ -35,6 +35,8 @@ export class InvalidCursorError extends Error {}
 
 const T_DECISIONS = 'nodes.scheduling_decisions';
 const T_PLANS = 'nodes.consolidation_plans';
+/** The advisory lock every replica takes to execute a consolidation plan (`hashtext` of this key). */
+export const EXECUTION_LOCK = 'nodes-manager.optimize.execute';
 
 const iso = (d: Date | string | null): string | null => (d === null ? null : new Date(d).toISOString());
 
@@ -65,6 +67,22 @@ export class SchedulingRepository {
       ],
     );
     return rows.map((r) => ({ ...r, actor: meta.actor, correlationId: meta.correlationId, createdAt: meta.now.toISOString() }));
+  }
+
+  /**
+   * withoutRepeats — the drafts that are not an exact repeat of the last decision recorded for their kind and
+   * subject (same outcome, reason and rationale): the loop records a decision when it changes, not every interval.
+   */
+  async withoutRepeats(tx: EntityManager, drafts: readonly DecisionDraft[]): Promise<DecisionDraft[]> {
+    const out: DecisionDraft[] = [];
+    for (const d of drafts) {
+      const [last] = (await tx.query(
+        `SELECT outcome, reason, rationale FROM ${T_DECISIONS} WHERE kind = $1 AND subject = $2 ORDER BY created_at DESC, id DESC LIMIT 1`,
+        [d.kind, d.subject],
+      )) as { outcome: string; reason: string; rationale: string }[];
+      if (!last || last.outcome !== d.outcome || last.reason !== d.reason || last.rationale !== d.rationale) out.push(d);
+    }
+    return out;
   }
 
   /** listDecisions — newest first; filters kind and subject; cursor = the last row's (created_at, id). */
@@ -120,14 +138,57 @@ export class SchedulingRepository {
     ]);
   }
 
-  /** recentDrainIds — drain operations started by executed plans since `since` (to count those still running). */
+  /**
+   * recordDrain — append one started drain to the plan's `execution.drained` at once (its own statement, not the
+   * end-of-run transaction), so {@link recentDrainIds} counts it even if the run stops half-way.
+   */
+  async recordDrain(id: string, drain: { node: string; operationId: string; status: string }): Promise<void> {
+    await this.ds.query(
+      `UPDATE ${T_PLANS}
+          SET plan = jsonb_set(plan, '{execution}',
+                COALESCE(plan->'execution', '{}'::jsonb)
+                || jsonb_build_object('drained', COALESCE(plan->'execution'->'drained', '[]'::jsonb) || jsonb_build_array($2::jsonb)))
+        WHERE id = $1`,
+      [id, JSON.stringify(drain)],
+    );
+  }
+
+  /** recentDrainIds — drain operations started by plans made since `since`, each recorded as it started (to count those still running). */
   async recentDrainIds(since: Date): Promise<string[]> {
     const rows: { id: string }[] = await this.ds.query(
       `SELECT DISTINCT d->>'operationId' AS id FROM ${T_PLANS}, jsonb_array_elements(COALESCE(plan->'execution'->'drained', '[]'::jsonb)) AS d
-       WHERE executed_at >= $1 AND d ? 'operationId'`,
+       WHERE created_at >= $1 AND d ? 'operationId'`,
       [since.toISOString()],
     );
     return rows.map((r) => r.id);
+  }
+
+  /**
+   * tryExecutionLock — the cluster-wide execution lock: `pg_try_advisory_lock` on {@link EXECUTION_LOCK} held by a
+   * connection of its own for the whole run, so one replica executes at a time and OPTIMIZE_MAX_DISRUPTIONS holds
+   * across them. Undefined when another run holds it. The release unlocks and returns the connection; should the
+   * process die instead, Postgres drops the lock with the connection.
+   */
+  async tryExecutionLock(): Promise<(() => Promise<void>) | undefined> {
+    const qr = this.ds.createQueryRunner();
+    await qr.connect();
+    try {
+      const [row] = (await qr.query(`SELECT pg_try_advisory_lock(hashtext($1)) AS locked`, [EXECUTION_LOCK])) as { locked: boolean }[];
+      if (!row?.locked) {
+        await qr.release();
+        return undefined;
+      }
+    } catch (err) {
+      await qr.release();
+      throw err;
+    }
+    return async () => {
+      try {
+        await qr.query(`SELECT pg_advisory_unlock(hashtext($1))`, [EXECUTION_LOCK]);
+      } finally {
+        await qr.release();
+      }
+    };
   }
 
   async latestPlan(nodePool: string | null): Promise<PlanRow | undefined> {
