@@ -29,15 +29,17 @@ import {
 } from '@nodes-manager/platform';
 import type { UncordonConfig } from './config.js';
 import {
+  drainDeadline,
   drainPodOutcomes,
   initialDrainState,
   nextDrainStep,
   planDrain,
+  timeoutBeforeLoop,
   type DrainPlan,
   type DrainState,
   type EvictionResult,
 } from './domain/plan-drain.js';
-import { drainPodOf, type KubeNodes } from './adapters/outbound/kube-nodes.adapter.js';
+import { drainPodOf, type KubeNodes, type PatchResult } from './adapters/outbound/kube-nodes.adapter.js';
 import { drainView, type DrainRepository, type DrainRow } from './adapters/outbound/drain.repository.js';
 import type { UncordonRepository } from './adapters/outbound/uncordon.repository.js';
 import { DRAIN_REPOSITORY, KUBE_NODES, UNCORDON_CONFIG, UNCORDON_LEADER, UNCORDON_REPOSITORY } from './tokens.js';
@@ -58,6 +60,8 @@ const API_RETRY_MS = 2_000;
 export class DrainService {
   private readonly running = new Map<string, Promise<void>>();
   private stopping = false;
+  /** The pick-up in flight: pick-ups never overlap, so no operation is started twice by one process. */
+  private picking?: Promise<void>;
   private readonly drains;
 
   constructor(
@@ -107,9 +111,16 @@ export class DrainService {
     return drainView(row);
   }
 
-  /** kick — the leader picks up every active operation it is not already running (called by the worker's tick). */
+  /**
+   * kick — the leader picks up every active operation it is not already running. Called when this replica took the
+   * request, on becoming leader, and every `DRAIN_PICKUP_MS` by the loop (so a request another replica recorded
+   * starts within a second or two); on a replica that is not the leader it does nothing, not even a query.
+   */
   kick(): void {
-    void this.resumeActive().catch((err) => this.logger.warn('drain pick-up failed', { err: (err as Error).message }));
+    if (this.picking) return;
+    this.picking = this.resumeActive()
+      .catch((err) => this.logger.warn('drain pick-up failed', { err: (err as Error).message }))
+      .finally(() => (this.picking = undefined));
   }
 
   private async resumeActive(): Promise<void> {
@@ -121,6 +132,11 @@ export class DrainService {
         .finally(() => this.running.delete(op.id));
       this.running.set(op.id, run);
     }
+  }
+
+  /** settled — resolves when the run of this operation (if this process runs it) has ended; for tests and tooling. */
+  async settled(id: string): Promise<void> {
+    await this.running.get(id);
   }
 
   /** stop — no new steps; active operations stay `running` in the database for the next leader to resume. */
@@ -139,16 +155,33 @@ export class DrainService {
     const errors: string[] = [...((op.progress.errors as string[] | undefined) ?? [])];
     if (resumed) this.logger.info('resuming drain', { node: op.node, operationId: op.id });
 
-    const node = await this.kube.getNode(op.node);
+    // Before the loop (which checks the deadline every step): an operation picked up past its deadline, or whose
+    // first API reads keep failing until then, ends failed with the timeout reason — never pending forever.
+    const timedOut = (): Promise<void> | undefined => {
+      const t = timeoutBeforeLoop(op.startedAt, op.options, (op.progress.pods as Array<{ phase?: string }> | undefined) ?? [], this.clock.now());
+      return t && this.finish(op, DrainStatus.FAILED, { ...op.progress, ...base, errors }, t.reason, t.message);
+    };
+    const early = timedOut();
+    if (early) return early;
+    const read = <T>(what: string, call: () => Promise<T>) => this.beforeDeadline(op, errors, what, call);
+
+    const node = await read('reading the node', () => this.kube.getNode(op.node));
+    if (node === STOPPED) return;
+    if (node === TIMED_OUT) return timedOut();
     if (!node) return this.finish(op, DrainStatus.FAILED, { ...base, errors }, DrainFailureReason.NODE_NOT_FOUND, `node ${op.node} not found`);
     if (!(await this.leader.stillLeader())) return;
-    const cordon = await this.kube.cordonForDrain(op.node, { [DRAIN_OPERATION_ANNOTATION]: op.id });
+    const cordon = await read('cordoning', () => this.kube.cordonForDrain(op.node, { [DRAIN_OPERATION_ANNOTATION]: op.id }));
+    if (cordon === STOPPED) return;
+    if (cordon === TIMED_OUT) return timedOut();
     if (!cordon.ok) {
       const message = cordon.conflict ? 'conflict' : cordon.message;
       return this.finish(op, DrainStatus.FAILED, { ...base, errors: [...errors, message] }, cordon.conflict || !cordon.notFound ? DrainFailureReason.CORDON_FAILED : DrainFailureReason.NODE_NOT_FOUND, `cordon failed: ${message}`);
     }
 
-    let pods = (await this.kube.podsOnNode(op.node)).map(drainPodOf);
+    const listed = await read('listing pods', () => this.kube.podsOnNode(op.node));
+    if (listed === STOPPED) return;
+    if (listed === TIMED_OUT) return timedOut();
+    let pods = listed.map(drainPodOf);
     const plan = planDrain(pods, op.options);
     let state = initialDrainState(plan, op.startedAt, op.options);
     let pdbWaits = base.pdbWaits;
@@ -200,7 +233,32 @@ export class DrainService {
     }
   }
 
-  /** finish — the final state, its scaling event and its CloudEvent in one transaction; the drain annotation goes. */
+  /**
+   * beforeDeadline — one API call before the drain loop, retried every `API_RETRY_MS` while the deadline is ahead;
+   * each failure is kept in `progress.errors`. TIMED_OUT once the deadline passed, STOPPED when this process
+   * should stop (the next leader resumes the operation).
+   */
+  private async beforeDeadline<T>(op: DrainRow, errors: string[], what: string, call: () => Promise<T>): Promise<T | typeof TIMED_OUT | typeof STOPPED> {
+    const deadline = drainDeadline(op.startedAt, op.options).getTime();
+    for (;;) {
+      if (this.shouldStop()) return STOPPED;
+      if (this.clock.now().getTime() >= deadline) return TIMED_OUT;
+      try {
+        return await call();
+      } catch (err) {
+        errors.push(`${what}: ${(err as Error).message}`);
+        this.logger.warn('drain API call failed; retrying within the deadline', { node: op.node, operationId: op.id, err: (err as Error).message });
+        await this.repo.saveProgress(op.id, { ...op.progress, errors: errors.slice(-20) }, this.clock.now());
+        await sleep(API_RETRY_MS);
+      }
+    }
+  }
+
+  /**
+   * finish — the final state, its scaling event and its CloudEvent in one transaction; the drain annotation goes.
+   * When the operation was no longer active (someone else ended it), nothing else happens: the annotation may
+   * already belong to a newer drain of the node.
+   */
   private async finish(
     op: DrainRow,
     status: typeof DrainStatus.COMPLETED | typeof DrainStatus.FAILED,
@@ -216,15 +274,22 @@ export class DrainService {
       message,
       ...(plan && state ? { outcomes: drainPodOutcomes(plan, state).map(({ pod, outcome }) => ({ pod, outcome })) } : {}),
     };
-    await this.ds.transaction(async (tx) => {
-      if (!(await this.repo.transition(tx, op.id, status, final, now, reason))) return;
+    const ended = await this.ds.transaction(async (tx) => {
+      if (!(await this.repo.transition(tx, op.id, status, final, now, reason))) return false;
       await this.record(tx, op, status === DrainStatus.COMPLETED ? 'drain.completed' : 'drain.failed', reason ?? 'COMPLETED', status, final, message);
+      return true;
     });
+    if (!ended) {
+      this.logger.info('drain already ended elsewhere; left as it is', { node: op.node, operationId: op.id });
+      return;
+    }
     this.outbox.added();
     this.drains.inc({ service: 'uncordon', status });
     this.logger.info(`drain ${status}`, { node: op.node, operationId: op.id, reason, message });
     // The node stays cordoned (by us); only the "draining" mark goes.
-    const cleared = await this.kube.patchNode(op.node, { metadata: { annotations: { [DRAIN_OPERATION_ANNOTATION]: null } } });
+    const cleared: PatchResult = await this.kube
+      .patchNode(op.node, { metadata: { annotations: { [DRAIN_OPERATION_ANNOTATION]: null } } })
+      .catch((err: Error) => ({ ok: false, conflict: false, notFound: false, message: err.message }));
     if (!cleared.ok && !(!cleared.conflict && cleared.notFound)) {
       this.logger.warn('could not clear the drain annotation', { node: op.node, operationId: op.id });
     }
@@ -284,5 +349,9 @@ export function progressOf(plan: DrainPlan, state: DrainState, extra: { resumed:
     refused: plan.refuse.map((r) => ({ pod: podName(r.pod), reason: r.reason })),
   };
 }
+
+/** Outcomes of {@link DrainService.beforeDeadline} other than the call's own result. */
+const TIMED_OUT = Symbol('timed out');
+const STOPPED = Symbol('stopped');
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, Math.max(50, ms)).unref());

@@ -6,6 +6,7 @@ import {
   initialDrainState,
   nextDrainStep,
   planDrain,
+  timeoutBeforeLoop,
   type DrainFilterOptions,
   type DrainPod,
   type DrainState,
@@ -169,5 +170,19 @@ describe('nextDrainStep', () => {
       ['default/b', 'BLOCKED_BY_PDB'],
       ['default/ds', 'SKIPPED_DAEMONSET'],
     ]);
+  });
+});
+
+describe('timeoutBeforeLoop', () => {
+  const started = new Date('2026-03-01T10:00:00Z');
+  const after = (seconds: number) => new Date(started.getTime() + seconds * 1000);
+
+  it.each([
+    ['a drain within its deadline goes on', 59, [], undefined],
+    ['a drain at its deadline with no saved pods failed with pods not gone', 60, [], 'TIMEOUT_PODS_NOT_GONE'],
+    ['a resumed drain past its deadline whose pods were blocked failed blocked by a PDB', 600, [{ phase: 'gone' }, { phase: 'blocked' }], 'TIMEOUT_BLOCKED_BY_PDB'],
+    ['a resumed drain past its deadline whose pods were terminating failed with pods not gone', 600, [{ phase: 'evicted' }], 'TIMEOUT_PODS_NOT_GONE'],
+  ])('%s', (_sentence, seconds, pods, reason) => {
+    expect(timeoutBeforeLoop(started, { timeoutSeconds: 60 }, pods, after(seconds))?.reason).toBe(reason);
   });
 });

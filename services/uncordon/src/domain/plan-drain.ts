@@ -113,6 +113,31 @@ export const DRAIN_POLL_MS = 2_000;
 const PDB_RETRY_MS = DRAIN_PDB_RETRY_SECONDS * 1000;
 
 /** initialDrainState — the loop's start: evict and delete from the plan; already-terminating pods awaited. */
+/** drainDeadline — when a drain started at `startedAt` must have ended: startedAt + timeoutSeconds (kept across restarts). */
+export function drainDeadline(startedAt: Date, options: Pick<DrainOptions, 'timeoutSeconds'>): Date {
+  return new Date(startedAt.getTime() + options.timeoutSeconds * 1000);
+}
+
+/**
+ * timeoutBeforeLoop — the failure of a drain whose deadline passed before its loop could run (a resumed operation
+ * picked up too late, or API reads failing until then): by the pods its saved progress last showed, blocked by a
+ * PodDisruptionBudget or else not gone; undefined while the deadline is still ahead.
+ */
+export function timeoutBeforeLoop(
+  startedAt: Date,
+  options: Pick<DrainOptions, 'timeoutSeconds'>,
+  savedPods: ReadonlyArray<{ readonly phase?: string }>,
+  now: Date,
+): { readonly reason: DrainFailureReason; readonly message: string } | undefined {
+  const deadline = drainDeadline(startedAt, options);
+  if (now.getTime() < deadline.getTime()) return undefined;
+  const blocked = savedPods.some((p) => p.phase === 'blocked');
+  return {
+    reason: blocked ? DrainFailureReason.TIMEOUT_BLOCKED_BY_PDB : DrainFailureReason.TIMEOUT_PODS_NOT_GONE,
+    message: `timed out at ${deadline.toISOString()} before the drain could go on`,
+  };
+}
+
 export function initialDrainState(plan: DrainPlan, startedAt: Date, options: Pick<DrainOptions, 'timeoutSeconds'>): DrainState {
   const progress = (pod: DrainPod, mode: DrainPodProgress['mode']): DrainPodProgress => ({
     uid: pod.uid,
@@ -124,7 +149,7 @@ export function initialDrainState(plan: DrainPlan, startedAt: Date, options: Pic
   });
   return {
     startedAt,
-    deadline: new Date(startedAt.getTime() + options.timeoutSeconds * 1000),
+    deadline: drainDeadline(startedAt, options),
     pods: [
       ...plan.evict.map((p) => progress(p, 'evict')),
       ...plan.delete.map((p) => progress(p, 'delete')),

@@ -10,15 +10,22 @@ import { NODE_SOURCE, UNCORDON_CONFIG, UNCORDON_LEADER } from '../../tokens.js';
 const CHANGE_DEBOUNCE_MS = 200;
 /** Requeues sooner than this are rounded up: a bound on cycles per second whatever the verdicts say. */
 const MIN_REQUEUE_MS = 250;
+/**
+ * The leader looks for drain operations to run this often (one query on the partial index of active operations),
+ * so a `node.drain` another replica recorded starts within about a second. Not the leader: no query at all.
+ */
+export const DRAIN_PICKUP_MS = 1_000;
 
 /**
- * UncordonLoop — the timers: a cycle on each node change (debounced), on each scan tick (`SCAN_INTERVAL_SECONDS`, when drains are also picked up;
- * the node cache resyncs on the same interval), when a verdict's requeue is due, and on becoming leader.
+ * UncordonLoop — the timers: a cycle on each node change (debounced), on each scan tick (`SCAN_INTERVAL_SECONDS`;
+ * the node cache resyncs on the same interval), when a verdict's requeue is due, and on becoming leader; drains are
+ * picked up every `DRAIN_PICKUP_MS` and on becoming leader.
  * Thin: every decision is in the services.
  */
 @Injectable()
 export class UncordonLoop implements OnApplicationBootstrap, OnApplicationShutdown {
   private tick?: NodeJS.Timeout;
+  private drainPickup?: NodeJS.Timeout;
   private change?: NodeJS.Timeout;
   private requeue?: NodeJS.Timeout;
   private stopped = false;
@@ -41,11 +48,10 @@ export class UncordonLoop implements OnApplicationBootstrap, OnApplicationShutdo
     this.leader.start();
     await this.source.start(() => this.onNodeChange());
     const every = this.config.SCAN_INTERVAL_SECONDS * 1000;
-    this.tick = setInterval(() => {
-      this.cycle();
-      this.drains.kick();
-    }, every);
+    this.tick = setInterval(() => this.cycle(), every);
     this.tick.unref();
+    this.drainPickup = setInterval(() => this.drains.kick(), DRAIN_PICKUP_MS);
+    this.drainPickup.unref();
   }
 
   private onNodeChange(): void {
@@ -76,7 +82,7 @@ export class UncordonLoop implements OnApplicationBootstrap, OnApplicationShutdo
 
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
-    for (const t of [this.tick, this.change, this.requeue]) if (t) clearTimeout(t);
+    for (const t of [this.tick, this.drainPickup, this.change, this.requeue]) if (t) clearTimeout(t);
     await this.source.stop();
     await this.drains.stop();
     await this.uncordon.runCycle().catch(() => undefined);
