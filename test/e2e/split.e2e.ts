@@ -56,12 +56,20 @@ describe('the six services as separate processes on the real broker and database
     for (const s of ServiceNames.filter((n) => n !== 'api-gateway')) expect([s, body.services[s]?.ready]).toEqual([s, true]);
   });
 
-  it('a rebalance cordon is reversed across processes: patch, scaling event row, node.uncordoned on the broker; a kubectl cordon stays', async () => {
+  it('a rebalance cordon is reversed across processes (patch, scaling event row, node.uncordoned on the broker); kubectl, Karpenter, NotReady and opted-out cordons stay, each explained', async () => {
     await waitFor(async () => ((await (await api('/api/v1/nodes?limit=500')).json()) as { items: unknown[] }).items.length === 12, 'node-sync to project the fleet', 60_000, 500);
     const nodes = ((await (await api('/api/v1/nodes?limit=500&state=Ready')).json()) as { items: { name: string }[] }).items;
-    const [rebalanced, manual] = [nodes[0]!.name, nodes[1]!.name];
+    const [rebalanced, manual, karpenter, flapped, optedOut] = nodes.slice(0, 5).map((n) => n.name) as [string, string, string, string, string];
     kube.scenario.cordonAsNth(rebalanced, { taint: true });
     kube.scenario.cordonAsKubectl(manual);
+    // Cordoned the NTH way, but each with a reason never to be touched.
+    kube.scenario.cordonAsNth(karpenter, { taint: true });
+    kube.scenario.addTaint(karpenter, { key: 'karpenter.sh/disrupted', effect: 'NoSchedule' });
+    kube.scenario.cordonAsNth(flapped, { taint: true, at: new Date(Date.now() - 60_000) });
+    kube.scenario.setReady(flapped, false);
+    kube.scenario.setReady(flapped, true);
+    kube.scenario.setAnnotation(optedOut, 'nodes-manager/auto-uncordon', 'disabled');
+    kube.scenario.cordonAsNth(optedOut, { taint: true });
 
     const ev = await events.waitFor((e) => e.type === 'node.uncordoned' && e.subject === rebalanced, 'node.uncordoned for the rebalanced node', 60_000);
     expect(ev).toMatchObject({ source: 'nodes-manager/uncordon', actor: 'system:uncordon' });
@@ -76,7 +84,14 @@ describe('the six services as separate processes on the real broker and database
     expect(live.metadata?.annotations?.['nodes-manager/uncordoned-at']).toBeDefined();
 
     const cordons = (await (await api('/api/v1/cordons')).json()) as { items: { node: string; decision: string; reason: string }[] };
-    expect(cordons.items.find((c) => c.node === manual)).toMatchObject({ decision: 'skip', reason: 'CORDONED_BY_OTHER_MANAGER' });
+    const why = (node: string) => cordons.items.find((c) => c.node === node);
+    expect(why(manual)).toMatchObject({ decision: 'skip', reason: 'CORDONED_BY_OTHER_MANAGER' });
+    expect(why(karpenter)).toMatchObject({ decision: 'skip', reason: 'KARPENTER_DISRUPTION_TAINT' });
+    expect(why(flapped)).toMatchObject({ decision: 'skip', reason: 'NOT_READY_SINCE_CORDON' });
+    expect(why(optedOut)).toMatchObject({ decision: 'skip', reason: 'OPTED_OUT' });
+    const core = kube.kubeConfig().makeApiClient((await import('@kubernetes/client-node')).CoreV1Api);
+    for (const n of [manual, karpenter, flapped, optedOut]) expect(`${n} ${(await core.readNode({ name: n })).spec?.unschedulable}`).toBe(`${n} true`);
+    expect(events.events.filter((e) => e.type === 'node.uncordoned' && [manual, karpenter, flapped, optedOut].includes(e.subject!))).toEqual([]);
     await waitFor(async () => {
       const n = (await (await api(`/api/v1/nodes/${rebalanced}`)).json()) as { unschedulable: boolean };
       return n.unschedulable === false;
