@@ -58,7 +58,7 @@ describe('drain: leader pick-up, deadlines, operations ended elsewhere', () => {
 
     const op = await drains(b).start(aDrain('n-1'), meta);
     expect(op.status).toBe('pending');
-    const started = await waitFor(async () => ((await operation(op.id))?.status !== 'pending' ? true : undefined), 'the leader to pick the drain up', 4_000);
+    const started = await waitFor(async () => ((await operation(op.id))?.status !== 'pending' ? true : undefined), 'the leader to pick the drain up', 8_000);
     expect(started).toBe(true);
     await waitFor(async () => ((await operation(op.id))?.status === 'completed' ? true : undefined), 'the drain to complete', 10_000);
   }, 30_000);
@@ -84,7 +84,7 @@ describe('drain: leader pick-up, deadlines, operations ended elsewhere', () => {
     const ended = await waitFor(async () => {
       const o = await operation(id);
       return o?.status === 'failed' ? o : undefined;
-    }, 'the drain to fail at its deadline', 6_000);
+    }, 'the drain to fail at its deadline', 8_000);
     expect(ended.reason).toBe('TIMEOUT_PODS_NOT_GONE');
     expect(ended.progress.message).toMatch(/timed out/);
   }, 30_000);
@@ -104,7 +104,7 @@ describe('drain: leader pick-up, deadlines, operations ended elsewhere', () => {
     const ended = await waitFor(async () => {
       const o = await operation(id);
       return o?.status === 'failed' ? o : undefined;
-    }, 'the drain to fail', 4_000);
+    }, 'the drain to fail', 8_000);
     expect(ended.reason).toBe('TIMEOUT_PODS_NOT_GONE');
   }, 30_000);
 
