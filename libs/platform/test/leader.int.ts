@@ -51,6 +51,20 @@ describe('leader election (Postgres advisory lock)', () => {
     expect(Number(a.isLeader) + Number(b.isLeader)).toBe(1);
   });
 
+  it('an elector stopped while it is still connecting leaves no session behind and never takes the lock', async () => {
+    db = await createTestDatabase();
+    const name = `stopped-${process.pid}-${Date.now()}`;
+    const a = elector(name);
+    a.start();
+    await a.stop();
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await db.query(`SELECT 1 FROM pg_stat_activity WHERE application_name = $1`, [`nodes-manager/leader/${name}`])).toEqual([]);
+    expect(a.isLeader).toBe(false);
+    const b = elector(name);
+    b.start();
+    await waitFor(() => b.isLeader, 'another replica to take the free lock');
+  });
+
   it('locks of different names are independent', async () => {
     db = await createTestDatabase();
     const a = elector(`x-${Date.now()}`);

@@ -57,13 +57,23 @@ export class LeaderElector {
           connectionTimeoutMillis: LEADER_QUERY_TIMEOUT_MS,
           query_timeout: LEADER_QUERY_TIMEOUT_MS,
         });
-        c.on('error', () => this.drop());
-        c.on('end', () => this.drop());
+        c.on('error', () => this.dropIfCurrent(c));
+        c.on('end', () => this.dropIfCurrent(c));
         await c.connect();
+        // stop() may have run while connecting: a stopped elector must not keep a session (nor take the lock).
+        if (this.stopped) {
+          await c.end().catch(() => undefined);
+          return;
+        }
         this.client = c;
       }
       if (!this.leader) {
-        const [row] = (await this.client.query('SELECT pg_try_advisory_lock(hashtext($1)) AS got', [this.lockName()])).rows;
+        const client = this.client;
+        const [row] = (await client.query('SELECT pg_try_advisory_lock(hashtext($1)) AS got', [this.lockName()])).rows;
+        if (this.stopped || this.client !== client) {
+          await client.end().catch(() => undefined);
+          return;
+        }
         if (row.got) this.set(true);
       } else if (!(await this.stillLeader())) this.drop();
     } catch {
@@ -90,6 +100,10 @@ export class LeaderElector {
       this.drop();
       return false;
     }
+  }
+
+  private dropIfCurrent(c: pg.Client): void {
+    if (this.client === c) this.drop();
   }
 
   private drop(): void {
