@@ -47,6 +47,8 @@ export const MIGRATION_LOCK_KEY = 0x6e6d6d67; // "nmmg"
  */
 export async function runMigrations(ds: DataSource, spec: ServiceDatabaseSpec): Promise<string[]> {
   const client = new pg.Client({ connectionString: spec.url, application_name: `nodes-manager/${spec.service}/migrate` });
+  // A connection lost while migrating fails the queries below (and so the start); it must not also crash the process.
+  client.on('error', () => undefined);
   await client.connect();
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);

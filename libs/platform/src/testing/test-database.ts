@@ -22,6 +22,7 @@ export async function createTestDatabase(prefix = 'nm_test'): Promise<TestDataba
   u.pathname = `/${name}`;
   const url = u.toString();
   const pool = new pg.Pool({ connectionString: url, max: 2 });
+  pool.on('error', () => undefined); // idle clients die when the database is dropped
   return {
     url,
     name,
