@@ -62,9 +62,15 @@ describe('auto-uncordon against the simulator', () => {
     );
     expect(owner?.manager).toBe('nodes-manager');
 
-    const rows = await db.query<{ action: string; reason: string; dry_run: boolean; evidence: Record<string, unknown> }>(
-      `SELECT action, reason, dry_run, evidence FROM nodes.scaling_events WHERE node_name = 'n-nth'`,
-    );
+    // The record follows the patch (intent, patch, then record): wait for it rather than racing it.
+    const rows = await waitFor(async () => {
+      const r = await db.query<{ action: string; reason: string; dry_run: boolean; evidence: Record<string, unknown> }>(
+        `SELECT action, reason, dry_run, evidence FROM nodes.scaling_events WHERE node_name = 'n-nth'`,
+      );
+      return r.length > 0 ? r : undefined;
+    }, 'the scaling event of n-nth', 10_000);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await db.query(`SELECT 1 FROM nodes.scaling_events WHERE node_name = 'n-nth'`)).toHaveLength(1);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ action: 'uncordon', reason: 'UNCORDON', dry_run: false });
     expect(rows[0]!.evidence).toMatchObject({
