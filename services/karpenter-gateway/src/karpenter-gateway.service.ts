@@ -171,7 +171,12 @@ export class KarpenterGatewayService {
    */
   async consolidate(name: string, dryRun: boolean, meta: CommandMeta): Promise<ConsolidationResult> {
     const base = { nodePool: name, action: 'consolidate' as const, meta, dryRun, request: { name, dryRun }, before: null, now: this.clock.now() };
-    return this.refusalsRecorded(base, async () => {
+    return this.refusalsRecorded(base, () => (dryRun ? this.consolidateLocked(name, dryRun, meta, base) : this.changes.withPoolLock(name, () => this.consolidateLocked(name, dryRun, meta, base))));
+  }
+
+  /** consolidateLocked — the consolidation itself; a real one runs holding the pool's lock (see withPoolLock). */
+  private async consolidateLocked(name: string, dryRun: boolean, meta: CommandMeta, base: Omit<NodePoolChange, 'result' | 'after'>): Promise<ConsolidationResult> {
+    {
       await this.requireInstalledForWrite();
       const pool = await this.readPool(name, 'KARPENTER_NOT_INSTALLED_FOR_WRITE');
       const reply = await this.bus.send<unknown>('scheduler-scoring', Commands.optimizePlan, { nodePool: name }, meta, { timeoutMs: this.opts.planTimeoutMs });
@@ -194,11 +199,18 @@ export class KarpenterGatewayService {
       });
       const uidOf = new Map(claims.map((c) => [c.metadata.name, c.metadata.uid]));
       const done: ConsolidationResult['nodeClaims'] = [];
+      const skipped = [...selection.skipped];
       const failed: ConsolidationResult['failed'] = [];
       if (dryRun) done.push(...selection.selected);
       else {
         for (const s of selection.selected) {
           try {
+            const blocking = await this.kube.podsBlockingDisruption(s.node);
+            if (blocking.length > 0) {
+              skipped.push({ node: s.node, nodeClaim: s.nodeClaim, reason: 'pod_do_not_disrupt' });
+              this.logger.info('nodeclaim kept: a pod on its node carries karpenter.sh/do-not-disrupt', { nodePool: name, node: s.node, pods: blocking });
+              continue;
+            }
             await this.kube.deleteNodeClaim(s.nodeClaim, uidOf.get(s.nodeClaim));
             done.push(s);
           } catch (err) {
@@ -206,16 +218,16 @@ export class KarpenterGatewayService {
           }
         }
       }
-      const result: ConsolidationResult = { nodePool: name, dryRun, nodeClaims: done, failed, skipped: selection.skipped, budget: selection.budget, planned: planned.length };
+      const result: ConsolidationResult = { nodePool: name, dryRun, nodeClaims: done, failed, skipped, budget: selection.budget, planned: planned.length };
       await this.recordApplied(
         { ...base, now: this.clock.now(), after: result, result: dryRun ? 'dry-run' : failed.length ? 'partial' : 'applied' },
         dryRun ? undefined : { type: EventTypes.nodepoolConsolidationRequested, data: result },
       );
       this.logger.info(dryRun ? 'nodepool consolidation (dry run)' : 'nodepool consolidation requested', {
-        nodePool: name, actor: meta.actor, correlationId: meta.correlationId, nodeClaims: done.map((d) => d.nodeClaim), skipped: selection.skipped.length,
+        nodePool: name, actor: meta.actor, correlationId: meta.correlationId, nodeClaims: done.map((d) => d.nodeClaim), skipped: skipped.length,
       });
       return result;
-    });
+    }
   }
 
   // ---- helpers ----

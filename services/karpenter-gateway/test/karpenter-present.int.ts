@@ -179,6 +179,50 @@ describe('karpenter-gateway with Karpenter (through the REST API)', () => {
     expect(h.sim.stats().byVerbResource['delete nodeclaims']).toBe(deletesBefore + 1);
   });
 
+  it('keeps a NodeClaim whose node runs a do-not-disrupt pod the plan did not know about (read fresh before deleting)', async () => {
+    expect((await h.call('POST', '/api/v1/nodepools', aNodePool({ metadata: { name: 'fresh' }, spec: { disruption: { budgets: [{ nodes: '100%' }] } } }))).status).toBe(201);
+    h.sim.load({
+      nodes: [aNode('f-0', 'fresh'), aNode('f-1', 'fresh')] as never,
+      nodeClaims: [aNodeClaim('fc-0', 'fresh', 'f-0'), aNodeClaim('fc-1', 'fresh', 'f-1')],
+      pods: [
+        {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { name: 'late-arrival', namespace: 'default', uid: 'late-arrival-uid', annotations: DND },
+          spec: { nodeName: 'f-0', containers: [{ name: 'c', image: 'busybox' }] },
+          status: { phase: 'Running' },
+        },
+      ] as never,
+    });
+    // The plan (older than the pod) proposes both nodes.
+    h.scheduler.planRemoving(['f-0', 'f-1']);
+    const deletesBefore = h.sim.stats().byVerbResource['delete nodeclaims'] ?? 0;
+    const res = await h.call('POST', '/api/v1/nodepools/fresh/consolidate', { dryRun: false });
+    expect(res.status).toBe(202);
+    expect(res.body.nodeClaims.map((c: { nodeClaim: string }) => c.nodeClaim)).toEqual(['fc-1']);
+    expect(res.body.skipped).toContainEqual({ node: 'f-0', nodeClaim: 'fc-0', reason: 'pod_do_not_disrupt' });
+    expect(h.sim.stats().byVerbResource['delete nodeclaims']).toBe(deletesBefore + 1);
+  });
+
+  it('serialises consolidations of one pool: two at once never delete more than the budget allows', async () => {
+    expect((await h.call('POST', '/api/v1/nodepools', aNodePool({ metadata: { name: 'twice' }, spec: { disruption: { budgets: [{ nodes: '1' }] } } }))).status).toBe(201);
+    const nodes = ['t-0', 't-1', 't-2'];
+    h.sim.load({ nodes: nodes.map((n) => aNode(n, 'twice')) as never, nodeClaims: nodes.map((n, i) => aNodeClaim(`tc-${i}`, 'twice', n, { deleting: false })) });
+    h.scheduler.planRemoving(nodes, 'empty');
+    const [a, b] = await Promise.all([
+      h.call('POST', '/api/v1/nodepools/twice/consolidate', { dryRun: false }),
+      h.call('POST', '/api/v1/nodepools/twice/consolidate', { dryRun: false }),
+    ]);
+    expect([a.status, b.status]).toEqual([202, 202]);
+    // One after the other: each run reads the pool after the other's deletion (the simulator removes a deleted NodeClaim
+    // at once), so each deletes one distinct NodeClaim within its budget of 1. Run together on one view, both would pick
+    // the same NodeClaim and one deletion would fail.
+    expect([...a.body.failed, ...b.body.failed]).toEqual([]);
+    const deleted = [...a.body.nodeClaims, ...b.body.nodeClaims].map((c: { nodeClaim: string }) => c.nodeClaim);
+    expect([a.body.nodeClaims.length, b.body.nodeClaims.length]).toEqual([1, 1]);
+    expect(new Set(deleted).size).toBe(2);
+  });
+
   it('answers SERVICE_UNAVAILABLE (503) or TIMEOUT (504) when scheduler-scoring does not answer, and deletes nothing', async () => {
     await h.call('POST', '/api/v1/nodepools', aNodePool({ metadata: { name: 'lonely' } }));
     const deletesBefore = h.sim.stats().byVerbResource['delete nodeclaims'] ?? 0;

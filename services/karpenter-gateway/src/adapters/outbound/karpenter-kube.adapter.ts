@@ -148,6 +148,21 @@ export class KarpenterKube {
     }
   }
 
+  /**
+   * podsBlockingDisruption — pods on the node that carry `karpenter.sh/do-not-disrupt: "true"`, read fresh just before
+   * a NodeClaim is deleted (a plan may be older than such a pod).
+   */
+  async podsBlockingDisruption(node: string): Promise<string[]> {
+    try {
+      const pods = await this.core.listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${node}` });
+      return pods.items
+        .filter((p) => p.metadata?.annotations?.['karpenter.sh/do-not-disrupt'] === 'true' && !['Succeeded', 'Failed'].includes(p.status?.phase ?? ''))
+        .map((p) => `${p.metadata?.namespace}/${p.metadata?.name}`);
+    } catch (err) {
+      throw failure(err, `list pods of node ${node}`);
+    }
+  }
+
   /** nodeAnnotations — the node's annotations, or undefined when the node is gone. */
   async nodeAnnotations(node: string): Promise<Record<string, string> | undefined> {
     try {

@@ -49,6 +49,25 @@ export class NodePoolChangesRepository {
     return id;
   }
 
+  /**
+   * withPoolLock — runs `fn` holding a Postgres advisory lock of the pool, so two replicas never consolidate one pool
+   * at the same time (each would read the budget before the other's deletions).
+   */
+  async withPoolLock<T>(pool: string, fn: () => Promise<T>): Promise<T> {
+    const qr = this.ds.createQueryRunner();
+    await qr.connect();
+    try {
+      await qr.query(`SELECT pg_advisory_lock(hashtext($1))`, [`nodes-manager.consolidate.${pool}`]);
+      try {
+        return await fn();
+      } finally {
+        await qr.query(`SELECT pg_advisory_unlock(hashtext($1))`, [`nodes-manager.consolidate.${pool}`]).catch(() => undefined);
+      }
+    } finally {
+      await qr.release();
+    }
+  }
+
   private async write(id: string, change: NodePoolChange, json: (v: unknown) => string | null, event?: { type: EventType; data: unknown }): Promise<void> {
     await this.ds.transaction(async (tx) => {
       await tx.query(
