@@ -19,6 +19,8 @@ export class SchedulerScoringInitial1764500000000 implements MigrationInterface 
       created_at timestamptz NOT NULL
     )`);
     await q.query(`CREATE INDEX scheduling_decisions_created ON nodes.scheduling_decisions (created_at DESC, id DESC)`);
+    // The loop looks up the last decision per (kind, subject) to record only changes.
+    await q.query(`CREATE INDEX scheduling_decisions_subject ON nodes.scheduling_decisions (kind, subject, created_at DESC)`);
     await q.query(`CREATE TABLE nodes.consolidation_plans (
       id uuid PRIMARY KEY,
       status text NOT NULL,
