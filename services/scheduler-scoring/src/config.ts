@@ -11,6 +11,8 @@ export const schedulerScoringConfigSpec = defineConfigSpec({
     OPTIMIZE_MODE: env.oneOf(['off', 'plan', 'execute'] as const, 'plan'),
     OPTIMIZE_MAX_DISRUPTIONS: env.number({ dflt: 1, min: 0, int: true }),
     OPTIMIZE_UTILIZATION_THRESHOLD: env.number({ dflt: 0.5, min: 0, max: 1 }),
+    /** How long spot-advisor's instance-type catalog (EC2 DescribeInstanceTypes) is reused before it is asked again. */
+    CATALOG_CACHE_SECONDS: env.number({ dflt: 300, min: 1, int: true }),
     SCORING_WEIGHTS: env.optionalString().superRefine((raw, ctx) => {
       const problem = weightsProblem(raw);
       if (problem) ctx.addIssue({ code: 'custom', message: problem });

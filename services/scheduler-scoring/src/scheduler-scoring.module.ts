@@ -19,11 +19,12 @@ import { SchedulerScoringCommands } from './adapters/inbound/scheduler-scoring.c
 import { SchedulerScoringLoop } from './adapters/inbound/scheduler-scoring.loop.js';
 import { InformerClusterCache } from './adapters/outbound/cluster-cache.js';
 import { BusDrainer } from './adapters/outbound/drainer.js';
+import { BusCatalogSource } from './adapters/outbound/catalog-source.js';
 import { BusPriceSource } from './adapters/outbound/price-source.js';
 import { SchedulingRepository } from './adapters/outbound/scheduling.repository.js';
 import { SchedulerScoringService } from './scheduler-scoring.service.js';
 import type { SchedulerScoringConfig } from './config.js';
-import { CLUSTER_CACHE, DRAINER, PRICE_SOURCE, SCHEDULER_LEADER, SCHEDULER_SCORING_CONFIG, SCHEDULING_REPOSITORY } from './tokens.js';
+import { CATALOG_SOURCE, CLUSTER_CACHE, DRAINER, PRICE_SOURCE, SCHEDULER_LEADER, SCHEDULER_SCORING_CONFIG, SCHEDULING_REPOSITORY } from './tokens.js';
 
 export { SCHEDULER_SCORING_CONFIG } from './tokens.js';
 
@@ -52,6 +53,7 @@ export class SchedulerScoringModule {
           },
         },
         { provide: PRICE_SOURCE, inject: [COMMAND_BUS, LOGGER], useFactory: (bus: CommandBus, logger: JsonLogger) => new BusPriceSource(bus, logger) },
+        { provide: CATALOG_SOURCE, inject: [COMMAND_BUS, LOGGER], useFactory: (bus: CommandBus, logger: JsonLogger) => new BusCatalogSource(bus, logger) },
         { provide: DRAINER, inject: [COMMAND_BUS], useFactory: (bus: CommandBus) => new BusDrainer(bus) },
         { provide: SCHEDULING_REPOSITORY, inject: [DATA_SOURCE], useFactory: (ds: DataSource) => new SchedulingRepository(ds) },
         { provide: SCHEDULER_LEADER, inject: [LEADER_FACTORY], useFactory: (leaders: LeaderFactory) => leaders('scheduler-scoring') },

@@ -3,7 +3,6 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import {
   EventTypes,
-  INSTANCE_TYPES,
   type CloudEvent,
   type CommandMeta,
   type DecisionsListQuery,
@@ -28,13 +27,15 @@ import {
 import type { SchedulerScoringConfig } from './config.js';
 import { pendingGroups, type ClusterSnapshot, type PriceSnapshot } from './domain/cluster.js';
 import { decidePlan, decideScaleUp, DecisionKind, recheckRemoval, type DecisionDraft, type Recheck, type SkipReason } from './domain/decisions.js';
+import { bundledCatalog, toCatalog, type CatalogSnapshot, type InstanceTypeFacts } from './domain/instance-catalog.js';
 import { decodeCursor, placementPage } from './domain/placement.js';
 import { toSimulateGroups } from './domain/simulate-request.js';
+import type { CatalogSource } from './adapters/outbound/catalog-source.js';
 import type { ClusterCache } from './adapters/outbound/cluster-cache.js';
 import type { Drainer } from './adapters/outbound/drainer.js';
 import type { PriceSource } from './adapters/outbound/price-source.js';
 import { EXECUTION_LOCK, InvalidCursorError, type DecisionView, type SchedulingRepository } from './adapters/outbound/scheduling.repository.js';
-import { CLUSTER_CACHE, DRAINER, PRICE_SOURCE, SCHEDULER_SCORING_CONFIG, SCHEDULING_REPOSITORY } from './tokens.js';
+import { CATALOG_SOURCE, CLUSTER_CACHE, DRAINER, PRICE_SOURCE, SCHEDULER_SCORING_CONFIG, SCHEDULING_REPOSITORY } from './tokens.js';
 
 export const SYSTEM_ACTOR = 'system:scheduler-scoring';
 const SERVICE = 'scheduler-scoring' as const;
@@ -47,6 +48,8 @@ export interface CycleResult {
   readonly planId?: string;
   readonly mode: OptimizeMode;
   readonly priceSource: PriceSnapshot['source'];
+  /** Where the scale-up's instance types came from. */
+  readonly catalogSource: CatalogSnapshot['source'];
   readonly decisions: readonly DecisionView[];
   readonly plan?: ConsolidationPlan;
   readonly execution?: ExecutionResult;
@@ -79,12 +82,14 @@ export function parseWeights(raw: string | undefined): ScoringWeights | undefine
 export class SchedulerScoringService {
   private readonly weights: ScoringWeights | undefined;
   private priceCache?: { at: number; prices: PriceSnapshot; zones: string };
+  private catalogCache?: { at: number; types: readonly InstanceTypeFacts[] };
   private running?: Promise<unknown>;
 
   constructor(
     @Inject(SCHEDULER_SCORING_CONFIG) private readonly config: SchedulerScoringConfig,
     @Inject(CLUSTER_CACHE) private readonly cluster: ClusterCache,
     @Inject(PRICE_SOURCE) private readonly priceSource: PriceSource,
+    @Inject(CATALOG_SOURCE) private readonly catalogSource: CatalogSource,
     @Inject(DRAINER) private readonly drainer: Drainer,
     @Inject(SCHEDULING_REPOSITORY) private readonly repo: SchedulingRepository,
     @Inject(DATA_SOURCE) private readonly ds: DataSource,
@@ -110,6 +115,28 @@ export class SchedulerScoringService {
     const prices = await this.priceSource.prices(zones, meta);
     this.priceCache = { at: now, prices, zones: key };
     return prices;
+  }
+
+  /**
+   * market — prices and the instance catalog new nodes may be, fetched together. The catalog is spot-advisor's
+   * EC2 types (reused for CATALOG_CACHE_SECONDS; only an answer is kept, so a missing spot-advisor is asked again
+   * with the next prices) mapped with these prices by `toCatalog`; the bundled catalog when it does not answer.
+   */
+  private async market(snap: ClusterSnapshot, meta: CommandMeta, fresh = false): Promise<{ prices: PriceSnapshot; catalog: CatalogSnapshot }> {
+    const [prices, catalog] = await Promise.all([this.prices(snap, meta, fresh), this.catalogFacts(meta)]);
+    if (!catalog.ok) return { prices, catalog: bundledCatalog(catalog.detail) };
+    const mapped = toCatalog(catalog.types, prices.table);
+    if (mapped.types.length === 0) return { prices, catalog: bundledCatalog(`EMPTY: none of spot-advisor's ${catalog.types.length} instance types is usable`) };
+    return { prices, catalog: { types: mapped.types, source: 'spot-advisor', excluded: mapped.excluded } };
+  }
+
+  private async catalogFacts(meta: CommandMeta): Promise<{ ok: true; types: readonly InstanceTypeFacts[] } | { ok: false; detail: string }> {
+    const now = this.clock.now().getTime();
+    const c = this.catalogCache;
+    if (c && now - c.at < this.config.CATALOG_CACHE_SECONDS * 1000) return { ok: true, types: c.types };
+    const fetched = await this.catalogSource.instanceTypes(meta);
+    if (fetched.ok) this.catalogCache = { at: now, types: fetched.types };
+    return fetched;
   }
 
   private context(snap: ClusterSnapshot, prices: PriceSnapshot): ScoringContext {
@@ -185,8 +212,8 @@ export class SchedulerScoringService {
     const parsed = toSimulateGroups(req);
     if (!parsed.ok) throw new CodedError('VALIDATION_FAILED', parsed.problems.map((p) => `${p.field}: ${p.problem}`).join('; '), { problems: parsed.problems });
     const snap = this.snapshot();
-    const prices = await this.prices(snap, meta);
-    const input = { pods: parsed.groups, nodes: snap.nodes, catalog: INSTANCE_TYPES, prices: prices.table };
+    const { prices, catalog } = await this.market(snap, meta);
+    const input = { pods: parsed.groups, nodes: snap.nodes, catalog: catalog.types, prices: prices.table };
     const result = simulatePlacement(input);
     const bound = lowerBoundCost(input).usdPerHour;
     return {
@@ -195,6 +222,9 @@ export class SchedulerScoringService {
       lowerBoundUsdPerHour: Math.round(bound * 1e6) / 1e6,
       priceSource: prices.source,
       ...(prices.detail ? { priceSourceDetail: prices.detail } : {}),
+      catalogSource: catalog.source,
+      ...(catalog.detail ? { catalogSourceDetail: catalog.detail } : {}),
+      catalogTypes: catalog.types.length,
     };
   }
 
@@ -253,11 +283,11 @@ export class SchedulerScoringService {
 
   private async cycleLocked(mode: OptimizeMode, meta: CommandMeta): Promise<CycleResult> {
     const snap = this.snapshot();
-    const prices = await this.prices(snap, meta, true);
+    const { prices, catalog } = await this.market(snap, meta, true);
     const groups = pendingGroups(snap.pods);
     let scaleUp: SimulateResult | undefined;
-    if (groups.length > 0) scaleUp = simulatePlacement({ pods: groups, nodes: snap.nodes, catalog: INSTANCE_TYPES, prices: prices.table });
-    const drafts: DecisionDraft[] = [decideScaleUp(groups, scaleUp, prices.source)];
+    if (groups.length > 0) scaleUp = simulatePlacement({ pods: groups, nodes: snap.nodes, catalog: catalog.types, prices: prices.table });
+    const drafts: DecisionDraft[] = [decideScaleUp(groups, scaleUp, prices.source, catalog.source)];
     let plan: ConsolidationPlan | undefined;
     if (mode !== 'off') {
       plan = this.consolidate(snap, prices);
@@ -313,10 +343,10 @@ export class SchedulerScoringService {
       correlationId: meta.correlationId,
     });
     if (mode !== 'execute' || !plan || !planId || plan.remove.length === 0) {
-      return { ...(planId ? { planId } : {}), mode, priceSource: prices.source, decisions, ...(plan ? { plan } : {}) };
+      return { ...(planId ? { planId } : {}), mode, priceSource: prices.source, catalogSource: catalog.source, decisions, ...(plan ? { plan } : {}) };
     }
     const execution = await this.execute(planId, plan, meta);
-    return { planId, mode, priceSource: prices.source, decisions, plan, execution };
+    return { planId, mode, priceSource: prices.source, catalogSource: catalog.source, decisions, plan, execution };
   }
 
   /** inFlight — drains our plans started that are still pending or running. */

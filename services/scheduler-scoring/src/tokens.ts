@@ -2,6 +2,7 @@
 export const SCHEDULER_SCORING_CONFIG = Symbol('SCHEDULER_SCORING_CONFIG');
 export const CLUSTER_CACHE = Symbol('CLUSTER_CACHE');
 export const PRICE_SOURCE = Symbol('PRICE_SOURCE');
+export const CATALOG_SOURCE = Symbol('CATALOG_SOURCE');
 export const DRAINER = Symbol('DRAINER');
 export const SCHEDULING_REPOSITORY = Symbol('SCHEDULING_REPOSITORY');
 export const SCHEDULER_LEADER = Symbol('SCHEDULER_LEADER');

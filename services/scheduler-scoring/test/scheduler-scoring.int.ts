@@ -156,6 +156,18 @@ describe('scheduler-scoring through the gateway (all-in-one, real Postgres, Kube
     expect(body.additions.every((a: { capacityType: string }) => a.capacityType === 'on-demand')).toBe(true); // Spot unknown
     expect(body.unschedulable).toEqual([]);
     expect(body.priceSource).toBe('bundled-catalog');
+    // No spot-advisor here: the instance types are the bundled catalog, and the answer says why.
+    expect(body.catalogSource).toBe('bundled');
+    expect(body.catalogSourceDetail).toEqual(expect.any(String));
+  });
+
+  it('a user’s trigger says which instance catalog its scale-up used, and the decision records it', async () => {
+    const r = await h.call('POST', '/api/v1/optimize/trigger', { dryRun: true });
+    expect(r.status).toBe(202);
+    expect(r.body.catalogSource).toBe('bundled');
+    const up = r.body.decisions.find((d: { kind: string }) => d.kind === 'scale_up');
+    expect(up.details.catalogSource).toBe('bundled');
+    expect(up.rationale).toContain('the bundled instance-type catalog');
   });
 
   it.each([

@@ -31,13 +31,22 @@ describe('decideScaleUp', () => {
       /3 can go nowhere: default\/job ×3 no_instance_type_fits/,
     ],
   ] as const)('%s', (_, groups, result, outcome, reason, rationale) => {
-    const d = decideScaleUp(groups, result, 'spot-advisor');
+    const d = decideScaleUp(groups, result, 'spot-advisor', 'spot-advisor');
     expect(d).toMatchObject({ kind: 'scale_up', subject: 'cluster', outcome, reason });
     expect(d.rationale).toMatch(rationale);
   });
 
   it('says when prices are the bundled fallback', () => {
-    expect(decideScaleUp([group], sim({ placedOnExistingCount: 3 }), 'bundled-catalog').rationale).toContain('bundled On-Demand prices');
+    expect(decideScaleUp([group], sim({ placedOnExistingCount: 3 }), 'bundled-catalog', 'spot-advisor').rationale).toContain('bundled On-Demand prices');
+  });
+
+  it.each([
+    ['EC2’s instance types through spot-advisor', 'spot-advisor', 'instance types from EC2 through spot-advisor'],
+    ['the bundled catalog when spot-advisor listed none', 'bundled', 'the bundled instance-type catalog'],
+  ] as const)('says where the instance types came from: %s', (_, catalog, words) => {
+    const d = decideScaleUp([group], sim({ placedOnExistingCount: 3 }), 'spot-advisor', catalog);
+    expect(d.rationale).toContain(words);
+    expect(d.details['catalogSource']).toBe(catalog);
   });
 });
 

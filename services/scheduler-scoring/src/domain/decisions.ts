@@ -10,6 +10,7 @@ import {
   type SimulateResult,
 } from '@nodes-manager/scoring';
 import { terminal, type ClusterSnapshot, type PriceSource } from './cluster.js';
+import type { CatalogSource } from './instance-catalog.js';
 
 /** Decision kinds in `scheduling_decisions`. */
 export const DecisionKind = {
@@ -32,13 +33,16 @@ export interface DecisionDraft {
 
 const usd = (x: number): string => `$${x.toFixed(x < 1 ? 4 : 2)}/h`;
 const priceWords = (s: PriceSource): string => (s === 'spot-advisor' ? 'prices from spot-advisor' : 'bundled On-Demand prices (Spot unknown: spot-advisor did not answer)');
+const catalogWords = (s: CatalogSource): string =>
+  s === 'spot-advisor' ? 'instance types from EC2 through spot-advisor' : 'the bundled instance-type catalog (spot-advisor listed none)';
 
 /**
  * decideScaleUp — the scale-up recommendation for the pending pods: `none` (`no_pending_pods`),
  * `fits_existing` (free capacity holds them all), `add_nodes` (`pending_pods_need_capacity`) or, when some can
- * go nowhere, `unschedulable` with simulate's reason. The rationale names counts, node types and cost.
+ * go nowhere, `unschedulable` with simulate's reason. The rationale names counts, node types and cost, and
+ * where prices and instance types (`catalog`) came from.
  */
-export function decideScaleUp(groups: readonly SimulatePodGroup[], result: SimulateResult | undefined, source: PriceSource): DecisionDraft {
+export function decideScaleUp(groups: readonly SimulatePodGroup[], result: SimulateResult | undefined, source: PriceSource, catalog: CatalogSource): DecisionDraft {
   const pending = groups.reduce((s, g) => s + g.count, 0);
   if (pending === 0 || !result) {
     return { kind: DecisionKind.scaleUp, subject: 'cluster', outcome: 'none', reason: 'no_pending_pods', rationale: 'No pending pods: no capacity to add.', score: null, details: { pendingPods: 0, priceSource: source } };
@@ -59,7 +63,7 @@ export function decideScaleUp(groups: readonly SimulatePodGroup[], result: Simul
     subject: 'cluster',
     outcome,
     reason,
-    rationale: `${parts.join('; ')}; ${priceWords(source)}.`,
+    rationale: `${parts.join('; ')}; ${priceWords(source)}; ${catalogWords(catalog)}.`,
     score: null,
     details: {
       pendingPods: pending,
@@ -70,6 +74,7 @@ export function decideScaleUp(groups: readonly SimulatePodGroup[], result: Simul
       unschedulable: result.unschedulable,
       algorithm: result.algorithm,
       priceSource: source,
+      catalogSource: catalog,
     },
   };
 }

@@ -85,11 +85,11 @@ export function estimateMaxPods(name: string, vcpu: number, memoryMiB: number): 
   return 58;
 }
 
-/** spotKnown — the type has a Spot price in some zone of the table. */
-function spotKnown(prices: PriceTable, name: string): boolean {
-  const prefix = `${name}/`;
-  for (const [key, info] of prices) if (key.startsWith(prefix) && info.spotUsdPerHour !== undefined) return true;
-  return false;
+/** spotPricedTypes — the types with a Spot price in some zone of the table (keys are `type/zone`). */
+function spotPricedTypes(prices: PriceTable): Set<string> {
+  const out = new Set<string>();
+  for (const [key, info] of prices) if (info.spotUsdPerHour !== undefined) out.add(key.slice(0, key.lastIndexOf('/')));
+  return out;
 }
 
 /**
@@ -103,6 +103,7 @@ function spotKnown(prices: PriceTable, name: string): boolean {
 export function toCatalog(facts: readonly InstanceTypeFacts[], prices: PriceTable): { types: InstanceTypeSpec[]; excluded: CatalogExclusion[] } {
   const types: InstanceTypeSpec[] = [];
   const excluded: CatalogExclusion[] = [];
+  const spotPriced = spotPricedTypes(prices);
   for (const f of [...facts].sort((a, b) => a.name.localeCompare(b.name))) {
     const arch = archOf(f.architectures);
     const gpuResource = f.gpus > 0 ? acceleratorResourceOf(f) : undefined;
@@ -114,7 +115,7 @@ export function toCatalog(facts: readonly InstanceTypeFacts[], prices: PriceTabl
           ? 'unsupported_architecture'
           : f.gpus > 0 && !gpuResource
             ? 'unsupported_accelerator'
-            : !bundled && !spotKnown(prices, f.name)
+            : !bundled && !spotPriced.has(f.name)
               ? 'no_price'
               : undefined;
     if (reason !== undefined || arch === undefined) {
