@@ -79,6 +79,10 @@ async function main(): Promise<void> {
 
   const system: AllInOne = await startAllInOne({ env });
   cleanups.push(() => system.close());
+  // What other teams would receive on the nodes.events exchange (in-process here; RabbitMQ when RABBITMQ_URL is set).
+  system.runtime.eventBus?.tap((e) => {
+    if (e.type === 'node.uncordoned' || e.type.startsWith('node.drain.')) say(`event ${e.type} published on nodes.events (id ${e.id}, subject ${e.subject}, actor ${e.actor})`);
+  });
   const token = signToken(env['AUTH_JWT_ACCESS_SECRET']!, { sub: 'demo-operator', scope: 'nodes:read nodes:write' }, 24 * 3600);
   say(`nodes-manager (all-in-one) is serving the API at ${system.url}/api/v1 — OpenAPI at ${system.url}/api/docs`);
   say(`demo token (read+write scope, 24 h): ${token}`);
