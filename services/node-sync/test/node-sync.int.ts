@@ -8,7 +8,7 @@ import { testGatewayModule } from '../../../test/support/gateway.js';
 import { NodeSyncLoop } from '../src/adapters/inbound/node-sync.loop.js';
 import { loadNodeSyncConfig } from '../src/config.js';
 import { NodeSyncModule } from '../src/node-sync.module.js';
-import type { SyncCycleResult } from '../src/node-sync.service.js';
+import { NodeSyncService, type SyncCycleResult } from '../src/node-sync.service.js';
 import { KUBE_CACHE } from '../src/tokens.js';
 import type { KubeCache } from '../src/adapters/outbound/kube-cache.adapter.js';
 
@@ -239,6 +239,26 @@ describe('node-sync against the Kubernetes simulator and Postgres', () => {
     expect(text).toMatch(/nodes_manager_node_sync_duration_seconds_count\{[^}]*\} [1-9]/);
     expect(text).toMatch(/nodes_manager_node_sync_rows_written_total\{[^}]*table="pods"[^}]*\} [1-9]/);
     expect(text).toMatch(/nodes_manager_nodes\{[^}]*state="Cordoned"[^}]*\} 1/);
+  });
+
+  it('the leader purges pod rows deleted longer ago than the retention, and keeps the rest', async () => {
+    const insert = (uid: string, deletedHoursAgo: number) =>
+      db.query(
+        `INSERT INTO nodes.pods (uid, namespace, name, content_hash, first_seen_at, changed_at, deleted_at)
+         VALUES ($1, 'default', $1, 'x', now(), now(), now() - ($2::float8 * interval '1 hour'))`,
+        [uid, deletedHoursAgo],
+      );
+    await insert('purge-old', 48);
+    await insert('purge-recent', 2);
+    const live = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM nodes.pods WHERE deleted_at IS NULL`))[0]!.n;
+    const due = (await db.query<{ uid: string }>(`SELECT uid FROM nodes.pods WHERE deleted_at < now() - interval '24 hours'`)).map((r) => r.uid);
+    expect(due).toContain('purge-old');
+    const removed = await app.get(NodeSyncService, { strict: false }).purge(24);
+    expect(removed).toBe(due.length);
+    expect(await db.query(`SELECT uid FROM nodes.pods WHERE uid = ANY($1::text[])`, [due])).toEqual([]);
+    const left = (await db.query<{ uid: string }>(`SELECT uid FROM nodes.pods WHERE uid LIKE 'purge-%'`)).map((r) => r.uid);
+    expect(left).toEqual(['purge-recent']);
+    expect((await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM nodes.pods WHERE deleted_at IS NULL`))[0]!.n).toBe(live);
   });
 
   it('only the leader writes; a second replica takes over when the first stops', async () => {

@@ -5,6 +5,10 @@ import { NodeSyncService, type SyncCycleResult } from '../../node-sync.service.j
 import type { KubeCache } from '../outbound/kube-cache.adapter.js';
 import { KUBE_CACHE, NODE_SYNC_CONFIG, NODE_SYNC_LEADER } from '../../tokens.js';
 
+
+/** How often the leader removes pod rows deleted longer ago than DELETED_POD_RETENTION_HOURS. */
+const PURGE_EVERY_MS = 3600_000;
+
 /**
  * NodeSyncLoop — the timers: a cycle after a burst of node/pod changes (debounced by `SYNC_DEBOUNCE_MS`), after each
  * complete (re)list (the informers relist every `SCAN_INTERVAL_SECONDS`), and on becoming leader. Cycles never
@@ -18,6 +22,7 @@ export class NodeSyncLoop implements OnApplicationBootstrap, OnApplicationShutdo
   private stopped = false;
   /** The last cycle's result, for tests and the status command. */
   last?: SyncCycleResult;
+  private purgeTimer?: NodeJS.Timeout;
   private readonly listeners: ((r: SyncCycleResult) => void)[] = [];
 
   constructor(
@@ -45,6 +50,11 @@ export class NodeSyncLoop implements OnApplicationBootstrap, OnApplicationShutdo
     this.cache.onListed((what, info) => this.request(`${info.reason === 'initial' ? 'initial' : info.reason}-list-${what}`));
     this.leader.start();
     this.cache.start();
+    this.purgeTimer = setInterval(
+      () => void this.sync.purge(this.config.DELETED_POD_RETENTION_HOURS).catch((err) => this.logger.warn('pod purge failed', { err: (err as Error).message })),
+      PURGE_EVERY_MS,
+    );
+    this.purgeTimer.unref();
   }
 
   /** onCycle — called after every cycle (tests wait on it rather than sleeping). */
@@ -88,6 +98,7 @@ export class NodeSyncLoop implements OnApplicationBootstrap, OnApplicationShutdo
 
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
+    if (this.purgeTimer) clearInterval(this.purgeTimer);
     if (this.debounce) clearTimeout(this.debounce);
     await this.cache.stop();
     await this.running;
