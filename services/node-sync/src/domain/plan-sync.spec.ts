@@ -84,6 +84,17 @@ describe('planSync', () => {
     expect(plan.events.map((e) => e.type)).toEqual(['node.added']);
   });
 
+  it('announces a node re-created under the same name (a new uid) as the old one removed and the new one added', () => {
+    const store = storeOf([node], pods);
+    const recreated: LiveNode = { ...node, row: { ...node.row, uid: 'a-new-uid' } };
+    const plan = planSync({ nodes: [recreated], pods, ...store });
+    expect(plan.events.map((e) => [e.type, (e.data as { uid?: string }).uid])).toEqual([
+      ['node.removed', node.row.uid],
+      ['node.added', 'a-new-uid'],
+    ]);
+    expect(plan.nodeWrites.map((w) => w.row.uid)).toEqual(['a-new-uid']);
+  });
+
   it('does not count finished pods in a node’s requests', () => {
     const done = { ...livePod('p3'), row: { ...livePod('p3').row, phase: 'Succeeded' } };
     const plan = planSync({ nodes: [node], pods: [...pods, done], storedNodes: new Map(), storedPods: new Map() });

@@ -174,6 +174,10 @@ export function planSync(s: SyncSnapshot): SyncPlan {
     if (stored && !stored.deleted && stored.hash === hash) continue;
     nodeWrites.push({ row, hash, resourceVersion: live.resourceVersion });
     if (!stored || stored.deleted || stored.uid !== row.uid) {
+      // A node re-created under the same name is a new object: the old one was removed (even if no watch said so).
+      if (stored && !stored.deleted) {
+        events.push({ type: 'node.removed', subject: row.name, data: { name: row.name, uid: stored.uid, instanceId: stored.instanceId, lastState: stored.state } });
+      }
       events.push({ type: 'node.added', subject: row.name, data: summaryOf(row) });
       continue;
     }
