@@ -70,6 +70,24 @@ describe('generateFleet', () => {
     expect(generateFleet({ seed: 42, nodes: 5, karpenter: false }).nodePools).toEqual([]);
   });
 
+  it('binds every StatefulSet pod\'s claim to a volume in the zone of the pod\'s node, as the EBS CSI driver provisions it', () => {
+    type Obj = { metadata: { name: string; namespace?: string; labels?: Record<string, string> }; spec: Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const claims = new Map((fleet.persistentVolumeClaims as Obj[]).map((c) => [`${c.metadata.namespace}/${c.metadata.name}`, c]));
+    const volumes = new Map((fleet.persistentVolumes as Obj[]).map((v) => [v.metadata.name, v]));
+    const zoneOf = new Map(fleet.nodes.map((n) => [n.metadata!.name!, n.metadata!.labels!['topology.kubernetes.io/zone']!]));
+    const stateful = fleet.pods.filter((p) => p.spec!.volumes?.some((v) => v.persistentVolumeClaim));
+    expect(stateful.length).toBeGreaterThan(0);
+    expect(claims.size).toBe(stateful.length);
+    expect(volumes.size).toBe(claims.size);
+    for (const p of stateful) {
+      const claim = claims.get(`${p.metadata!.namespace}/${p.spec!.volumes![0]!.persistentVolumeClaim!.claimName}`);
+      const volume = volumes.get(claim!.spec.volumeName);
+      const zone = zoneOf.get(p.spec!.nodeName!);
+      expect(volume!.spec.nodeAffinity.required.nodeSelectorTerms[0].matchExpressions).toEqual([{ key: 'topology.kubernetes.io/zone', operator: 'In', values: [zone] }]);
+      expect(volume!.metadata.labels!['topology.kubernetes.io/zone']).toBe(zone);
+    }
+  });
+
   it('has budgets, and some under-used nodes for consolidation to find', () => {
     expect(fleet.pdbs.length).toBeGreaterThan(0);
     const used = fleet.nodes.map((n) => {

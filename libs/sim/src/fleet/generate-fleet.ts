@@ -265,6 +265,8 @@ export function generateFleet(o: FleetOptions): Fleet {
     } as V1Pod;
   };
 
+  /** The StatefulSet pods' claims, given volumes at the end so the draws for everything else stay as they were. */
+  const claims: { ns: string; name: string; app: string; zone: string }[] = [];
   let wi = 0;
   for (const n of nodeInfo) {
     let cpu = 0;
@@ -325,6 +327,7 @@ export function generateFleet(o: FleetOptions): Fleet {
         pods.push(mkPod(n, w.ns, `${w.name}-${i}`, labels, w.cpu, w.mem, {
           ...common, owner: { apiVersion: 'apps/v1', kind: 'StatefulSet', name: w.name, uid: w.uid }, pvc: `data-${w.name}-${i}`,
         }));
+        claims.push({ ns: w.ns, name: `data-${w.name}-${i}`, app: w.name, zone: n.zone });
       } else if (w.kind === 'Job') {
         labels['batch.kubernetes.io/job-name'] = w.name;
         pods.push(mkPod(n, w.ns, `${w.name}-${rng.suffix()}`, labels, w.cpu, w.mem, {
@@ -437,6 +440,44 @@ export function generateFleet(o: FleetOptions): Fleet {
     }
   }
 
+  // ---- volumes ----
+  // Each claim is bound to a gp3 volume the EBS CSI driver provisioned in the zone of the pod's node: the
+  // volume's node affinity (and zone label) say where it can attach.
+  const persistentVolumeClaims: object[] = [];
+  const persistentVolumes: object[] = [];
+  for (const c of claims) {
+    const claimUid = rng.uuid();
+    const volumeName = `pvc-${claimUid}`;
+    const capacity = { storage: '20Gi' };
+    const accessModes = ['ReadWriteOnce'];
+    persistentVolumeClaims.push({
+      apiVersion: 'v1', kind: 'PersistentVolumeClaim',
+      metadata: {
+        name: c.name, namespace: c.ns, uid: claimUid, creationTimestamp: created, labels: { app: c.app },
+        annotations: { 'pv.kubernetes.io/bind-completed': 'yes', 'pv.kubernetes.io/bound-by-controller': 'yes', 'volume.kubernetes.io/storage-provisioner': 'ebs.csi.aws.com' },
+        finalizers: ['kubernetes.io/pvc-protection'],
+      },
+      spec: { accessModes, resources: { requests: capacity }, storageClassName: 'gp3', volumeMode: 'Filesystem', volumeName },
+      status: { phase: 'Bound', accessModes, capacity },
+    });
+    persistentVolumes.push({
+      apiVersion: 'v1', kind: 'PersistentVolume',
+      metadata: {
+        name: volumeName, uid: rng.uuid(), creationTimestamp: created,
+        labels: { 'topology.kubernetes.io/zone': c.zone },
+        annotations: { 'pv.kubernetes.io/provisioned-by': 'ebs.csi.aws.com', 'volume.kubernetes.io/provisioner-deletion-secret-name': '', 'volume.kubernetes.io/provisioner-deletion-secret-namespace': '' },
+        finalizers: ['kubernetes.io/pv-protection', 'external-attacher/ebs-csi-aws-com'],
+      },
+      spec: {
+        accessModes, capacity, storageClassName: 'gp3', volumeMode: 'Filesystem', persistentVolumeReclaimPolicy: 'Delete',
+        claimRef: { apiVersion: 'v1', kind: 'PersistentVolumeClaim', namespace: c.ns, name: c.name, uid: claimUid },
+        csi: { driver: 'ebs.csi.aws.com', fsType: 'ext4', volumeHandle: `vol-0${rng.hex(16)}` },
+        nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'topology.kubernetes.io/zone', operator: 'In', values: [c.zone] }] }] } },
+      },
+      status: { phase: 'Bound' },
+    });
+  }
+
   const namespaces = [...new Set(['kube-system', ...NAMESPACES])];
-  return { nodes, pods, pdbs, nodePools, nodeClaims, workloads: objects, namespaces };
+  return { nodes, pods, pdbs, persistentVolumeClaims, persistentVolumes, nodePools, nodeClaims, workloads: objects, namespaces };
 }

@@ -167,7 +167,7 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
     const present = new Set<string>();
     for (const [, e] of api.store.scan(NAMESPACES, undefined)) present.add(e.name);
     const namespaces = new Set<string>(fleet.namespaces ?? []);
-    for (const o of [...(fleet.pods ?? []), ...(fleet.pdbs ?? []), ...((fleet.workloads ?? []) as KubeObject[])]) {
+    for (const o of [...(fleet.pods ?? []), ...(fleet.pdbs ?? []), ...((fleet.persistentVolumeClaims ?? []) as KubeObject[]), ...((fleet.workloads ?? []) as KubeObject[])]) {
       const ns = (o as KubeObject).metadata?.namespace;
       if (ns) namespaces.add(ns);
     }
@@ -188,6 +188,8 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
       if (!def) throw badRequest(`no resource for ${w.apiVersion} ${w.kind}`);
       api.store.load(def, [prepared(w, w.apiVersion, w.kind)]);
     }
+    api.store.load(byId('/persistentvolumes'), ((fleet.persistentVolumes ?? []) as KubeObject[]).map((v) => prepared(v, 'v1', 'PersistentVolume')));
+    api.store.load(byId('/persistentvolumeclaims'), ((fleet.persistentVolumeClaims ?? []) as KubeObject[]).map((c) => prepared(c, 'v1', 'PersistentVolumeClaim')));
     api.store.load(byId('policy/poddisruptionbudgets'), (fleet.pdbs ?? []).map((p) => prepared(p, 'policy/v1', 'PodDisruptionBudget')));
     api.store.load(byId('karpenter.sh/nodepools'), (fleet.nodePools ?? []).map((p) => prepared(p, 'karpenter.sh/v1', 'NodePool')));
     api.store.load(byId('karpenter.sh/nodeclaims'), (fleet.nodeClaims ?? []).map((p) => prepared(p, 'karpenter.sh/v1', 'NodeClaim')));

@@ -77,6 +77,14 @@ export const RESOURCES: readonly ResourceDef[] = [
     }),
   },
   {
+    group: '', version: 'v1', plural: 'persistentvolumeclaims', singular: 'persistentvolumeclaim', kind: 'PersistentVolumeClaim',
+    namespaced: true, shortNames: ['pvc'], verbs: ALL_VERBS, hasStatus: true, fieldLabels: [],
+  },
+  {
+    group: '', version: 'v1', plural: 'persistentvolumes', singular: 'persistentvolume', kind: 'PersistentVolume',
+    namespaced: false, shortNames: ['pv'], verbs: ALL_VERBS, hasStatus: true, fieldLabels: [],
+  },
+  {
     group: 'policy', version: 'v1', alsoVersions: ['v1beta1'], plural: 'poddisruptionbudgets',
     singular: 'poddisruptionbudget', kind: 'PodDisruptionBudget', namespaced: true, shortNames: ['pdb'],
     verbs: ALL_VERBS, hasStatus: true, fieldLabels: [],

@@ -46,20 +46,60 @@ export function withRequested(nodes: readonly ScoringNode[], pods: readonly Scor
   return nodes.map((n) => ({ ...n, requested: sums.get(n.name)! }));
 }
 
+/** CachedPod — a pod as the cache keeps it: the scoring view plus the names of the claims it mounts (own namespace). */
+export type CachedPod = ScoringPod & { readonly pvcClaims?: readonly string[] };
+
 /**
- * withVolumeZones — the conservative VolumeZone rule without watching PersistentVolumes: a pod with a PVC that
- * is bound to a node keeps to that node's zone (`pvcZones = [zone]`), since the zonal volumes it mounts (EBS)
- * attach only there. A pending pod with a PVC has no zone here (unknown, not guessed); a pod whose node is not
- * known, or is in zone `unknown`, is left as it is. See docs/scoring.md.
+ * VolumeIndex — what the PersistentVolumeClaim and PersistentVolume informers know: each claim's bound volume
+ * (`namespace/name` → `spec.volumeName`, undefined while unbound) and each volume's zones (empty: not zonal).
  */
-export function withVolumeZones(pods: readonly ScoringPod[], nodes: readonly ScoringNode[]): ScoringPod[] {
+export interface VolumeIndex {
+  readonly claimVolume: (key: string) => string | undefined;
+  readonly volumeZones: (name: string) => readonly string[] | undefined;
+}
+
+/** NO_VOLUMES — no claim or volume known: every pod falls back to the rule of its node's zone. */
+export const NO_VOLUMES: VolumeIndex = { claimVolume: () => undefined, volumeZones: () => undefined };
+
+/**
+ * withVolumeZones — each pod's `pvcZones` for the VolumeZone filter, from the PersistentVolumes its claims are
+ * bound to: a pod must reach every volume, so it is confined to the zones all of them share.
+ * - Each claim bound to a volume with zones (node affinity `In`, else the zone label) allows those zones.
+ * - A claim that is unbound, or whose volume is unknown or has no zone, falls back to the conservative rule: a
+ *   pod bound to a node (in a known zone) keeps to that node's zone; for a pending pod it says nothing.
+ * - The zones every claim allows: one → `[it]`; none (volumes in different zones) → all of them, which no node
+ *   passes; several (multi-zone volumes) → the node's zone if the pod runs in one of them, else no constraint,
+ *   as `pvcZones` cannot say "any of".
+ * Zones already set are kept; the claim names are dropped from the result. See docs/scoring.md.
+ */
+export function withVolumeZones(pods: readonly CachedPod[], nodes: readonly ScoringNode[], volumes: VolumeIndex = NO_VOLUMES): ScoringPod[] {
   const zones = new Map<string, string>();
   for (const n of nodes) if (n.zone !== 'unknown') zones.set(n.name, n.zone);
   return pods.map((p) => {
-    if (!p.hasPvc || p.nodeName === undefined || p.pvcZones !== undefined) return p;
-    const zone = zones.get(p.nodeName);
-    return zone === undefined ? p : { ...p, pvcZones: [zone] };
+    const { pvcClaims, ...pod } = p;
+    if (pod.pvcZones !== undefined) return pvcClaims === undefined ? p : pod;
+    const nodeZone = pod.nodeName === undefined ? undefined : zones.get(pod.nodeName);
+    const allowed = volumeZonesOf(p, nodeZone, volumes);
+    return allowed === undefined ? (pvcClaims === undefined ? p : pod) : { ...pod, pvcZones: allowed };
   });
+}
+
+/** volumeZonesOf — the `pvcZones` of one pod (see withVolumeZones), or undefined for no constraint. */
+function volumeZonesOf(p: CachedPod, nodeZone: string | undefined, volumes: VolumeIndex): string[] | undefined {
+  // A pod whose claim names are not known (projected elsewhere) but that mounts a PVC: one unresolved claim.
+  const claims: readonly (string | undefined)[] = p.pvcClaims ?? (p.hasPvc ? [undefined] : []);
+  const sets: (readonly string[])[] = [];
+  for (const claim of claims) {
+    const volume = claim === undefined ? undefined : volumes.claimVolume(`${p.namespace}/${claim}`);
+    const z = volume === undefined ? undefined : volumes.volumeZones(volume);
+    if (z !== undefined && z.length > 0) sets.push(z);
+    else if (nodeZone !== undefined) sets.push([nodeZone]);
+  }
+  if (sets.length === 0) return undefined;
+  const shared = [...new Set(sets[0])].filter((z) => sets.every((s) => s.includes(z)));
+  if (shared.length === 1) return shared;
+  if (shared.length === 0) return [...new Set(sets.flat())].sort();
+  return nodeZone !== undefined && shared.includes(nodeZone) ? [nodeZone] : undefined;
 }
 
 /** pendingUnscheduled — Pending pods no node was chosen for: what a scale-up must make room for. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { planConsolidation, type ConsolidationPlan, type NodeRemoval, type ScoringNode, type ScoringPod, type SimulateResult } from '@nodes-manager/scoring';
 import { aNode, aPod, resources } from '../../../../libs/scoring/src/testing/builders.js';
-import { pendingGroups, withRequested, withVolumeZones } from './cluster.js';
+import { pendingGroups, withRequested, withVolumeZones, type CachedPod, type VolumeIndex } from './cluster.js';
 import { decidePlan, decideScaleUp, recheckRemoval } from './decisions.js';
 import { bytes, cpuMilli } from './quantity.js';
 
@@ -136,6 +136,46 @@ describe('withVolumeZones', () => {
     ['zones already known are kept', aPod({ nodeName: 'b1', hasPvc: true, pvcZones: ['us-east-1c'] }), ['us-east-1c']],
   ] as const)('%s', (_, pod, zones) => {
     expect(withVolumeZones([pod], nodes)[0]!.pvcZones).toEqual(zones);
+  });
+
+  describe('from the volumes the pod’s claims are bound to', () => {
+    const bound: Record<string, string> = { 'default/data-a': 'pv-a', 'default/data-b': 'pv-b', 'default/data-b2': 'pv-b2', 'default/data-ab': 'pv-ab', 'default/data-bc': 'pv-bc', 'default/data-nfs': 'pv-nfs', 'other/data-a': 'pv-b' };
+    const zonesOf: Record<string, string[]> = { 'pv-a': ['us-east-1a'], 'pv-b': ['us-east-1b'], 'pv-b2': ['us-east-1b'], 'pv-ab': ['us-east-1a', 'us-east-1b'], 'pv-bc': ['us-east-1b', 'us-east-1c'], 'pv-nfs': [] };
+    const volumes: VolumeIndex = { claimVolume: (k) => bound[k], volumeZones: (n) => zonesOf[n] };
+    const withClaims = (claims: string[], o: Partial<ScoringPod> = {}): CachedPod => ({ ...aPod({ hasPvc: true, ...o }), pvcClaims: claims });
+    it.each([
+      ['a running pod keeps to its volume’s zone, not its node’s', withClaims(['data-a'], { nodeName: 'b1' }), ['us-east-1a']],
+      ['a pending pod with a bound claim gets its volume’s zone', withClaims(['data-b'], { phase: 'Pending' }), ['us-east-1b']],
+      ['claims are looked up in the pod’s own namespace', withClaims(['data-a'], { namespace: 'other', phase: 'Pending' }), ['us-east-1b']],
+      ['two volumes in one zone confine the pod to it', withClaims(['data-b', 'data-b2'], { phase: 'Pending' }), ['us-east-1b']],
+      ['volumes in two zones leave no zone (no node passes)', withClaims(['data-a', 'data-b'], { phase: 'Pending' }), ['us-east-1a', 'us-east-1b']],
+      ['multi-zone volumes confine the pod to the zone they share', withClaims(['data-ab', 'data-bc'], { phase: 'Pending' }), ['us-east-1b']],
+      ['a multi-zone volume keeps a running pod to its node’s zone', withClaims(['data-ab'], { nodeName: 'b1' }), ['us-east-1b']],
+      ['a multi-zone volume leaves a pending pod unconstrained', withClaims(['data-ab'], { phase: 'Pending' }), undefined],
+      ['an unbound claim of a running pod falls back to its node’s zone', withClaims(['unbound'], { nodeName: 'b1' }), ['us-east-1b']],
+      ['an unbound claim of a pending pod says nothing', withClaims(['unbound'], { phase: 'Pending' }), undefined],
+      ['a volume without a zone of a running pod falls back to its node’s zone', withClaims(['data-nfs'], { nodeName: 'a1' }), ['us-east-1a']],
+      ['a volume without a zone of a pending pod says nothing, the bound ones still count', withClaims(['data-nfs', 'data-b'], { phase: 'Pending' }), ['us-east-1b']],
+      ['a volume and the fallback node zone that disagree leave no zone', withClaims(['data-a', 'unbound'], { nodeName: 'b1' }), ['us-east-1a', 'us-east-1b']],
+      ['zones already known are kept', withClaims(['data-a'], { nodeName: 'b1', pvcZones: ['us-east-1c'] }), ['us-east-1c']],
+    ] as const)('%s', (_, pod, zones) => {
+      expect(withVolumeZones([pod], nodes, volumes)[0]!.pvcZones).toEqual(zones);
+    });
+
+    it('drops the claim names from the pods it returns', () => {
+      const [a, b] = withVolumeZones([withClaims(['data-a'], { nodeName: 'a1' }), withClaims(['unbound'], { phase: 'Pending' })], nodes, volumes);
+      expect(a).not.toHaveProperty('pvcClaims');
+      expect(b).not.toHaveProperty('pvcClaims');
+    });
+
+    it('lets consolidation move a stateful pod to another node in its volume’s zone', () => {
+      const idleA = aNode({ name: 'idle-a', zone: 'us-east-1a', requested: resources({ cpuMilli: 500, memoryBytes: 0, pods: 1 }) });
+      const spareA = aNode({ name: 'spare-a', zone: 'us-east-1a', requested: resources({ cpuMilli: 1000, memoryBytes: 0, pods: 3 }) });
+      const busyB = aNode({ name: 'busy-b', zone: 'us-east-1b', requested: resources({ cpuMilli: 2400, memoryBytes: 0, pods: 5 }) });
+      const db: CachedPod = { ...aPod({ nodeName: 'idle-a', ownerKind: 'StatefulSet', hasPvc: true, requests: { cpuMilli: 500, memoryBytes: 0, gpu: 0 } }), pvcClaims: ['data-a'] };
+      const plan = planConsolidation({ nodes: [busyB, idleA, spareA], pods: withVolumeZones([db], [busyB, idleA, spareA], volumes), pdbs: [] });
+      expect(plan.remove.map((r) => [r.node, r.pods.map((p) => p.to)])).toEqual([['idle-a', ['spare-a']]]);
+    });
   });
 
   it('keeps a stateful pod’s node unless its zone has room: consolidation moves it only within the zone', () => {

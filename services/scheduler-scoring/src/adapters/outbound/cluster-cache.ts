@@ -2,14 +2,14 @@ import * as k8s from '@kubernetes/client-node';
 import { Informer, kubeErrorCode, type JsonLogger } from '@nodes-manager/platform';
 import type { Metrics } from '@nodes-manager/platform';
 import type { PdbInfo, ScoringNode, ScoringPod } from '@nodes-manager/scoring';
-import { withRequested, withVolumeZones, type ClusterSnapshot } from '../../domain/cluster.js';
-import { projectNode, projectPdb, projectPod } from './kube-projection.js';
+import { withRequested, withVolumeZones, type CachedPod, type ClusterSnapshot, type VolumeIndex } from '../../domain/cluster.js';
+import { projectCachedPod, projectClaim, projectNode, projectPdb, projectVolume, type ClaimBinding } from './kube-projection.js';
 
-/** ClusterCache — the service's own view of nodes, pods and PDBs (port; the informer-backed one below). */
+/** ClusterCache — the service's own view of nodes, pods, PDBs and the pods' volumes (port; the informer-backed one below). */
 export interface ClusterCache {
   start(): void;
   stop(): Promise<void>;
-  /** True once nodes, pods and PDBs have each been listed completely: never decide on a partial view. */
+  /** True once nodes, pods, PDBs, claims and volumes have each been listed completely: never decide on a partial view. */
   readonly synced: boolean;
   waitForSync(timeoutMs?: number): Promise<void>;
   snapshot(): ClusterSnapshot;
@@ -20,21 +20,31 @@ export interface ClusterCache {
 }
 
 /**
- * InformerClusterCache — three platform informers (paged LIST + WATCH, projected at once, resynced every
- * SCAN_INTERVAL_SECONDS). `snapshot()` sums each node's requests from the cached pods.
+ * InformerClusterCache — platform informers for nodes, pods, PDBs, PersistentVolumeClaims and PersistentVolumes
+ * (paged LIST + WATCH, projected at once, resynced every SCAN_INTERVAL_SECONDS). `snapshot()` sums each node's
+ * requests from the cached pods and gives each pod the zones of the volumes its claims are bound to.
  */
 export class InformerClusterCache implements ClusterCache {
   private readonly nodes: Informer<ScoringNode>;
-  private readonly pods: Informer<ScoringPod>;
+  private readonly pods: Informer<CachedPod>;
   private readonly pdbs: Informer<PdbInfo>;
+  private readonly claims: Informer<ClaimBinding>;
+  private readonly volumes: Informer<string[]>;
+  private readonly volumeIndex: VolumeIndex;
   private readonly core: k8s.CoreV1Api;
   private readonly policy: k8s.PolicyV1Api;
 
   constructor(kc: k8s.KubeConfig, opts: { resyncMs: number; logger?: JsonLogger; metrics?: { metrics: Metrics; service: string } }) {
     const common = { kc, resyncMs: opts.resyncMs, ...(opts.logger ? { logger: opts.logger } : {}), ...(opts.metrics ? { metrics: opts.metrics } : {}) };
     this.nodes = new Informer({ ...common, path: '/api/v1/nodes', project: projectNode, name: 'scheduler-scoring/nodes' });
-    this.pods = new Informer({ ...common, path: '/api/v1/pods', project: projectPod, name: 'scheduler-scoring/pods', pageSize: 2000 });
+    this.pods = new Informer({ ...common, path: '/api/v1/pods', project: projectCachedPod, name: 'scheduler-scoring/pods', pageSize: 2000 });
     this.pdbs = new Informer({ ...common, path: '/apis/policy/v1/poddisruptionbudgets', project: projectPdb, name: 'scheduler-scoring/pdbs' });
+    this.claims = new Informer({ ...common, path: '/api/v1/persistentvolumeclaims', project: projectClaim, name: 'scheduler-scoring/pvcs' });
+    this.volumes = new Informer({ ...common, path: '/api/v1/persistentvolumes', project: projectVolume, name: 'scheduler-scoring/pvs' });
+    this.volumeIndex = {
+      claimVolume: (key) => this.claims.get(key)?.volumeName,
+      volumeZones: (name) => this.volumes.get(name),
+    };
     this.core = kc.makeApiClient(k8s.CoreV1Api);
     this.policy = kc.makeApiClient(k8s.PolicyV1Api);
   }
@@ -43,24 +53,32 @@ export class InformerClusterCache implements ClusterCache {
     this.nodes.start();
     this.pods.start();
     this.pdbs.start();
+    this.claims.start();
+    this.volumes.start();
   }
 
   async stop(): Promise<void> {
-    await Promise.all([this.nodes.stop(), this.pods.stop(), this.pdbs.stop()]);
+    await Promise.all([this.nodes.stop(), this.pods.stop(), this.pdbs.stop(), this.claims.stop(), this.volumes.stop()]);
   }
 
   get synced(): boolean {
-    return this.nodes.synced && this.pods.synced && this.pdbs.synced;
+    return this.nodes.synced && this.pods.synced && this.pdbs.synced && this.claims.synced && this.volumes.synced;
   }
 
   async waitForSync(timeoutMs = 60_000): Promise<void> {
-    await Promise.all([this.nodes.waitForSync(timeoutMs), this.pods.waitForSync(timeoutMs), this.pdbs.waitForSync(timeoutMs)]);
+    await Promise.all([
+      this.nodes.waitForSync(timeoutMs),
+      this.pods.waitForSync(timeoutMs),
+      this.pdbs.waitForSync(timeoutMs),
+      this.claims.waitForSync(timeoutMs),
+      this.volumes.waitForSync(timeoutMs),
+    ]);
   }
 
   snapshot(): ClusterSnapshot {
     const pods = this.pods.list();
     const nodes = withRequested(this.nodes.list(), pods);
-    return { nodes, pods: withVolumeZones(pods, nodes), pdbs: this.pdbs.list() };
+    return { nodes, pods: withVolumeZones(pods, nodes, this.volumeIndex), pdbs: this.pdbs.list() };
   }
 
   async freshNode(name: string): Promise<{ node?: ScoringNode; pods: ScoringPod[] }> {
@@ -72,9 +90,10 @@ export class InformerClusterCache implements ClusterCache {
       throw err;
     }
     const list = await this.core.listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${name}` });
-    const projected = list.items.map(projectPod);
+    const projected = list.items.map(projectCachedPod);
     const node = withRequested([projectNode(raw)], projected)[0]!;
-    return { node, pods: withVolumeZones(projected, [node]) };
+    // The volumes' zones come from the cache: a bound volume does not change zone.
+    return { node, pods: withVolumeZones(projected, [node], this.volumeIndex) };
   }
 
   async freshPdbs(): Promise<PdbInfo[]> {

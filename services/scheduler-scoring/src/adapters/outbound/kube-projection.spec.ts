@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { aNode, aPdb, aPod } from '../../../test/kube-object.builder.js';
-import { capacityTypeOf, effectiveAmounts, projectNode, projectPdb, projectPod, workloadNameOf } from './kube-projection.js';
+import { capacityTypeOf, claimsOf, effectiveAmounts, projectCachedPod, projectClaim, projectNode, projectPdb, projectPod, projectVolume, workloadNameOf } from './kube-projection.js';
 
 const GiB = 1024 ** 3;
 const MiB = 1024 ** 2;
@@ -144,5 +144,42 @@ describe('projectPdb', () => {
     ],
   ])('%s', (_, raw, expected) => {
     expect(projectPdb(raw)).toMatchObject(expected);
+  });
+});
+
+describe('volumes', () => {
+  const zoneIn = (...values: string[]) => ({ key: 'topology.kubernetes.io/zone', operator: 'In', values });
+  const pv = (o: { terms?: object[][]; label?: string }) => ({
+    metadata: { name: 'pv-1', ...(o.label ? { labels: { 'topology.kubernetes.io/zone': o.label } } : {}) },
+    spec: o.terms ? { nodeAffinity: { required: { nodeSelectorTerms: o.terms.map((matchExpressions) => ({ matchExpressions })) } } } : {},
+  });
+  it.each([
+    ['the zone an EBS volume’s node affinity requires', pv({ terms: [[zoneIn('us-east-1b')]], label: 'us-east-1b' }), ['us-east-1b']],
+    ['the node affinity before the label', pv({ terms: [[zoneIn('us-east-1a')]], label: 'us-east-1c' }), ['us-east-1a']],
+    ['the CSI driver’s own topology key', pv({ terms: [[{ key: 'topology.ebs.csi.aws.com/zone', operator: 'In', values: ['us-east-1c'] }]] }), ['us-east-1c']],
+    ['every zone of a multi-zone volume', pv({ terms: [[zoneIn('us-east-1b', 'us-east-1a')]] }), ['us-east-1a', 'us-east-1b']],
+    ['the zones of every term (any may match)', pv({ terms: [[zoneIn('us-east-1a')], [zoneIn('us-east-1c')]] }), ['us-east-1a', 'us-east-1c']],
+    ['the label when the affinity names no zone', pv({ terms: [[{ key: 'kubernetes.io/hostname', operator: 'In', values: ['n1'] }]], label: 'us-east-1a' }), ['us-east-1a']],
+    ['the zones of a legacy multi-zone label', pv({ label: 'us-east-1b__us-east-1a' }), ['us-east-1a', 'us-east-1b']],
+    ['nothing for a volume that names no zone', pv({ terms: [[{ key: 'kubernetes.io/hostname', operator: 'In', values: ['n1'] }]] }), []],
+    ['nothing for a volume without affinity or label', pv({}), []],
+    ['nothing when a term without a zone lets any zone reach it', pv({ terms: [[zoneIn('us-east-1a')], [{ key: 'kubernetes.io/hostname', operator: 'In', values: ['n1'] }]] }), []],
+  ])('a PersistentVolume projects to %s', (_, raw, zones) => {
+    expect(projectVolume(raw)).toEqual(zones);
+  });
+
+  it.each([
+    ['a bound claim keeps its volume', { spec: { volumeName: 'pvc-123' } }, { volumeName: 'pvc-123' }],
+    ['an unbound claim has none', { spec: { volumeName: '' } }, {}],
+    ['a claim without a spec has none', {}, {}],
+  ])('%s', (_, raw, want) => {
+    expect(projectClaim(raw)).toEqual(want);
+  });
+
+  it('names a pod’s claims, generic ephemeral volumes included, and keeps them only when there are any', () => {
+    const pod = withSpec(aPod('db-0', 'n1'), { volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'data-db-0' } }, { name: 'scratch', ephemeral: {} }, { name: 'tmp', emptyDir: {} }] });
+    expect(claimsOf(pod)).toEqual(['data-db-0', 'db-0-scratch']);
+    expect(projectCachedPod(pod).pvcClaims).toEqual(['data-db-0', 'db-0-scratch']);
+    expect(projectCachedPod(aPod('web-1', 'n1'))).not.toHaveProperty('pvcClaims');
   });
 });

@@ -16,6 +16,7 @@ import {
   type TaintEffect,
   type Toleration,
 } from '@nodes-manager/scoring';
+import type { CachedPod } from '../../domain/cluster.js';
 import { bytes, cpuMilli, parseQuantity } from '../../domain/quantity.js';
 
 /**
@@ -179,6 +180,67 @@ export function projectPod(raw: Raw): ScoringPod {
     mirror,
     ...(qos ? { qos } : {}),
   };
+}
+
+/**
+ * claimsOf — the PersistentVolumeClaims a pod mounts, in its namespace: `persistentVolumeClaim` volumes by claim
+ * name, generic ephemeral volumes by the claim Kubernetes creates for them (`<pod>-<volume>`).
+ */
+export function claimsOf(raw: Raw): string[] {
+  const out: string[] = [];
+  for (const v of raw?.spec?.volumes ?? []) {
+    if (v?.persistentVolumeClaim?.claimName) out.push(String(v.persistentVolumeClaim.claimName));
+    else if (v?.ephemeral && v?.name) out.push(`${raw?.metadata?.name ?? ''}-${v.name}`);
+  }
+  return out;
+}
+
+/** projectCachedPod — projectPod plus the names of the pod's claims (only when it has any), for withVolumeZones. */
+export function projectCachedPod(raw: Raw): CachedPod {
+  const pod = projectPod(raw);
+  const claims = claimsOf(raw);
+  return claims.length > 0 ? { ...pod, pvcClaims: claims } : pod;
+}
+
+/** ClaimBinding — a PersistentVolumeClaim as scheduler-scoring keeps it: the volume it is bound to, if any. */
+export interface ClaimBinding {
+  readonly volumeName?: string;
+}
+
+/** projectClaim — `spec.volumeName` of a PersistentVolumeClaim (absent while it is unbound). */
+export function projectClaim(raw: Raw): ClaimBinding {
+  const v = raw?.spec?.volumeName;
+  return typeof v === 'string' && v !== '' ? { volumeName: v } : {};
+}
+
+const VOLUME_ZONE_KEYS = [...ZONE_LABELS, 'topology.ebs.csi.aws.com/zone'];
+
+/**
+ * projectVolume — the zones a PersistentVolume can be reached from: the `In` values of the zone requirements of
+ * its required node affinity (any term may match, so the union; a term without a zone requirement allows every
+ * zone, so none is returned), else its zone label (`a__b` lists several, as the legacy label does); empty when it
+ * names no zone.
+ */
+export function projectVolume(raw: Raw): string[] {
+  const terms: Raw[] = raw?.spec?.nodeAffinity?.required?.nodeSelectorTerms ?? [];
+  if (terms.length > 0) {
+    const zones = new Set<string>();
+    let everyTermZonal = true;
+    for (const t of terms) {
+      const exprs: Raw[] = (t?.matchExpressions ?? []).filter((e: Raw) => VOLUME_ZONE_KEYS.includes(e?.key) && e?.operator === 'In' && Array.isArray(e?.values));
+      if (exprs.length === 0) everyTermZonal = false;
+      // Several zone requirements in one term must all hold: their intersection.
+      let term: string[] | undefined;
+      for (const e of exprs) {
+        const vals = (e.values as unknown[]).map(String);
+        term = term === undefined ? vals : term.filter((z) => vals.includes(z));
+      }
+      for (const z of term ?? []) zones.add(z);
+    }
+    if (everyTermZonal && zones.size > 0) return [...zones].sort();
+  }
+  const label = firstLabel(raw?.metadata?.labels ?? {}, ZONE_LABELS);
+  return label ? [...new Set(label.split('__').filter((z) => z !== ''))].sort() : [];
 }
 
 /**
