@@ -1,11 +1,10 @@
-import { Module, type INestApplication } from '@nestjs/common';
+import type { INestApplication } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { Commands, type CloudEvent, type CommandRequest } from '@nodes-manager/contracts';
 import { CommandController, createRuntime, type Clock, type Runtime } from '@nodes-manager/platform';
-import { createTestDatabase, startTestApp, testEnv, testToken, type TestDatabase } from '@nodes-manager/platform/testing';
-import { apiCaller } from '@nodes-manager/platform/testing';
+import { createTestDatabase, testEnv, type TestDatabase } from '@nodes-manager/platform/testing';
 import { startKubeSim, type KubeSim } from '@nodes-manager/sim';
-import { testGatewayModule } from '../../../test/support/gateway.js';
+import { startBehindGateway } from '../../../test/support/gateway.js';
 import { loadKarpenterGatewayConfig } from '../src/config.js';
 import { KarpenterGatewayModule } from '../src/karpenter-gateway.module.js';
 
@@ -62,21 +61,21 @@ export async function startHarness(opts: { karpenter: boolean; clock?: Clock; co
   );
   const fake = new FakeScheduler();
   scheduler.current = fake;
-  @Module({ imports: [testGatewayModule(db.url), KarpenterGatewayModule.forRoot(cfg)], controllers: [FakeSchedulerCommands] })
-  class KarpenterTestRoot {}
-  const { app, url } = await startTestApp({ service: 'api-gateway', module: { module: KarpenterTestRoot }, runtime, transport: 'in-process', httpPort: 0 });
-  const events: CloudEvent[] = [];
-  runtime.eventBus!.tap((e) => events.push(e));
-  const token = testToken('nodes:read nodes:write', 'alice');
+  const { app, url, events, call } = await startBehindGateway({
+    databaseUrl: db.url,
+    runtime,
+    modules: [KarpenterGatewayModule.forRoot(cfg)],
+    controllers: [FakeSchedulerCommands],
+  });
   return {
-    url: url!,
+    url,
     sim,
     db,
     runtime,
     app,
     events,
     scheduler: fake,
-    call: apiCaller(url!, token),
+    call,
     writesSeen() {
       const s = sim.stats().byVerb;
       return WRITE_VERBS.reduce((n, v) => n + (s[v] ?? 0), 0);

@@ -1,12 +1,11 @@
-import { Module, type INestApplication } from '@nestjs/common';
+import type { INestApplication } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import * as k8s from '@kubernetes/client-node';
 import { Commands, type CloudEvent, type CommandRequest, type DrainRequest } from '@nodes-manager/contracts';
 import { CodedError, CommandController, createRuntime, type Runtime } from '@nodes-manager/platform';
-import { createTestDatabase, startTestApp, testEnv, testToken, type TestDatabase } from '@nodes-manager/platform/testing';
-import { apiCaller } from '@nodes-manager/platform/testing';
+import { createTestDatabase, testEnv, type TestDatabase } from '@nodes-manager/platform/testing';
 import { startKubeSim, type KubeSim } from '@nodes-manager/sim';
-import { testGatewayModule } from '../../../test/support/gateway.js';
+import { startBehindGateway } from '../../../test/support/gateway.js';
 import { loadSchedulerScoringConfig } from '../src/config.js';
 import { SchedulerScoringModule } from '../src/scheduler-scoring.module.js';
 
@@ -95,21 +94,21 @@ export async function startHarness(fleet: { nodes: object[]; pods: object[]; pdb
   const cfg = loadSchedulerScoringConfig(testEnv(db.url, { KUBECONFIG: sim.kubeconfigPath, ...env }));
   const fake = new FakeUncordon(sim.kubeConfig('test-fake-uncordon'));
   uncordon.current = fake;
-  @Module({ imports: [testGatewayModule(db.url), SchedulerScoringModule.forRoot(cfg)], controllers: [FakeUncordonCommands] })
-  class SchedulerTestRoot {}
-  const { app, url } = await startTestApp({ service: 'api-gateway', module: { module: SchedulerTestRoot }, runtime, transport: 'in-process', httpPort: 0 });
-  const events: CloudEvent[] = [];
-  runtime.eventBus!.tap((e) => events.push(e));
-  const token = testToken('nodes:read nodes:write', 'alice');
+  const { app, url, events, call } = await startBehindGateway({
+    databaseUrl: db.url,
+    runtime,
+    modules: [SchedulerScoringModule.forRoot(cfg)],
+    controllers: [FakeUncordonCommands],
+  });
   return {
-    url: url!,
+    url,
     sim,
     db,
     runtime,
     app,
     events,
     uncordon: fake,
-    call: apiCaller(url!, token),
+    call,
     async stop() {
       await app.close();
       await sim.stop();
