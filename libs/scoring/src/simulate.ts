@@ -624,7 +624,7 @@ function configurationBound(
     budget -= r.nodes;
     idx.forEach((g, i) => (k[g] = r.k[i]!));
     if (r.complete) return { upper: Math.max(r.best, threshold) * (1 + PRICING_TOLERANCE), best: r.best, k };
-    return { upper: Math.max(r.best, knapsackRelaxation(values, reqs, caps, alloc)), best: r.best, k };
+    return { upper: Math.max(r.best, r.relaxation), best: r.best, k };
   };
   let searchNodes = effort.knapsackNodes;
   let bestBound = 0;
@@ -666,29 +666,6 @@ function configurationBound(
   return { bound: bestBound, value: sol.value, certified, y: Array.from({ length: G }, (_, g) => Math.max(0, sol.duals[g]!)), columns, x: Array.from(sol.x) };
 }
 
-/**
- * knapsackRelaxation — the LP relaxation of {@link knapsackSolve} (fractional counts, all dimensions and caps):
- * an upper bound on its integer optimum, used when the search does not finish.
- */
-function knapsackRelaxation(values: readonly number[], reqs: readonly (readonly number[])[], caps: readonly number[], alloc: readonly number[]): number {
-  const n = values.length;
-  const A: number[][] = [];
-  const b: number[] = [];
-  for (let d = 0; d < DIMS; d++) {
-    A.push(reqs.map((q) => q[d]! / UNIT[d]!));
-    b.push(Math.max(0, alloc[d]!) / UNIT[d]!);
-  }
-  for (let i = 0; i < n; i++) {
-    const row = new Array<number>(n).fill(0);
-    row[i] = 1;
-    A.push(row);
-    b.push(caps[i]!);
-  }
-  const r = maximizeLp([...values], A, b);
-  // Unbounded cannot happen (every count is capped); Infinity keeps a bound valid if it ever did.
-  return r.status === 'optimal' ? r.value * (1 + 1e-9) : Infinity;
-}
-
 /** gcd — of two non-negative integers; 0 as soon as either is not an integer (no rounding then). */
 function gcd(a: number, b: number): number {
   if (!Number.isInteger(a) || !Number.isInteger(b) || a < 0 || b < 0) return 0;
@@ -697,12 +674,14 @@ function gcd(a: number, b: number): number {
 }
 
 /**
- * surrogateWeights — per-dimension weights λ ≥ 0 (the duals of the dimension rows of the knapsack's LP
- * relaxation, per raw unit). Any λ ≥ 0 gives a valid surrogate relaxation; these make it as tight as the LP.
+ * knapsackLp — the LP relaxation of {@link knapsackSolve} (fractional counts, all dimensions and caps), solved once:
+ * its value is an upper bound on the integer optimum (used when the search does not finish), and the duals of its
+ * dimension rows, per raw unit, are surrogate weights λ ≥ 0 (any λ ≥ 0 gives a valid surrogate relaxation; these
+ * make it as tight as the LP).
  */
-function surrogateWeights(values: readonly number[], reqs: readonly (readonly number[])[], caps: readonly number[], alloc: readonly number[]): number[] {
+function knapsackLp(values: readonly number[], reqs: readonly (readonly number[])[], caps: readonly number[], alloc: readonly number[]): { value: number; lambda: number[] } {
   const n = values.length;
-  if (n === 0) return new Array<number>(DIMS).fill(0);
+  if (n === 0) return { value: 0, lambda: new Array<number>(DIMS).fill(0) };
   const A: number[][] = [];
   const b: number[] = [];
   for (let d = 0; d < DIMS; d++) {
@@ -716,8 +695,9 @@ function surrogateWeights(values: readonly number[], reqs: readonly (readonly nu
     b.push(caps[i]!);
   }
   const r = maximizeLp([...values], A, b);
-  if (r.status !== 'optimal') return new Array<number>(DIMS).fill(0);
-  return Array.from({ length: DIMS }, (_, d) => Math.max(0, r.dual[d]!) / UNIT[d]!);
+  // Unbounded cannot happen (every count is capped); Infinity keeps the bound valid if it ever did.
+  if (r.status !== 'optimal') return { value: Infinity, lambda: new Array<number>(DIMS).fill(0) };
+  return { value: r.value * (1 + 1e-9), lambda: Array.from({ length: DIMS }, (_, d) => Math.max(0, r.dual[d]!) / UNIT[d]!) };
 }
 
 /**
@@ -751,7 +731,7 @@ export function knapsackSolve(
   limit: number,
   tolerance = 1e-12,
   threshold = 0,
-): { best: number; k: Int32Array; complete: boolean; nodes: number } {
+): { best: number; k: Int32Array; complete: boolean; nodes: number; relaxation: number } {
   const n = values.length;
   const dens = (i: number): number => values[i]! / Math.max(1e-12, dominantShare(reqs[i]!, alloc));
   const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => dens(b) - dens(a));
@@ -764,7 +744,7 @@ export function knapsackSolve(
   );
   // The surrogate constraint Σ_d λ_d·(k·req)_d ≤ Σ_d λ_d·alloc_d with λ the root LP relaxation's duals: its
   // fractional knapsack equals the LP relaxation at the root and keeps the bound tight below it.
-  const lambda = surrogateWeights(v, q, c, alloc);
+  const { value: relaxation, lambda } = knapsackLp(v, q, c, alloc);
   const sw = q.map((r) => lambda.reduce((acc, l, d) => acc + l * r[d]!, 0));
   const byRatio = Array.from({ length: n }, (_, i) => i).sort((a, b) => (sw[b]! <= 0 ? Infinity : v[b]! / sw[b]!) - (sw[a]! <= 0 ? Infinity : v[a]! / sw[a]!));
   // Any completion uses a multiple of the requests' gcd in each dimension, so the room a bound may fill
@@ -839,7 +819,7 @@ export function knapsackSolve(
   const complete = n === 0 || dfs(0, 0);
   const k = new Int32Array(n);
   order.forEach((orig, pos) => (k[orig] = bestK[pos]!));
-  return { best, k, complete, nodes: Math.min(nodes, limit) };
+  return { best, k, complete, nodes: Math.min(nodes, limit), relaxation };
 }
 
 /**
