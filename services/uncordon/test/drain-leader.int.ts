@@ -49,6 +49,17 @@ describe('drain: leader pick-up, deadlines, operations ended elsewhere', () => {
     await db.drop();
   });
 
+
+  /** insertPendingDrain — a drain operation recorded as `start` records it (60 s timeout), without reading the node. */
+  const insertPendingDrain = async (node: string, startedAt: Date): Promise<string> => {
+    const id = randomUUID();
+    await db.query(
+      `INSERT INTO nodes.drain_operations (id, node_name, status, actor, options, progress, started_at, updated_at)
+       VALUES ($1, $2, 'pending', 'test', $3, '{}', $4, $4)`,
+      [id, node, JSON.stringify({ timeoutSeconds: 60, force: false, deleteEmptyDirData: false, ignoreDaemonSets: true }), startedAt],
+    );
+    return id;
+  };
   it('a drain requested on a replica that is not the leader starts within seconds, not at the next scan tick', async () => {
     sim.load({ nodes: [aKubeNode('n-1', { readySince: new Date(clock.now().getTime() - 60 * MIN) })], pods: [aKubePod('web-1', 'n-1')] });
     const a = await start();
@@ -69,12 +80,7 @@ describe('drain: leader pick-up, deadlines, operations ended elsewhere', () => {
     await becomesLeader(a);
     sim.faults.set({ rate500: 1 });
     // Recorded as `start` records it (the API is down, so not through `start`, which reads the node first).
-    const id = randomUUID();
-    await db.query(
-      `INSERT INTO nodes.drain_operations (id, node_name, status, actor, options, progress, started_at, updated_at)
-       VALUES ($1, 'n-2', 'pending', 'test', $2, '{}', $3, $3)`,
-      [id, JSON.stringify({ timeoutSeconds: 60, force: false, deleteEmptyDirData: false, ignoreDaemonSets: true }), clock.now()],
-    );
+    const id = await insertPendingDrain('n-2', clock.now());
     drains(a).kick();
     // Within the deadline the run keeps trying (and says why) instead of crashing.
     await waitFor(async () => (((await operation(id))?.progress.errors as string[] | undefined)?.length ? true : undefined), 'a recorded API error', 6_000);
@@ -94,12 +100,7 @@ describe('drain: leader pick-up, deadlines, operations ended elsewhere', () => {
     const a = await start();
     await becomesLeader(a);
     sim.faults.set({ rate500: 1 });
-    const id = randomUUID();
-    await db.query(
-      `INSERT INTO nodes.drain_operations (id, node_name, status, actor, options, progress, started_at, updated_at)
-       VALUES ($1, 'n-3', 'pending', 'test', $2, '{}', $3, $3)`,
-      [id, JSON.stringify({ timeoutSeconds: 60, force: false, deleteEmptyDirData: false, ignoreDaemonSets: true }), new Date(clock.now().getTime() - 2 * MIN)],
-    );
+    const id = await insertPendingDrain('n-3', new Date(clock.now().getTime() - 2 * MIN));
     drains(a).kick();
     const ended = await waitFor(async () => {
       const o = await operation(id);
