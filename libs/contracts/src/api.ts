@@ -108,3 +108,17 @@ export interface ProvisionRequest {
   zone?: string;
   tags?: Record<string, string>;
 }
+
+/**
+ * InstanceTypeFacts — one item of spot-advisor's `instancetypes.list` reply: what EC2 DescribeInstanceTypes says of a
+ * type (GPUs and Neuron devices counted together in `gpus`, `gpuNames` as EC2 names them).
+ */
+export interface InstanceTypeFacts {
+  readonly name: string;
+  readonly vcpu: number;
+  readonly memoryMiB: number;
+  readonly gpus: number;
+  readonly gpuNames: readonly string[];
+  readonly architectures: readonly string[];
+  readonly supportsSpot: boolean;
+}

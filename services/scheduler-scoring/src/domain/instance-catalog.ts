@@ -1,20 +1,7 @@
-import { INSTANCE_TYPES, type InstanceTypeSpec } from '@nodes-manager/contracts';
+import { INSTANCE_TYPES, type InstanceTypeFacts, type InstanceTypeSpec } from '@nodes-manager/contracts';
 import type { PriceTable } from '@nodes-manager/scoring';
 
-/**
- * InstanceTypeFacts — one entry of spot-advisor's `instancetypes.list` answer: what EC2 DescribeInstanceTypes
- * says of a type (GPUs and Neuron devices counted together, `gpuNames` as EC2 names them) plus spot-advisor's
- * bundled On-Demand price, which this mapping does not need (it reads the same bundled table itself).
- */
-export interface InstanceTypeFacts {
-  readonly name: string;
-  readonly vcpu: number;
-  readonly memoryMiB: number;
-  readonly gpus: number;
-  readonly gpuNames: readonly string[];
-  readonly architectures: readonly string[];
-  readonly supportsSpot?: boolean;
-}
+export type { InstanceTypeFacts } from '@nodes-manager/contracts';
 
 /** Where simulate's and scale-up's instance catalog came from. */
 export type CatalogSource = 'spot-advisor' | 'bundled';

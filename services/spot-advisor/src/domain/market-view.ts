@@ -1,3 +1,4 @@
+import type { InstanceTypeFacts } from '@nodes-manager/contracts';
 import { ON_DEMAND_PRICE_TABLE_DATE, ON_DEMAND_PRICE_TABLE_REGION } from '@nodes-manager/contracts';
 import type { MarketEntry, OnDemandTable } from './spot-market.js';
 import type { InterruptionBucket } from './spot-price.js';
@@ -84,16 +85,7 @@ export function poolPrices(entries: readonly MarketEntry[]): PoolPrice[] {
   }));
 }
 
-/** InstanceTypeFacts — what DescribeInstanceTypes says of one type (structurally the EC2 adapter's summary). */
-export interface InstanceTypeFacts {
-  readonly name: string;
-  readonly vcpu: number;
-  readonly memoryMiB: number;
-  readonly gpus: number;
-  readonly gpuNames: readonly string[];
-  readonly architectures: readonly string[];
-  readonly supportsSpot: boolean;
-}
+export type { InstanceTypeFacts } from '@nodes-manager/contracts';
 
 export interface CatalogEntry extends InstanceTypeFacts {
   readonly onDemandUsdPerHour: number | null;

@@ -1,3 +1,4 @@
+import type { InstanceTypeFacts } from '@nodes-manager/contracts';
 import {
   EC2Client,
   EC2ServiceException,
@@ -51,16 +52,8 @@ export interface SpotPriceQuery {
   readonly end: Date;
 }
 
-/** InstanceTypeSummary — what the service needs of DescribeInstanceTypes. */
-export interface InstanceTypeSummary {
-  readonly name: string;
-  readonly vcpu: number;
-  readonly memoryMiB: number;
-  readonly gpus: number;
-  readonly gpuNames: readonly string[];
-  readonly architectures: readonly string[];
-  readonly supportsSpot: boolean;
-}
+/** InstanceTypeSummary — what the service needs of DescribeInstanceTypes: the `instancetypes.list` item of the contracts. */
+export type InstanceTypeSummary = InstanceTypeFacts;
 
 export type LaunchSpec =
   | { readonly launchTemplate: { readonly id?: string; readonly name?: string; readonly version?: string } }
