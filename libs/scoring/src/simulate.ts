@@ -757,44 +757,35 @@ export function knapsackSolve(
   const cur = new Int32Array(n);
   const bestK = new Int32Array(n);
   let nodes = 0;
+  // fill — the fractional knapsack over items from `from` on, taken in `order` (best value per weight first), with
+  // weights `w` and capacity `room`; items that weigh nothing are taken whole.
+  const fill = (order: readonly number[], w: readonly number[], from: number, room: number): number => {
+    let val = 0;
+    for (const i of order) {
+      if (i < from) continue;
+      const wi = w[i]!;
+      if (wi <= 0) {
+        val += c[i]! * v[i]!;
+        continue;
+      }
+      if (room <= 0) break;
+      const k = Math.min(c[i]!, room / wi);
+      val += k * v[i]!;
+      room -= k * wi;
+    }
+    return val;
+  };
+  const weightsOf = Array.from({ length: DIMS }, (_, d) => q.map((r) => r[d]!));
+  const surrogate = lambda.some((l) => l > 0);
   const bound = (from: number): number => {
     let ub = Infinity;
     let surrogateUsable = 0;
     for (let d = 0; d < DIMS; d++) {
-      let room = usable(d, free[d]!);
+      const room = usable(d, free[d]!);
       surrogateUsable += lambda[d]! * room;
-      let val = 0;
-      for (const i of byDim[d]!) {
-        if (i < from) continue;
-        const w = q[i]![d]!;
-        if (w === 0) {
-          val += c[i]! * v[i]!;
-          continue;
-        }
-        if (room <= 0) break;
-        const k = Math.min(c[i]!, room / w);
-        val += k * v[i]!;
-        room -= k * w;
-      }
-      if (val < ub) ub = val;
+      ub = Math.min(ub, fill(byDim[d]!, weightsOf[d]!, from, room));
     }
-    if (lambda.some((l) => l > 0)) {
-      let room = surrogateUsable;
-      let val = 0;
-      for (const i of byRatio) {
-        if (i < from) continue;
-        const w = sw[i]!;
-        if (w <= 0) {
-          val += c[i]! * v[i]!;
-          continue;
-        }
-        if (room <= 0) break;
-        const k = Math.min(c[i]!, room / w);
-        val += k * v[i]!;
-        room -= k * w;
-      }
-      if (val < ub) ub = val;
-    }
+    if (surrogate) ub = Math.min(ub, fill(byRatio, sw, from, surrogateUsable));
     return ub;
   };
   const dfs = (i: number, val: number): boolean => {
