@@ -7,5 +7,5 @@ export * from './scorers.js';
 export * from './score-node.js';
 export * from './scoring-index.js';
 export * from './lp.js';
-export * from './simulate.js';
+export * from './simulate/index.js';
 export * from './consolidation.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { knapsackMax } from './simulate.js';
+import { knapsackMax } from './simulate/index.js';
 import { mulberry32 } from './testing/prices.js';
 
 /** bruteForce — every k vector, for tiny instances: the oracle knapsackMax must match exactly. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { INSTANCE_TYPES } from '@nodes-manager/contracts';
 import fc from 'fast-check';
 import { ColumnLp, maximizeLp } from './lp.js';
-import { lowerBoundCost, offeringsFor, simulatePlacement, type Offering, type SimulateInput } from './simulate.js';
+import { lowerBoundCost, offeringsFor, simulatePlacement, type Offering, type SimulateInput } from './simulate/index.js';
 import { aNode, GiB, MiB, resources } from './testing/builders.js';
 import { priceTable } from './testing/prices.js';
 import type { WorkloadClass } from './types.js';

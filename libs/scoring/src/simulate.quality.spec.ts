@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { firstFitDecreasing, lowerBoundCost, simulatePlacement } from './simulate.js';
+import { firstFitDecreasing, lowerBoundCost, simulatePlacement } from './simulate/index.js';
 import { lumpy, realistic } from './testing/workloads.js';
 
 const SEEDS = Array.from({ length: 60 }, (_, i) => 1000 + i);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { INSTANCE_TYPES } from '@nodes-manager/contracts';
 import { maximizeLp } from './lp.js';
-import { allocatableFor, firstFitDecreasing, lowerBoundCost, simulatePlacement, type SimulateInput, type SimulatePodGroup } from './simulate.js';
+import { allocatableFor, firstFitDecreasing, lowerBoundCost, simulatePlacement, type SimulateInput, type SimulatePodGroup } from './simulate/index.js';
 import { aNode, GiB, resources } from './testing/builders.js';
 import { priceTable } from './testing/prices.js';
 

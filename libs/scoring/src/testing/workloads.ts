@@ -1,5 +1,5 @@
 import { INSTANCE_TYPES } from '@nodes-manager/contracts';
-import type { SimulateInput, SimulatePodGroup } from '../simulate.js';
+import type { SimulateInput, SimulatePodGroup } from '../simulate/index.js';
 import type { WorkloadClass } from '../types.js';
 import { aNode, GiB, resources } from './builders.js';
 import { mulberry32, priceTable } from './prices.js';
