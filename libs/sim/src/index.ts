@@ -5,6 +5,6 @@ export type { Fleet } from './fleet/fleet.types.js';
 export { ApiError } from './kube/errors.js';
 export type { ManagedFieldsEntry } from './kube/managed-fields.js';
 export { ANCIENT_CHANGES, MAX_UPDATE_MANAGERS } from './kube/managed-fields.js';
-export { NODE_UNSCHEDULABLE_TAINT, CONTROLLER_MANAGER } from './kube/api.js';
+export { NODE_UNSCHEDULABLE_TAINT, CONTROLLER_MANAGER } from './kube/api/index.js';
 export type { Faults, Stats } from './kube/server.js';
 export { generateFleet, allocatableOf, type FleetOptions, type WorkloadClass, type Allocatable } from './fleet/generate-fleet.js';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig, type V1Taint } from '@kubernetes/client-node';
 import type { Fleet } from '../fleet/fleet.types.js';
-import { k8sTime, KubeApi, type WriteContext } from './api.js';
+import { k8sTime, KubeApi, type WriteContext } from './api/index.js';
 import { badRequest } from './errors.js';
 import { byId, type KubeObject, RESOURCES } from './resources.js';
 import { type Faults, KubeHttp, NO_FAULTS, type Stats } from './server.js';

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type KubeApi, type PatchType, type WriteContext } from './api.js';
+import { type KubeApi, type PatchType, type WriteContext } from './api/index.js';
 import { ApiError, badRequest } from './errors.js';
 import {
   apiGroupList, apiResourceList, apiVersionOf, findResource, groupVersions, type KubeObject, type ResourceDef,
