@@ -28,7 +28,7 @@ const common = {
 
 export default {
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{libs,services}/**/*.spec.ts'] },
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{libs,services}/**/*.spec.ts', '<rootDir>/test/architecture/*.spec.ts'] },
     {
       ...common,
       displayName: 'integration',

@@ -1,0 +1,127 @@
+// The layering rules of nodes-manager, checked by dependency-cruiser on every `npm test`
+// (scripts/check-layers.mjs, run by test/architecture/layering.spec.ts). docs/design.md#layering says why.
+//
+// Paths are relative to the repository root. npm packages resolve into node_modules/, so a rule about a package
+// matches `(^|/)node_modules/<name>/`; an import that cannot be resolved keeps its bare name, matched by `^<name>$`.
+
+/** A pattern matching the given npm packages, resolved or not. */
+const npm = (...names) => `(^|/)node_modules/(${names.join('|')})(/|$)|^(${names.join('|')})(/|$)`;
+
+/** Node built-ins that do I/O or keep time: not for pure code (node:crypto's hashing is pure and allowed). */
+const IO_BUILTINS = '^(node:)?(fs|fs/promises|net|http|https|http2|dgram|dns|tls|child_process|cluster|worker_threads|timers|timers/promises|readline|process|os|v8|vm)$';
+
+/** Test and spec files: they may use test builders, Jest and fast-check. */
+const TESTS = '(\\.spec|\\.int|\\.e2e)\\.ts$|/test/|/testing/';
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'domain-is-pure',
+      comment:
+        'A service\'s domain/ holds pure decisions: it may import its own domain/, libs/contracts and libs/scoring, ' +
+        'and the Kubernetes object *types* (type-only, erased at build) — never an adapter, the service or module, ' +
+        'libs/platform, TypeORM, pg, amqplib, the Kubernetes client, the AWS SDK, Nest, or a node built-in that does I/O.',
+      severity: 'error',
+      from: { path: '^services/([^/]+)/src/domain/', pathNot: TESTS },
+      to: {
+        pathNot: [
+          '^services/$1/src/domain/',
+          '^libs/(contracts|scoring)/src/',
+          '^(node:)?crypto$',
+        ],
+        dependencyTypesNot: ['type-only'],
+      },
+    },
+    {
+      name: 'domain-types-only-from-kubernetes',
+      comment:
+        'Type-only imports into domain/ are allowed for the Kubernetes object shapes (V1Node, V1Pod) and nothing ' +
+        'else outside the pure layers: a type from an adapter or a framework still ties the decision to it.',
+      severity: 'error',
+      from: { path: '^services/([^/]+)/src/domain/', pathNot: TESTS },
+      to: {
+        dependencyTypes: ['type-only'],
+        pathNot: ['^services/$1/src/domain/', '^libs/(contracts|scoring)/src/', npm('@kubernetes/client-node')],
+      },
+    },
+    {
+      name: 'services-stand-apart',
+      comment:
+        'Services never import each other: they talk over RabbitMQ commands and events (libs/contracts) only. ' +
+        'This covers their tests too.',
+      severity: 'error',
+      from: { path: '^services/([^/]+)/' },
+      to: { path: '^services/', pathNot: '^services/$1/' },
+    },
+    {
+      name: 'own-migrations-only',
+      comment: 'A service runs its own migrations (migrations/<service>/) and no other service\'s: each owns its tables.',
+      severity: 'error',
+      from: { path: '^services/([^/]+)/' },
+      to: { path: '^migrations/', pathNot: '^migrations/$1/' },
+    },
+    {
+      name: 'libs-never-import-services',
+      comment: 'Shared libraries never depend on a service (nor on a service\'s migrations).',
+      severity: 'error',
+      from: { path: '^libs/' },
+      to: { path: '^(services|migrations)/' },
+    },
+    {
+      name: 'contracts-is-data-only',
+      comment:
+        'libs/contracts is data only — types, constants, JSON Schemas — so anything may import it: it imports ' +
+        'nothing but itself (its specs may use Jest, Ajv and the YAML parser).',
+      severity: 'error',
+      from: { path: '^libs/contracts/', pathNot: TESTS },
+      to: { pathNot: '^libs/contracts/' },
+    },
+    {
+      name: 'scoring-is-pure',
+      comment:
+        'libs/scoring is pure functions: it imports itself and libs/contracts only — no package, no node built-in, ' +
+        'no other lib (its specs may use Jest and fast-check).',
+      severity: 'error',
+      from: { path: '^libs/scoring/', pathNot: TESTS },
+      to: { pathNot: '^libs/(scoring|contracts)/' },
+    },
+    {
+      name: 'no-io-in-pure-code',
+      comment: 'No node built-in that does I/O or keeps time in domain/, libs/contracts or libs/scoring.',
+      severity: 'error',
+      from: { path: '^(services/[^/]+/src/domain/|libs/(contracts|scoring)/)', pathNot: TESTS },
+      to: { path: IO_BUILTINS },
+    },
+    {
+      name: 'production-code-not-on-tests',
+      comment: 'Production code never imports test code (builders, fakes, harnesses, the simulators\' test helpers).',
+      severity: 'error',
+      from: { path: '^(services|libs)/[^/]+/src/', pathNot: TESTS },
+      to: { path: '(\\.spec|\\.int|\\.e2e)\\.ts$|^(services|libs)/[^/]+/(test|src/testing)/|^test/' },
+    },
+    {
+      name: 'no-circular',
+      comment:
+        'No import cycles at run time: a cycle means two files are one piece, or a dependency points the wrong way. ' +
+        'A cycle closed only by a type-only import (erased at build) is allowed.',
+      severity: 'error',
+      from: {},
+      to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
+    },
+    {
+      name: 'no-unresolvable',
+      comment: 'Every import resolves (a typo in a relative path fails here, not at start-up).',
+      severity: 'error',
+      from: { pathNot: TESTS },
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    // Resolve packages through their `exports` map, as Node does.
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },
+    exclude: { path: '^dist/' },
+  },
+};
