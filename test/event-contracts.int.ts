@@ -31,7 +31,7 @@ function problems(ev: CloudEvent): unknown[] {
 const NOW = at(30);
 const OP_ID = '0b9a4f0e-8f53-4c55-a7a1-5c1f0a1b2c3d';
 
-/** uncordonedEvent — as UncordonService.act builds it, from a real verdict of the DESIGN §4 rule. */
+/** uncordonedEvent — as UncordonService.act builds it, from a real verdict of the auto-uncordon rule (docs/auto-uncordon.md). */
 function uncordonedEvent(): CloudEvent<NodeUncordonedData> {
   const node = aCordonedNode({ taints: [CORDON_TAINT, REBALANCE_TAINT] });
   const verdict = decideUncordon(node, anObservation(), NOW, aConfig());

@@ -53,7 +53,7 @@ export function loadAllConfigs(env: NodeJS.ProcessEnv) {
 }
 
 /**
- * startAllInOne — DESIGN §2's all-in-one mode: every service module in one process, the same modules and code paths
+ * startAllInOne — the all-in-one mode (docs/design.md#two-ways-to-run): every service module in one process, the same modules and code paths
  * as split mode, wired with the in-process command transport (and the in-process event bus unless RABBITMQ_URL is
  * set, in which case events still go to RabbitMQ).
  */

@@ -12,7 +12,7 @@ export interface EmbeddedDatabase {
   stop(): Promise<void>;
 }
 
-/** Every parent of `dir` must be enterable by the `postgres` OS user that the server runs as under root (STACK.md). */
+/** Every parent of `dir` must be enterable by the `postgres` OS user that the server runs as under root (docs/stack.md). */
 function traversableByOthers(dir: string): boolean {
   for (let d = resolve(dir); ; d = dirname(d)) {
     try {

@@ -48,7 +48,7 @@ export interface SplitSystem {
 }
 
 /**
- * startSplitSystem — the six services as separate processes against the real broker and database (DESIGN §2,
+ * startSplitSystem — the six services as separate processes against the real broker and database (split mode, docs/design.md#two-ways-to-run;
  * split mode), each on its own port; resolves once every one answers /healthz.
  */
 export async function startSplitSystem(opts: { databaseUrl: string; env?: Record<string, string>; perService?: Partial<Record<ServiceName, Record<string, string>>> }): Promise<SplitSystem> {

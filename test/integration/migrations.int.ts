@@ -21,7 +21,7 @@ const SERVICES = [
   { service: 'spot-advisor', entities: spotEntities, migrations: spotMigrations },
 ] as const;
 
-/** Tables DESIGN §7 assigns to each service; the schema check must find each of them. */
+/** Tables each service owns (docs/design.md#data); the schema check must find each of them. */
 const OWNED_TABLES: Record<string, string[]> = {
   'node-sync': ['nodes', 'pods'],
   uncordon: ['scaling_events', 'cordon_observations', 'drain_operations'],

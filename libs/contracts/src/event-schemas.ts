@@ -61,7 +61,7 @@ const uncordonEvidence = closed(
     'cordonedSince', 'cordonedSinceSource', 'cordonManager', 'cordonManagerKind', 'provenance', 'rebalanceTaint', 'ready',
     'readySince', 'effectiveGraceMinutes', 'flapCount', 'cordonedForMs', 'blockingTaints', 'blockingKey',
   ],
-  'What the verdict was based on (DESIGN §4).',
+  'What the verdict was based on (docs/auto-uncordon.md).',
 );
 
 const podReason = closed({ pod: str('namespace/name'), reason: str() });
@@ -184,7 +184,7 @@ export const EVENT_DATA_SCHEMAS: Readonly<Record<EventType, JsonSchema>> = {
       rebalanceTaintRemoved: bool("NTH's rebalance-recommendation taint was removed with the cordon"),
     },
     [],
-    'Auto-uncordon reversed a Spot rebalance cordon (DESIGN §4).',
+    'Auto-uncordon reversed a Spot rebalance cordon (docs/auto-uncordon.md).',
   ),
   [EventTypes.nodeDrainStarted]: drainEvent([DrainStatus.PENDING, DrainStatus.RUNNING], false),
   [EventTypes.nodeDrainCompleted]: drainEvent([DrainStatus.COMPLETED], false),

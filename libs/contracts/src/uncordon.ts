@@ -1,5 +1,5 @@
 /**
- * Contracts of the uncordon service: auto-uncordon verdicts (DESIGN §4) and drain operations (DESIGN §5).
+ * Contracts of the uncordon service: auto-uncordon verdicts (docs/auto-uncordon.md) and drain operations (docs/uncordon.md#drain).
  * Data only. Every string value here is stored in Postgres, logged and shown over the API: never rename one,
  * only add.
  */
@@ -35,7 +35,7 @@ export const DRAIN_OPERATION_ANNOTATION = 'nodes-manager/drain-operation';
 
 /** Why auto-uncordon did, or did not, act on a node. */
 export const UncordonReason = {
-  /** Every clause of DESIGN §4 holds: the node is (or would be) uncordoned. */
+  /** Every clause of the rule (docs/auto-uncordon.md) holds: the node is (or would be) uncordoned. */
   UNCORDON: 'UNCORDON',
   /** Ours to reverse, but `now − T` is still below the (backed-off) grace period. */
   WAITING_GRACE_PERIOD: 'WAITING_GRACE_PERIOD',

@@ -1,7 +1,7 @@
 import type { QosClass, ScoringPod, WorkloadClass } from './types.js';
 
 /**
- * classifyWorkload — the pod's workload class, first match wins (DESIGN §6):
+ * classifyWorkload — the pod's workload class, first match wins (docs/scoring.md#ranking-nodes-for-a-pod):
  * `gpu` (requests any of nvidia.com/gpu, amd.com/gpu, aws.amazon.com/neuron — summed in `requests.gpu`),
  * `stateful` (owned by a StatefulSet or mounts a PVC), `batch` (owned by a Job or CronJob),
  * `latency_sensitive` (QoS Guaranteed), else `stateless`.

@@ -20,7 +20,7 @@ export interface NodeResources {
   readonly pods: number;
 }
 
-/** The extended resources that make a pod a `gpu` pod (DESIGN §6). */
+/** The extended resources that make a pod a `gpu` pod (docs/scoring.md#ranking-nodes-for-a-pod). */
 export const GPU_RESOURCE_NAMES = ['nvidia.com/gpu', 'amd.com/gpu', 'aws.amazon.com/neuron'] as const;
 
 export type WorkloadClass = 'gpu' | 'stateful' | 'batch' | 'latency_sensitive' | 'stateless';

@@ -12,7 +12,7 @@ export const DIMENSIONS: readonly Dimension[] = [
 
 export type ScoringWeights = Readonly<Record<Dimension, number>>;
 
-/** DEFAULT_WEIGHTS — DESIGN §6: fit 0.35, spread 0.25, cost 0.20, risk 0.15, locality 0.05. */
+/** DEFAULT_WEIGHTS — docs/scoring.md#ranking-nodes-for-a-pod: fit 0.35, spread 0.25, cost 0.20, risk 0.15, locality 0.05. */
 export const DEFAULT_WEIGHTS: ScoringWeights = {
   resourceFit: 0.35,
   zoneSpread: 0.25,

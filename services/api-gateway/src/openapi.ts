@@ -17,7 +17,7 @@ export function buildOpenApiDocument(app: INestApplication, version = '0.1.0'): 
     .setTitle('nodes-manager API')
     .setDescription(
       [
-        'The REST API of nodes-manager (the api-gateway; DESIGN §9). Every route but `/healthz`, `/readyz`, `/metrics` and these docs needs a',
+        'The REST API of nodes-manager (the api-gateway; docs/api.md). Every route but `/healthz`, `/readyz`, `/metrics` and these docs needs a',
         'bearer JWT (HS256, with `sub` and `exp`); mutating routes also need the write scope (`nodes:write` by default) in `scope`, `scopes` or `roles`.',
         'Every failure is `{code, message, details?}` with the status the code maps to. Lists are pages: `limit` (1–500, default 50) and an',
         'opaque `cursor` taken from the previous page’s `nextCursor`. See docs/api.md; events are described in docs/asyncapi.yaml.',

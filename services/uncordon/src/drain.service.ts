@@ -49,7 +49,7 @@ const podName = (p: { namespace: string; name: string }): string => `${p.namespa
 const API_RETRY_MS = 2_000;
 
 /**
- * DrainService — `kubectl drain` as an operation (DESIGN §5). `start` only records it (202); the leader runs it in
+ * DrainService — `kubectl drain` as an operation (docs/uncordon.md#drain). `start` only records it (202); the leader runs it in
  * the background: cordon (server-side apply as `nodes-manager`, plus the drain annotation), triage the pods
  * (pure `planDrain`), then the pure `nextDrainStep` loop — evictions through policy/v1, 429s retried every 5 s,
  * each evicted pod awaited — until completed or failed with a reason. Progress is saved after every step; an

@@ -72,7 +72,7 @@ export const ruleConfig = (c: UncordonConfig): RuleConfig => ({
 });
 
 /**
- * UncordonService — auto-uncordon (DESIGN §4): load (cached nodes, observations, flap history) → decide (pure rule
+ * UncordonService — auto-uncordon (docs/auto-uncordon.md): load (cached nodes, observations, flap history) → decide (pure rule
  * and budget) → act (fresh GET, re-decide, resourceVersion-guarded patch) → record (scaling_events + outbox in one
  * transaction, then a Kubernetes Event). Only the leader runs cycles; any replica answers `cordons.list`.
  */

@@ -5,7 +5,7 @@ import { api, becomesLeader, startUncordon, type UncordonApp } from './uncordon.
 import { aKubeNode, getNode } from './kube-object.builder.js';
 
 /*
- * DESIGN §4 end to end: the simulator over HTTP with the real client, real Postgres, the gateway in process and a
+ * Auto-uncordon (docs/auto-uncordon.md) end to end: the simulator over HTTP with the real client, real Postgres, the gateway in process and a
  * plain amqplib consumer on `nodes.events` (the real broker). Cordon times are backdated with the simulator's `at`.
  */
 const MIN = 60_000;

@@ -6,7 +6,7 @@ import { api, becomesLeader, startUncordon, type UncordonApp } from './uncordon.
 import { aKubeNode, aKubePod, aPdb, getNode } from './kube-object.builder.js';
 
 /*
- * DESIGN §5 through the gateway: kubectl-drain semantics against the simulator (real Eviction API, PDB 429s,
+ * Drains (docs/uncordon.md#drain) through the gateway: kubectl-drain semantics against the simulator (real Eviction API, PDB 429s,
  * pods that take a moment to go), real Postgres, and a restart in the middle of a drain.
  */
 const readySince = new Date(Date.now() - 3600_000);

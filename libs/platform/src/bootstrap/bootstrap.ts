@@ -24,7 +24,7 @@ export interface SplitServiceOptions {
 }
 
 /**
- * startSplitService — one service as its own process (DESIGN §2, split): its module, the RMQ command transport on
+ * startSplitService — one service as its own process (split mode, docs/design.md#two-ways-to-run): its module, the RMQ command transport on
  * `nodes-manager.<service>` (not for the gateway), and an HTTP server for health and metrics (or the gateway's API).
  */
 export async function startSplitService(opts: SplitServiceOptions): Promise<INestApplication> {

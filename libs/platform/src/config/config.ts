@@ -124,7 +124,7 @@ export function defineConfigSpec<S extends EnvShape>(spec: ServiceConfigSpec<S>)
   return spec;
 }
 
-/** splitMode — the same spec with `RABBITMQ_URL` required: split mode has no other way to talk (DESIGN §2). */
+/** splitMode — the same spec with `RABBITMQ_URL` required: split mode has no other way to talk (docs/design.md#two-ways-to-run). */
 export function splitMode<S extends EnvShape>(spec: ServiceConfigSpec<S>): ServiceConfigSpec<S> {
   return { ...spec, shape: { ...spec.shape, RABBITMQ_URL: env.url(['amqp', 'amqps']) } };
 }

@@ -35,7 +35,7 @@ import type { Runtime } from '../runtime/runtime.js';
 
 /**
  * Command queue options, shared by server and client: both assert the queue and different options close the
- * channel with 406 PRECONDITION_FAILED (STACK.md), so they live in one constant.
+ * channel with 406 PRECONDITION_FAILED (docs/stack.md), so they live in one constant.
  */
 export const COMMAND_QUEUE_OPTIONS = { durable: true } as const;
 export const COMMAND_PREFETCH = 20;

@@ -12,7 +12,7 @@ export { METRICS, RUNTIME } from './tokens.js';
 /**
  * Runtime — what the way of running (split or all-in-one) decides, shared by every service module in the process:
  * the clock, the broker URL or the in-process bus and command registry, health checks and metrics. Service modules
- * are the same in both modes; only this object differs (DESIGN §2).
+ * are the same in both modes; only this object differs (docs/design.md#two-ways-to-run).
  */
 export interface Runtime {
   mode: 'split' | 'all-in-one';

@@ -87,7 +87,7 @@ export interface SyncPlan {
   readonly livePods: number;
 }
 
-/** workloadClassOf — DESIGN §6 on a pod row: gpu, stateful, batch, latency_sensitive, else stateless. */
+/** workloadClassOf — The workload classes (docs/scoring.md#ranking-nodes-for-a-pod) on a pod row: gpu, stateful, batch, latency_sensitive, else stateless. */
 export function workloadClassOf(pod: PodRow): string {
   if (pod.gpu > 0) return 'gpu';
   if (pod.ownerKind === 'StatefulSet' || pod.workloadKind === 'StatefulSet' || pod.hasPvc) return 'stateful';

@@ -1,6 +1,6 @@
 import { parseBytes, parseCount, parseCpuMilli } from './quantity.js';
 
-/** Accelerator resources counted as `gpu` (DESIGN §6). */
+/** Accelerator resources counted as `gpu` (docs/scoring.md#ranking-nodes-for-a-pod). */
 export const GPU_RESOURCES = ['nvidia.com/gpu', 'amd.com/gpu', 'aws.amazon.com/neuron'] as const;
 
 /** ResourceAmounts — cpu in millicores, memory in bytes, accelerators and pods as counts. */

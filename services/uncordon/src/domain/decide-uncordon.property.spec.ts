@@ -4,7 +4,7 @@ import type { CordonedNodeSnapshot, ManagedFieldsEntrySnapshot, NodeTaint } from
 import { decideUncordon, selectWithinBudget, type CordonObservation, type UncordonConfig } from './decide-uncordon.js';
 
 /*
- * Random node histories against an oracle written from DESIGN §4 alone: it shares no helper with the
+ * Random node histories against an oracle written from the rule in docs/auto-uncordon.md alone: it shares no helper with the
  * implementation. Times are seconds around a fixed base so that boundaries (Ready since exactly T, ...) occur.
  */
 
@@ -130,7 +130,7 @@ const aConfig: fc.Arbitrary<UncordonConfig> = fc.record({
 
 const aNow = fc.integer({ min: -10_000, max: 400_000 }).map(sec);
 
-/** The oracle: DESIGN §4 clauses 1–5, read directly. Returns the time still to wait, or false. */
+/** The oracle: docs/auto-uncordon.md clauses 1–5, read directly. Returns the time still to wait, or false. */
 function oracle(
   node: CordonedNodeSnapshot,
   obs: CordonObservation | undefined,
@@ -177,7 +177,7 @@ function oracle(
   return { holds: true, waitMs: Math.max(0, graceMs - (now.getTime() - T)) };
 }
 
-describe('decideUncordon against the DESIGN §4 oracle', () => {
+describe('decideUncordon against the docs/auto-uncordon.md oracle', () => {
   it('never uncordons unless every clause holds, and always does when they do', () => {
     let uncordoned = 0;
     fc.assert(

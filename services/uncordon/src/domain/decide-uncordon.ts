@@ -117,7 +117,7 @@ export function flapCount(uncordonedAt: readonly Date[], now: Date): number {
 }
 
 /**
- * decideUncordon — DESIGN §4 clauses 1–5 on one fresh read of a node (clause 6 is {@link selectWithinBudget}).
+ * decideUncordon — docs/auto-uncordon.md clauses 1–5 on one fresh read of a node (clause 6 is {@link selectWithinBudget}).
  *
  * Checks run cheapest-to-explain first, and the first failing clause is the reason:
  * not cordoned → clause 3 exclusions → clause 1 taints → clause 2 provenance → clause 4 T and Ready →

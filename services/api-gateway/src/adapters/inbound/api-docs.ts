@@ -162,7 +162,7 @@ export const NODE_SCHEMA: Schema = {
 
 export const DRAIN_OPERATION_SCHEMA: Schema = {
   type: 'object',
-  description: 'A drain operation (DESIGN §5): poll GET /api/v1/drains/{id} until status is completed or failed.',
+  description: 'A drain operation (docs/uncordon.md#drain): poll GET /api/v1/drains/{id} until status is completed or failed.',
   required: ['id', 'node', 'status'],
   properties: {
     id: { type: 'string', format: 'uuid' }, node: str, status: { type: 'string', enum: ['pending', 'running', 'completed', 'failed'] },

@@ -15,7 +15,7 @@ export class UncordonController {
   constructor(private readonly fwd: Forwarder) {}
 
   @Get('cordons')
-  @ApiRoute({ tag: 'cordons', summary: 'Every cordoned node with the auto-uncordon verdict and its reason', description: 'The "why" view of DESIGN §4: `uncordon` (will be reversed now), `wait` (ours; `uncordonAt` says when), `skip` (not ours, or not now — `reason` and `evidence` say which).', query: cordonsQuery, ok: { status: 200, description: 'A page of cordoned nodes', schema: page(CORDON_SCHEMA) } })
+  @ApiRoute({ tag: 'cordons', summary: 'Every cordoned node with the auto-uncordon verdict and its reason', description: 'The "why" view of the auto-uncordon rule (docs/auto-uncordon.md): `uncordon` (will be reversed now), `wait` (ours; `uncordonAt` says when), `skip` (not ours, or not now — `reason` and `evidence` say which).', query: cordonsQuery, ok: { status: 200, description: 'A page of cordoned nodes', schema: page(CORDON_SCHEMA) } })
   cordons(@Query() query: unknown, @Actor() actor: string) {
     return this.fwd.send(Commands.cordonsList, parseInput(cordonsQuery, query, 'query'), actor);
   }

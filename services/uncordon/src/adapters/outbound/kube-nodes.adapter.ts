@@ -79,7 +79,7 @@ export class KubeNodes {
   /**
    * cordonForDrain — server-side apply (forced) of `spec.unschedulable: true` and the drain annotation: apply takes
    * ownership of `f:spec.f:unschedulable` even when the node was already cordoned, so the cordon is provably ours
-   * and auto-uncordon never reverses it (DESIGN §4 clause 2).
+   * and auto-uncordon never reverses it (docs/auto-uncordon.md clause 2).
    */
   async cordonForDrain(name: string, annotations: Record<string, string>): Promise<PatchResult> {
     try {

@@ -4,7 +4,7 @@ import type { Metrics } from '@nodes-manager/platform';
 
 /**
  * NodeSource — the uncordon loop's view of the cluster's nodes: a synced cache plus a change callback. It only
- * says *which* nodes to evaluate; the act itself always follows a fresh GET (DESIGN §4).
+ * says *which* nodes to evaluate; the act itself always follows a fresh GET (docs/auto-uncordon.md).
  */
 export interface NodeSource {
   start(onChange: (name: string) => void): Promise<void>;

@@ -149,7 +149,7 @@ export class UncordonRepository {
 
   /**
    * recentUncordons — the times of our own (not dry-run) uncordons after `since`: what the per-interval budget
-   * (DESIGN §4 clause 6) has already used.
+   * (docs/auto-uncordon.md clause 6) has already used.
    */
   async recentUncordons(since: Date): Promise<Date[]> {
     const rows: Array<{ created_at: Date }> = await this.ds.query(
