@@ -32,7 +32,7 @@ import {
   selectWithinBudget,
   uncordonPatch,
   type CordonObservation,
-  type UncordonConfig as RuleConfig,
+  type UncordonRuleConfig,
 } from './domain/decide-uncordon.js';
 import type { KubeNodes } from './adapters/outbound/kube-nodes.adapter.js';
 import type { NodeSource } from './adapters/outbound/node-source.js';
@@ -63,7 +63,7 @@ export interface CycleResult {
 }
 
 /** ruleConfig — the `AUTO_UNCORDON_*` variables as the pure rule takes them. */
-export const ruleConfig = (c: UncordonConfig): RuleConfig => ({
+export const ruleConfig = (c: UncordonConfig): UncordonRuleConfig => ({
   enabled: c.AUTO_UNCORDON_ENABLED,
   dryRun: c.AUTO_UNCORDON_DRY_RUN,
   gracePeriodMinutes: c.AUTO_UNCORDON_GRACE_PERIOD_MINUTES,
@@ -78,7 +78,7 @@ export const ruleConfig = (c: UncordonConfig): RuleConfig => ({
  */
 @Injectable()
 export class UncordonService {
-  private readonly rule: RuleConfig;
+  private readonly rule: UncordonRuleConfig;
   /** The window of the per-cycle budget: `AUTO_UNCORDON_MAX_PER_CYCLE` uncordons per scan interval. */
   private readonly budgetWindowMs: number;
   private readonly cordonedGauge;

@@ -1,5 +1,5 @@
 import type { CordonedNodeSnapshot, ManagedFieldsEntrySnapshot, NodeTaint } from '../src/domain/cordoned-node.js';
-import type { CordonObservation, UncordonConfig } from '../src/domain/decide-uncordon.js';
+import type { CordonObservation, UncordonRuleConfig } from '../src/domain/decide-uncordon.js';
 
 export const T0 = new Date('2026-03-01T10:00:00Z');
 export const minutes = (n: number): number => n * 60_000;
@@ -51,7 +51,7 @@ export const anObservation = (overrides: Partial<CordonObservation> = {}): Cordo
   ...overrides,
 });
 
-export const aConfig = (overrides: Partial<UncordonConfig> = {}): UncordonConfig => ({
+export const aConfig = (overrides: Partial<UncordonRuleConfig> = {}): UncordonRuleConfig => ({
   enabled: true,
   dryRun: false,
   gracePeriodMinutes: 15,

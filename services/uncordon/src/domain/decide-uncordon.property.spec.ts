@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import type { CordonedNodeSnapshot, ManagedFieldsEntrySnapshot, NodeTaint } from './cordoned-node.js';
-import { decideUncordon, selectWithinBudget, type CordonObservation, type UncordonConfig } from './decide-uncordon.js';
+import { decideUncordon, selectWithinBudget, type CordonObservation, type UncordonRuleConfig } from './decide-uncordon.js';
 
 /*
  * Random node histories against an oracle written from the rule in docs/auto-uncordon.md alone: it shares no helper with the
@@ -120,7 +120,7 @@ const anObservation: fc.Arbitrary<CordonObservation | undefined> = fc.option(
   { nil: undefined },
 );
 
-const aConfig: fc.Arbitrary<UncordonConfig> = fc.record({
+const aConfig: fc.Arbitrary<UncordonRuleConfig> = fc.record({
   enabled: mostly(4),
   dryRun: mostly(4).map((b) => !b),
   gracePeriodMinutes: fc.constantFrom(0, 0.5, 1, 2.25, 15, 60),
@@ -135,7 +135,7 @@ function oracle(
   node: CordonedNodeSnapshot,
   obs: CordonObservation | undefined,
   now: Date,
-  cfg: UncordonConfig,
+  cfg: UncordonRuleConfig,
 ): { holds: false } | { holds: true; waitMs: number } {
   // 1. cordoned, taints exactly {unschedulable:NoSchedule} or that + NTH rebalance.
   if (node.unschedulable !== true) return { holds: false };

@@ -22,7 +22,7 @@ import {
   selectWithinBudget,
   uncordonPatch,
   type CordonObservation,
-  type UncordonConfig,
+  type UncordonRuleConfig,
 } from './decide-uncordon.js';
 
 interface Row {
@@ -30,7 +30,7 @@ interface Row {
   observation?: CordonObservation | null;
   /** now, minutes after T0 (default 20). */
   now?: number;
-  config?: Partial<UncordonConfig>;
+  config?: Partial<UncordonRuleConfig>;
   decision: UncordonVerdict['decision'];
   reason: UncordonReason;
   requeueAfterMs?: number;

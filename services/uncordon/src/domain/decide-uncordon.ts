@@ -20,8 +20,8 @@ import {
 } from '@nodes-manager/contracts';
 import type { CordonedNodeSnapshot, ManagedFieldsEntrySnapshot, NodeTaint } from './cordoned-node.js';
 
-/** UncordonConfig — the `AUTO_UNCORDON_*` settings the rule reads. */
-export interface UncordonConfig {
+/** UncordonRuleConfig — the `AUTO_UNCORDON_*` settings the rule reads (the service's whole configuration is `UncordonConfig`, config.ts). */
+export interface UncordonRuleConfig {
   readonly enabled: boolean;
   readonly dryRun: boolean;
   /** Decimals allowed. */
@@ -31,7 +31,7 @@ export interface UncordonConfig {
   readonly maxPerCycle: number;
 }
 
-export const DEFAULT_UNCORDON_CONFIG: UncordonConfig = {
+export const DEFAULT_UNCORDON_RULE_CONFIG: UncordonRuleConfig = {
   enabled: true,
   dryRun: false,
   gracePeriodMinutes: 15,
@@ -136,7 +136,7 @@ export function decideUncordon(
   node: CordonedNodeSnapshot,
   observation: CordonObservation | undefined,
   now: Date,
-  config: UncordonConfig,
+  config: UncordonRuleConfig,
 ): UncordonVerdict {
   const verdict = (
     decision: UncordonVerdict['decision'],
