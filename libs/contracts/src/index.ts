@@ -5,3 +5,4 @@ export * from './commands.js';
 export * from './uncordon.js';
 export * from './api.js';
 export * from './event-schemas.js';
+export * from './cursor.js';

@@ -28,7 +28,7 @@ import type { SchedulerScoringConfig } from './config.js';
 import { pendingGroups, type ClusterSnapshot, type PriceSnapshot } from './domain/cluster.js';
 import { decidePlan, decideScaleUp, DecisionKind, recheckRemoval, type DecisionDraft, type Recheck, type SkipReason } from './domain/decisions.js';
 import { bundledCatalog, toCatalog, type CatalogSnapshot, type InstanceTypeFacts } from './domain/instance-catalog.js';
-import { decodeCursor, placementPage } from './domain/placement.js';
+import { placementAfter, placementPage } from './domain/placement.js';
 import { toSimulateGroups } from './domain/simulate-request.js';
 import type { CatalogSource } from './adapters/outbound/catalog-source.js';
 import type { ClusterCache } from './adapters/outbound/cluster-cache.js';
@@ -152,7 +152,7 @@ export class SchedulerScoringService {
   async placement(q: Partial<PlacementListQuery>, meta: CommandMeta) {
     const snap = this.snapshot();
     const prices = await this.prices(snap, meta);
-    const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
+    const after = q.cursor === undefined ? undefined : placementAfter(q.cursor);
     if (q.cursor !== undefined && after === undefined) throw new CodedError('VALIDATION_FAILED', 'cursor is not one this API returned', { field: 'cursor' });
     const page = placementPage(snap.pods, snap.nodes, this.context(snap, prices), {
       limit: q.limit ?? 50,

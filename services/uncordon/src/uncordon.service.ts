@@ -5,6 +5,8 @@ import type { DataSource } from 'typeorm';
 import {
   UNCORDONED_AT_ANNOTATION,
   EventTypes,
+  decodeCursor,
+  encodeCursor,
   NTH_REBALANCE_TAINT_KEY,
   UncordonReason,
   type NodeUncordonedData,
@@ -12,6 +14,7 @@ import {
 } from '@nodes-manager/contracts';
 import {
   CLOCK,
+  CodedError,
   DATA_SOURCE,
   LOGGER,
   makeEvent,
@@ -339,10 +342,11 @@ export class UncordonService {
         };
       });
     if (q.cursor) {
-      const after = Buffer.from(q.cursor, 'base64url').toString('utf8');
+      const [after] = decodeCursor(q.cursor, 1) ?? [];
+      if (typeof after !== 'string') throw new CodedError('VALIDATION_FAILED', 'cursor is not one this API returned', { field: 'cursor' });
       views = views.filter((v) => v.node > after);
     }
     const page = views.slice(0, q.limit);
-    return views.length > q.limit ? { items: page, nextCursor: Buffer.from(page.at(-1)!.node).toString('base64url') } : { items: page };
+    return views.length > q.limit ? { items: page, nextCursor: encodeCursor([page.at(-1)!.node]) } : { items: page };
   }
 }

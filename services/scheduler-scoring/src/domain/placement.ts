@@ -1,3 +1,4 @@
+import { decodeCursor, encodeCursor } from '@nodes-manager/contracts';
 import { classifyWorkload, scoreNode, type ScoringContext, type ScoringNode, type ScoringPod, type WorkloadClass } from '@nodes-manager/scoring';
 import { terminal } from './cluster.js';
 
@@ -19,11 +20,10 @@ export interface Placement {
   readonly dimensions?: Readonly<Record<string, number>>;
 }
 
-/** Cursors are opaque: base64url of the last item's `namespace/name`. */
-export const encodeCursor = (key: string): string => Buffer.from(key, 'utf8').toString('base64url');
-export function decodeCursor(cursor: string): string | undefined {
-  const key = Buffer.from(cursor, 'base64url').toString('utf8');
-  return key.length > 0 && encodeCursor(key) === cursor.replace(/=+$/, '') ? key : undefined;
+/** placementAfter — the `namespace/name` a placement cursor points after; undefined when it is not one (docs/design.md#pagination). */
+export function placementAfter(cursor: string): string | undefined {
+  const [key] = decodeCursor(cursor, 1) ?? [];
+  return typeof key === 'string' && key.length > 0 ? key : undefined;
 }
 
 const keyOf = (p: ScoringPod): string => `${p.namespace}/${p.name}`;
@@ -53,7 +53,7 @@ export function placementPage(
   matches.sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0));
   const page = matches.slice(0, q.limit);
   const items = page.map((p) => placementOf(p, byName.get(p.nodeName!), ctx));
-  return matches.length > q.limit ? { items, nextCursor: encodeCursor(keyOf(page[page.length - 1]!)) } : { items };
+  return matches.length > q.limit ? { items, nextCursor: encodeCursor([keyOf(page[page.length - 1]!)]) } : { items };
 }
 
 /** placementOf — one pod's score on its node, with the node's requests minus its own. */

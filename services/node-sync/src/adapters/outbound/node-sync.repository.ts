@@ -1,5 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import type { NodesListQuery, Page } from '@nodes-manager/contracts';
+import { decodeCursor, encodeCursor, type NodesListQuery, type Page } from '@nodes-manager/contracts';
 import type { CloudEvent } from '@nodes-manager/contracts';
 import { CodedError, type Outbox } from '@nodes-manager/platform';
 import type { NodeState, NodeTaintRow } from '../../domain/project-node.js';
@@ -101,21 +101,16 @@ function nodeView(r: any): NodeView {
   };
 }
 
-/** Cursor — the last row of a page: its sort key and name (the tie-breaker). Opaque to clients. */
+/** Cursor — the last row of a page: the sort it was issued for, its sort key and name (the tie-breaker). */
 interface Cursor {
   s: string;
   k: string | null;
   n: string;
 }
-const encodeCursor = (c: Cursor): string => Buffer.from(JSON.stringify(c)).toString('base64url');
-function decodeCursor(s: string, sort: string): Cursor | undefined {
-  try {
-    const c = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as Cursor;
-    if (c.s !== sort || typeof c.n !== 'string') return undefined;
-    return c;
-  } catch {
-    return undefined;
-  }
+const encodeNodeCursor = (c: Cursor): string => encodeCursor([c.s, c.k, c.n]);
+function decodeNodeCursor(cursor: string, sort: string): Cursor | undefined {
+  const [s, k, n] = decodeCursor(cursor, 3) ?? [];
+  return s === sort && typeof n === 'string' && k !== undefined ? { s, k, n } : undefined;
 }
 
 const EPOCH = '1970-01-01T00:00:00.000Z';
@@ -323,7 +318,7 @@ export class NodeSyncRepository {
     const byCreated = q.sort.endsWith('created');
     const key = byCreated ? `COALESCE(k8s_created_at, '${EPOCH}'::timestamptz)` : 'name';
     if (q.cursor) {
-      const c = decodeCursor(q.cursor, q.sort);
+      const c = decodeNodeCursor(q.cursor, q.sort);
       if (!c) throw new CodedError('VALIDATION_FAILED', 'cursor is not valid for this query', { field: 'cursor' });
       const op = desc ? '<' : '>';
       where.push(byCreated ? `(${key}, name) ${op} (${p(c.k ?? EPOCH)}::timestamptz, ${p(c.n)})` : `name ${op} ${p(c.n)}`);
@@ -339,7 +334,7 @@ export class NodeSyncRepository {
     const page: Page<NodeView> = { items };
     if (rows.length > q.limit) {
       const last = items[items.length - 1]!;
-      page.nextCursor = encodeCursor({ s: q.sort, k: byCreated ? (last.createdAt ?? EPOCH) : null, n: last.name });
+      page.nextCursor = encodeNodeCursor({ s: q.sort, k: byCreated ? (last.createdAt ?? EPOCH) : null, n: last.name });
     }
     return page;
   }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
+import { decodeCursor, encodeCursor } from '@nodes-manager/contracts';
 import type { DecisionDraft } from '../../domain/decisions.js';
-import { decodeCursor, encodeCursor } from '../../domain/placement.js';
 
 export interface DecisionView {
   id: string;
@@ -92,8 +92,7 @@ export class SchedulingRepository {
     if (q.kind) where.push(`kind = $${params.push(q.kind)}`);
     if (q.subject) where.push(`subject = $${params.push(q.subject)}`);
     if (q.cursor) {
-      const key = decodeCursor(q.cursor);
-      const [at, id] = key?.split('|') ?? [];
+      const [at, id] = decodeCursor(q.cursor, 2) ?? [];
       if (!at || !id || Number.isNaN(Date.parse(at)) || !/^[0-9a-f-]{36}$/.test(id)) throw new InvalidCursorError('cursor is not one this API returned');
       where.push(`(created_at, id) < ($${params.push(at)}::timestamptz, $${params.push(id)}::uuid)`);
     }
@@ -118,7 +117,7 @@ export class SchedulingRepository {
     );
     if (rows.length <= q.limit) return { items };
     const last = items[items.length - 1]!;
-    return { items, nextCursor: encodeCursor(`${last.createdAt}|${last.id}`) };
+    return { items, nextCursor: encodeCursor([last.createdAt, last.id]) };
   }
 
   async insertPlan(tx: EntityManager, row: Omit<PlanRow, 'createdAt' | 'executedAt'> & { now: Date }): Promise<void> {

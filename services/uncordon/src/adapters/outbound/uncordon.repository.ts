@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
+import { decodeCursor, encodeCursor } from '@nodes-manager/contracts';
 import type { SqlRunner } from '@nodes-manager/platform';
 
 /** ObservationRow — `cordon_observations`: the first time we saw a node's current cordon, and its latest verdict. */
@@ -196,7 +197,8 @@ export class UncordonRepository {
       where.push(`action = $${params.length}`);
     }
     if (q.cursor) {
-      const [at, id] = decodeCursor(q.cursor);
+      const [at, id] = decodeCursor(q.cursor, 2) ?? [];
+      if (!at || !id) throw new InvalidCursorError();
       params.push(at, id);
       where.push(`(created_at, id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`);
     }
@@ -223,21 +225,8 @@ export class UncordonRepository {
       }),
     );
     const last = page.at(-1);
-    return rows.length > q.limit && last ? { items: page, nextCursor: encodeCursor(last.createdAt, last.id) } : { items: page };
+    return rows.length > q.limit && last ? { items: page, nextCursor: encodeCursor([last.createdAt, last.id]) } : { items: page };
   }
-}
-
-export const encodeCursor = (...parts: string[]): string => Buffer.from(JSON.stringify(parts)).toString('base64url');
-
-/** decodeCursor — a cursor we issued, or a VALIDATION_FAILED-worthy error. */
-export function decodeCursor(cursor: string): string[] {
-  try {
-    const parts = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(parts) && parts.every((p) => typeof p === 'string')) return parts as string[];
-  } catch {
-    /* fall through */
-  }
-  throw new InvalidCursorError();
 }
 
 export class InvalidCursorError extends Error {
