@@ -24,6 +24,10 @@ export const Commands = {
   spotPrices: 'spot.prices',
   instanceTypesList: 'instancetypes.list',
   instanceProvision: 'instance.provision',
+  instanceFence: 'instance.fence',
+  instancesDescribe: 'instances.describe',
+  fencingStatus: 'fencing.status',
+  pressureList: 'pressure.list',
   serviceStatus: 'service.status',
 } as const;
 export type CommandPattern = (typeof Commands)[keyof typeof Commands];
@@ -51,6 +55,10 @@ export const COMMAND_OWNER: Record<Exclude<CommandPattern, 'service.status'>, Se
   'spot.prices': 'spot-advisor',
   'instancetypes.list': 'spot-advisor',
   'instance.provision': 'spot-advisor',
+  'instance.fence': 'spot-advisor',
+  'instances.describe': 'spot-advisor',
+  'fencing.status': 'uncordon',
+  'pressure.list': 'uncordon',
 };
 
 /** serviceQueue — the durable command queue of a service. */

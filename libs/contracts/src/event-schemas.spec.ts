@@ -57,6 +57,9 @@ const SAMPLES: Record<string, unknown> = {
   [EventTypes.nodepoolDeleted]: { nodePool: 'batch', uid: null },
   [EventTypes.nodepoolConsolidationRequested]: { nodePool: 'batch', dryRun: false, nodeClaims: [{ nodeClaim: 'batch-x1', node: 'n2', reason: 'Underutilized' }], failed: [], skipped: [{ node: 'n3', reason: 'budget_exhausted' }], budget: { poolNodes: 5, disrupting: 0, active: [{ index: 0, nodes: '10%', allowed: 1 }], allowed: { Underutilized: 1, Empty: 1, Drifted: null } }, planned: 2 },
   [EventTypes.spotPricesRefreshed]: { region: 'us-east-1', fetchedAt: '2026-11-30T10:00:00.000Z', windowStart: '2026-11-30T04:00:00.000Z', windowEnd: '2026-11-30T10:00:00.000Z', samples: 120, inserted: 30, pools: 40, instanceTypes: 8, zones: ['us-east-1a', 'us-east-1b'] },
+  [EventTypes.nodeFenced]: { operationId: '0b9a4f0e-8f53-4c55-a7a1-5c1f0a1b2c3d', node: 'n4', nodeUid: 'u4', instanceId: 'i-0abc', zone: 'us-east-1a', action: 'stop', instanceState: 'stopped', leaseRenewedAt: '2026-11-30T09:55:00.000Z', podsDeleted: 3, fencedAt: '2026-11-30T10:00:00.000Z' },
+  [EventTypes.fencingSuspended]: { suspended: true, overall: { dead: 7, total: 10, percent: 70, suspended: true }, zones: [{ zone: 'us-east-1a', dead: 3, total: 4, percent: 75, suspended: true }], maxUnhealthyPercent: 20 },
+  [EventTypes.nodePressureRelieved]: { node: 'n5', mode: 'relieve', pod: 'batch/worker-1', outcome: 'evicted', memoryFullAvg10: 42.5, workingSetBytes: 2_000_000_000, requestBytes: 0, qosClass: 'BestEffort', message: 'evicted the BestEffort pod using most memory above its request' },
   [EventTypes.instanceProvisioned]: { requestId: '2c1d4e5f-1111-4222-8333-944455566677', clientToken: 'abc', region: 'us-east-1', reservationId: 'r-0123', instanceType: 'm5.large', count: 1, instanceIds: ['i-0abc'], requestedBy: 'alice' },
 };
 const sampleOf = (type: EventType) => (type.startsWith('heartbeat.') ? { ...heartbeatData, service: type.slice('heartbeat.'.length) } : SAMPLES[type]);

@@ -8,6 +8,7 @@
 import { ALL_EVENT_TYPES, EVENTS_EXCHANGE, EventTypes, ServiceNames, heartbeatType, type EventType, type ServiceName } from './events.js';
 import { NODE_STATES } from './api.js';
 import { DrainFailureReason, DrainPodOutcome, DrainStatus, UNCORDON_REASONS } from './uncordon.js';
+import { FENCING_ACTIONS, PRESSURE_MODES, PressureReliefOutcome } from './fencing.js';
 
 /** JsonSchema — a JSON Schema as a plain object. */
 export type JsonSchema = { readonly [key: string]: unknown };
@@ -270,6 +271,47 @@ export const EVENT_DATA_SCHEMAS: Readonly<Record<EventType, JsonSchema>> = {
     [],
     'On-demand instances were launched (POST /api/v1/instances).',
   ),
+  [EventTypes.nodeFenced]: closed(
+    {
+      operationId: uuid('the fencing operation: GET /api/v1/fencing'),
+      node: str(),
+      nodeUid: str(),
+      instanceId: str(),
+      zone: nullableStr(),
+      action: { type: 'string', enum: [...FENCING_ACTIONS] },
+      instanceState: str('the EC2 state that proved the node dead (stopped or terminated)'),
+      leaseRenewedAt: nullableStr('the last renewal of the node Lease before the fence'),
+      podsDeleted: int('pods still bound to the node that nodes-manager deleted after the out-of-service taint'),
+      fencedAt: time(),
+    },
+    [],
+    'A hung node opted in to fencing was stopped or terminated in EC2 and tainted out-of-service (docs/fencing.md).',
+  ),
+  [EventTypes.fencingSuspended]: closed(
+    {
+      suspended: bool('true when fencing stopped, false when it resumed'),
+      overall: closed({ dead: int(), total: int(), percent: num(), suspended: bool() }),
+      zones: arrayOf(closed({ zone: str(), dead: int(), total: int(), percent: num(), suspended: bool() })),
+      maxUnhealthyPercent: num(),
+    },
+    [],
+    'Too many opted-in nodes looked dead at once, so fencing stopped (a suspected partition), or it resumed.',
+  ),
+  [EventTypes.nodePressureRelieved]: closed(
+    {
+      node: str(),
+      mode: { type: 'string', enum: [...PRESSURE_MODES] },
+      pod: str('namespace/name of the pod evicted (or that would have been)'),
+      outcome: { type: 'string', enum: Object.values(PressureReliefOutcome) },
+      memoryFullAvg10: num('memory full avg10 (percent) when the relief was decided'),
+      workingSetBytes: int(),
+      requestBytes: int(),
+      qosClass: str(),
+      message: str(),
+    },
+    [],
+    'A node under sustained memory pressure had one pod evicted to relieve it (docs/pressure.md).',
+  ),
   ...(Object.fromEntries(ServiceNames.map((s) => [heartbeatType(s), heartbeat])) as Record<`heartbeat.${ServiceName}`, JsonSchema>),
 };
 
@@ -292,6 +334,9 @@ export const EVENT_SOURCES: Readonly<Record<EventType, ServiceName>> = {
   'nodepool.consolidation.requested': 'karpenter-gateway',
   'spot.prices.refreshed': 'spot-advisor',
   'instance.provisioned': 'spot-advisor',
+  'node.fenced': 'uncordon',
+  'fencing.suspended': 'uncordon',
+  'node.pressure.relieved': 'uncordon',
   ...(Object.fromEntries(ServiceNames.map((s) => [heartbeatType(s), s])) as Record<`heartbeat.${ServiceName}`, ServiceName>),
 };
 

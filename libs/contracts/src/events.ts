@@ -33,6 +33,9 @@ export const EventTypes = {
   nodepoolConsolidationRequested: 'nodepool.consolidation.requested',
   spotPricesRefreshed: 'spot.prices.refreshed',
   instanceProvisioned: 'instance.provisioned',
+  nodeFenced: 'node.fenced',
+  fencingSuspended: 'fencing.suspended',
+  nodePressureRelieved: 'node.pressure.relieved',
 } as const;
 export type ActionEventType = (typeof EventTypes)[keyof typeof EventTypes];
 export type HeartbeatEventType = `heartbeat.${ServiceName}`;

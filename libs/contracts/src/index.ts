@@ -6,3 +6,4 @@ export * from './uncordon.js';
 export * from './api.js';
 export * from './event-schemas.js';
 export * from './cursor.js';
+export * from './fencing.js';

@@ -8,6 +8,7 @@ import { Ec2Regions, type Ec2Settings } from './adapters/outbound/ec2-regions.js
 import { SpotPriceRepository } from './adapters/outbound/spot-price.repository.js';
 import { ProvisioningRepository } from './adapters/outbound/provisioning.repository.js';
 import { EC2_REGIONS, SpotAdvisorService } from './spot-advisor.service.js';
+import { InstanceControlService } from './instance-control.service.js';
 import { SPOT_ADVISOR_CONFIG, type SpotAdvisorConfig } from './config.js';
 
 export { SPOT_ADVISOR_CONFIG };
@@ -47,6 +48,7 @@ export class SpotAdvisorModule {
         { provide: SpotPriceRepository, inject: [DATA_SOURCE, OUTBOX], useFactory: (ds: DataSource, o: Outbox) => new SpotPriceRepository(ds, o) },
         { provide: ProvisioningRepository, inject: [DATA_SOURCE, OUTBOX], useFactory: (ds: DataSource, o: Outbox) => new ProvisioningRepository(ds, o) },
         SpotAdvisorService,
+        InstanceControlService,
       ],
     };
   }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describeInstanceTypes } from './instance-types.js';
-import { InstanceStore, type SimInstance } from './instances.js';
+import { InstanceStore, type AdoptedInstance, type SimInstance } from './instances.js';
 import {
   anyMatch,
   dateParam,
@@ -47,6 +47,8 @@ export interface Ec2SimFaults {
   throttleRate(rate: number): void;
   /** Every call to `action` answers `UnauthorizedOperation` (403) until cleared. */
   unauthorized(action: string): void;
+  /** Stop and terminate are accepted but never complete: instances stay `stopping`/`shutting-down` until cleared. */
+  stuckTransitions(stuck: boolean): void;
   clear(): void;
 }
 
@@ -59,6 +61,8 @@ export interface Ec2Sim {
   calls(): Ec2SimCall[];
   resetCalls(): void;
   instances(): SimInstance[];
+  /** adopt — registers instances that existed before the simulator (a fleet's nodes), so EC2 calls can find them. */
+  adopt(list: readonly AdoptedInstance[]): number;
   stop(): Promise<void>;
 }
 
@@ -68,7 +72,7 @@ const DAY_MS = 86_400_000;
 
 /**
  * startEc2Sim — an EC2 Query-protocol server (DescribeSpotPriceHistory, DescribeInstanceTypes, RunInstances,
- * DescribeInstances, TerminateInstances) that `@aws-sdk/client-ec2` talks to unchanged, with fault injection and
+ * DescribeInstances, TerminateInstances, StopInstances) that `@aws-sdk/client-ec2` talks to unchanged, with fault injection and
  * JSON controls under `/_sim/` for other processes (see docs/ec2-simulator.md).
  */
 export async function startEc2Sim(opts: Ec2SimOptions = {}): Promise<Ec2Sim> {
@@ -97,7 +101,11 @@ export async function startEc2Sim(opts: Ec2SimOptions = {}): Promise<Ec2Sim> {
     unauthorized(action) {
       fault.unauthorized.add(action);
     },
+    stuckTransitions(stuck) {
+      store.stuckTransitions = stuck;
+    },
     clear() {
+      store.stuckTransitions = false;
       fault.throttleNext = 0;
       fault.throttleRate = 0;
       fault.unauthorized.clear();
@@ -163,6 +171,7 @@ export async function startEc2Sim(opts: Ec2SimOptions = {}): Promise<Ec2Sim> {
     RunInstances: (params, now) => store.runInstances(params, now),
     DescribeInstances: (params, now) => store.describeInstances(params, now),
     TerminateInstances: (params, now) => store.terminateInstances(params, now),
+    StopInstances: (params, now) => store.stopInstances(params, now),
   };
 
   const handleEc2 = (body: string, res: ServerResponse): void => {
@@ -224,6 +233,13 @@ export async function startEc2Sim(opts: Ec2SimOptions = {}): Promise<Ec2Sim> {
           return json(200, { ok: true });
         case 'GET /_sim/instances':
           return json(200, { instances: store.list(clock()) });
+        case 'POST /_sim/instances/adopt': {
+          const list = Array.isArray(input['instances']) ? (input['instances'] as AdoptedInstance[]) : [];
+          return json(200, { adopted: store.adopt(list, clock()) });
+        }
+        case 'POST /_sim/faults/stuck-transitions':
+          store.stuckTransitions = input['stuck'] !== false;
+          return json(200, { ok: true });
         case 'POST /_sim/faults/throttle-next':
           faults.throttleNext(Number(input['n']));
           return json(200, { ok: true });
@@ -272,6 +288,7 @@ export async function startEc2Sim(opts: Ec2SimOptions = {}): Promise<Ec2Sim> {
       calls.length = 0;
     },
     instances: () => store.list(clock()),
+    adopt: (list) => store.adopt(list, clock()),
     stop: () =>
       new Promise<void>((resolve, reject) => {
         server.close((err) => (err ? reject(err) : resolve()));

@@ -14,15 +14,26 @@ import {
 import { hash32 } from './spot-prices.js';
 import type { XmlValue } from './xml.js';
 
-/** An instance spends this long `pending` after launch and `shutting-down` after termination (simulator clock). */
+/**
+ * An instance spends this long `pending` after launch, `stopping` after StopInstances and `shutting-down` after
+ * termination (simulator clock).
+ */
 export const INSTANCE_TRANSITION_MS = 5_000;
 
 export const SIM_ACCOUNT_ID = '000000000000';
 const SIM_VPC_ID = 'vpc-0sim00000000000001';
 
-export type SimInstanceStateName = 'pending' | 'running' | 'shutting-down' | 'terminated';
+export type SimInstanceStateName = 'pending' | 'running' | 'shutting-down' | 'terminated' | 'stopping' | 'stopped';
 
-const STATE_CODES: Record<SimInstanceStateName, number> = { pending: 0, running: 16, 'shutting-down': 32, terminated: 48 };
+const STATE_CODES: Record<SimInstanceStateName, number> = { pending: 0, running: 16, 'shutting-down': 32, terminated: 48, stopping: 64, stopped: 80 };
+
+/** AdoptedInstance — an instance that exists before the simulator started (a fleet node's), registered by id. */
+export interface AdoptedInstance {
+  readonly instanceId: string;
+  readonly instanceType: string;
+  readonly availabilityZone: string;
+  readonly launchTime?: Date;
+}
 
 export interface SimTag {
   readonly key: string;
@@ -45,10 +56,11 @@ export interface SimInstance {
   readonly architecture: 'x86_64' | 'arm64';
   readonly launchTime: Date;
   readonly terminatedAt?: Date;
+  readonly stoppedAt?: Date;
   readonly state: SimInstanceStateName;
 }
 
-type StoredInstance = Omit<SimInstance, 'state' | 'terminatedAt'> & { terminatedAt?: Date };
+type StoredInstance = Omit<SimInstance, 'state' | 'terminatedAt' | 'stoppedAt'> & { terminatedAt?: Date; stoppedAt?: Date };
 
 interface TokenRecord {
   readonly fingerprint: string;
@@ -63,11 +75,38 @@ export class InstanceStore {
   private readonly byId = new Map<string, StoredInstance>();
   private readonly tokens = new Map<string, TokenRecord>();
   private counter = 0;
+  /** When true, stop and terminate requests are accepted but the instance never leaves `stopping`/`shutting-down`. */
+  stuckTransitions = false;
 
   constructor(
     private readonly seed: number,
     private readonly zones: readonly string[],
   ) {}
+
+  /** adopt — registers instances that were running before the simulator started (the fleet's nodes); idempotent. */
+  adopt(list: readonly AdoptedInstance[], now: Date): number {
+    let added = 0;
+    for (const a of list) {
+      if (this.byId.has(a.instanceId)) continue;
+      const spec = instanceType(a.instanceType);
+      const n = ++this.counter;
+      this.byId.set(a.instanceId, {
+        instanceId: a.instanceId,
+        reservationId: `r-${hex(hash32(this.seed, 'adopted', a.instanceId), 17)}`,
+        imageId: `ami-${hex(hash32(this.seed, 'adopted-image'), 17)}`,
+        instanceType: a.instanceType,
+        availabilityZone: a.availabilityZone,
+        subnetId: `subnet-0sim${a.availabilityZone.slice(-1)}000000000001`,
+        securityGroupIds: ['sg-0sim0000000000default'],
+        tags: [],
+        privateIpAddress: `10.1.${(n >> 8) & 255}.${n & 255}`,
+        architecture: spec?.arch === 'arm64' ? 'arm64' : 'x86_64',
+        launchTime: a.launchTime ?? new Date(now.getTime() - 86_400_000),
+      });
+      added++;
+    }
+    return added;
+  }
 
   list(now: Date): SimInstance[] {
     return [...this.byId.values()].map((i) => this.view(i, now));
@@ -206,6 +245,29 @@ export class InstanceStore {
     };
   }
 
+  /** stopInstances — running → stopping → stopped (an EBS-backed instance); `Force` is accepted and recorded. */
+  stopInstances(params: QueryParams, now: Date): Record<string, XmlValue> {
+    const ids = listParam(params, 'InstanceId');
+    if (ids.length === 0) throw new Ec2ApiError('MissingParameter', 'The request must contain the parameter InstanceId');
+    for (const id of ids) {
+      if (!this.byId.has(id)) throw new Ec2ApiError('InvalidInstanceID.NotFound', `The instance ID '${id}' does not exist`);
+      const state = this.view(this.byId.get(id)!, now).state;
+      if (state === 'terminated' || state === 'shutting-down') {
+        throw new Ec2ApiError('IncorrectInstanceState', `This instance '${id}' is not in a state from which it can be stopped.`);
+      }
+    }
+    if (boolParam(params, 'DryRun')) throw dryRun();
+    return {
+      instancesSet: ids.map((id) => {
+        const stored = this.byId.get(id)!;
+        const previous = this.view(stored, now).state;
+        if (stored.stoppedAt === undefined) this.byId.set(id, { ...stored, stoppedAt: now });
+        const current = this.view(this.byId.get(id)!, now).state;
+        return { instanceId: id, currentState: stateXml(current), previousState: stateXml(previous) };
+      }),
+    };
+  }
+
   private reservationXml(reservationId: string, now: Date): Record<string, XmlValue> {
     const list = [...this.byId.values()].filter((i) => i.reservationId === reservationId).map((i) => this.view(i, now));
     return reservationBody(reservationId, list) as Record<string, XmlValue>;
@@ -214,7 +276,9 @@ export class InstanceStore {
   private view(i: StoredInstance, now: Date): SimInstance {
     const t = now.getTime();
     let state: SimInstanceStateName;
-    if (i.terminatedAt !== undefined) state = t - i.terminatedAt.getTime() < INSTANCE_TRANSITION_MS ? 'shutting-down' : 'terminated';
+    const settled = (since: Date): boolean => !this.stuckTransitions && t - since.getTime() >= INSTANCE_TRANSITION_MS;
+    if (i.terminatedAt !== undefined) state = settled(i.terminatedAt) ? 'terminated' : 'shutting-down';
+    else if (i.stoppedAt !== undefined) state = settled(i.stoppedAt) ? 'stopped' : 'stopping';
     else state = t - i.launchTime.getTime() < INSTANCE_TRANSITION_MS ? 'pending' : 'running';
     return { ...i, state };
   }
@@ -320,7 +384,7 @@ function instanceXml(i: SimInstance): XmlValue {
     hypervisor: 'xen',
     ebsOptimized: false,
     stateReason:
-      i.state === 'terminated' || i.state === 'shutting-down'
+      i.state === 'terminated' || i.state === 'shutting-down' || i.state === 'stopped' || i.state === 'stopping'
         ? { code: 'Client.UserInitiatedShutdown', message: 'Client.UserInitiatedShutdown: User initiated shutdown' }
         : undefined,
   };

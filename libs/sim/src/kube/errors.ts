@@ -14,7 +14,8 @@ export type StatusReason =
   | 'MethodNotAllowed'
   | 'UnsupportedMediaType'
   | 'NotAcceptable'
-  | 'Expired';
+  | 'Expired'
+  | 'ServiceUnavailable';
 
 export interface StatusDetails {
   name?: string;

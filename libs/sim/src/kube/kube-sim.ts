@@ -9,6 +9,7 @@ import { k8sTime, KubeApi, type WriteContext } from './api/index.js';
 import { badRequest } from './errors.js';
 import { byId, type KubeObject, RESOURCES } from './resources.js';
 import { type Faults, KubeHttp, NO_FAULTS, type Stats } from './server.js';
+import { SimKubelet, type NodePressure } from './kubelet.js';
 
 export interface KubeSimOptions {
   /** 0 (default) picks a free port. */
@@ -26,6 +27,11 @@ export interface KubeSimOptions {
   historySize?: number;
   /** Builds the fleet for `POST /_sim/fleet` (the CLI passes the generator; keeps this module free of it). */
   fleetFactory?: (opts: Record<string, unknown>) => Fleet;
+  /**
+   * The simulated kubelets (docs/kube-simulator.md): node Leases renewed every `renewMs` for nodes labelled
+   * `nodes-manager/fencing` (or `leases: 'all'`), the Summary API with PSI, hung nodes. On by default.
+   */
+  kubelet?: { renewMs?: number; leases?: 'labelled' | 'all' } | false;
 }
 
 export interface KubeSimScenario {
@@ -42,6 +48,12 @@ export interface KubeSimScenario {
   removeKarpenter(): void;
   /** compact — forget the watch history (every watch from an earlier version then gets 410). */
   compact(): void;
+  /** hangNode — the node's kubelet stops renewing its Lease (last renewal `since`) and the node turns Ready=Unknown. */
+  hangNode(node: string, opts?: { since?: Date }): void;
+  /** recoverNode — the kubelet is back: Lease renewed, Ready=True. */
+  recoverNode(node: string): void;
+  /** setPressure — the PSI and pod memory use the node's Summary API reports (null: none, PSI unknown). */
+  setPressure(node: string, pressure: NodePressure | null): void;
 }
 
 export interface KubeSim {
@@ -55,6 +67,8 @@ export interface KubeSim {
   stats(): Stats;
   /** The semantics layer, for tests that need to reach under HTTP. */
   readonly api: KubeApi;
+  /** The simulated kubelets: leases, Summary API, hung nodes. */
+  readonly kubelet: SimKubelet;
 }
 
 /** NTH_MANAGER — aws-node-termination-handler's field manager (its client's User-Agent prefix). */
@@ -100,6 +114,7 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
     historySize: opts.historySize ?? 10_000,
   });
   const ctx = (manager: string, at?: Date): WriteContext => ({ manager, now: at ?? clock() });
+  const kubelet = new SimKubelet(api, { clock, ...(opts.kubelet ? opts.kubelet : {}) });
   const patchNode = (node: string, body: unknown, manager: string, at?: Date, type: 'strategic' | 'merge' = 'strategic') =>
     api.patch(NODES, '', node, type, body, ctx(manager, at));
   const taintsOf = (node: string): KubeObject[] => api.get(NODES, '', node).spec?.taints ?? [];
@@ -159,6 +174,15 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
     },
     compact() {
       api.store.compact();
+    },
+    hangNode(node, o = {}) {
+      kubelet.hang(node, o.since);
+    },
+    recoverNode(node) {
+      kubelet.recover(node);
+    },
+    setPressure(node, pressure) {
+      kubelet.setPressure(node, pressure);
     },
   };
 
@@ -238,6 +262,9 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
         case 'installKarpenter': scenario.installKarpenter(); break;
         case 'removeKarpenter': scenario.removeKarpenter(); break;
         case 'compact': scenario.compact(); break;
+        case 'hangNode': scenario.hangNode(node, date(b.since) ? { since: date(b.since)! } : {}); break;
+        case 'recoverNode': scenario.recoverNode(node); break;
+        case 'setPressure': scenario.setPressure(node, (b.pressure ?? null) as NodePressure | null); break;
         default: throw badRequest(`unknown scenario action ${action}`);
       }
       return { ok: true };
@@ -246,6 +273,11 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
   };
 
   const http = new KubeHttp(api, clock, simRoute);
+  http.nodeProxy = (node, path) => {
+    if (path !== 'stats/summary') throw badRequest(`the simulated kubelet serves only stats/summary, not ${path}`);
+    return kubelet.summary(node);
+  };
+  if (opts.kubelet !== false) kubelet.start();
   const server: Server = createServer(http.handle);
   server.keepAliveTimeout = 5000;
   await new Promise<void>((resolve, reject) => {
@@ -274,7 +306,9 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
       }
       return kc;
     },
+    kubelet,
     async stop() {
+      kubelet.stop();
       api.close();
       http.closeWatches();
       server.closeAllConnections();

@@ -104,6 +104,8 @@ export class KubeHttp {
   faults: Faults = { ...NO_FAULTS };
   stats: Stats = { requests: 0, byVerb: {}, byVerbResource: {} };
   private readonly openWatches = new Set<ServerResponse>();
+  /** Answers `GET /api/v1/nodes/{name}/proxy/{path}` (the kubelet behind the API server's node proxy). */
+  nodeProxy?: (node: string, path: string) => unknown;
 
   constructor(
     private readonly api: KubeApi,
@@ -180,6 +182,13 @@ export class KubeHttp {
         if (!list) throw notFoundPath();
         return this.send(res, 200, list);
       }
+    }
+
+    if (method === 'GET' && segs[0] === 'api' && segs[1] === 'v1' && segs[2] === 'nodes' && segs[4] === 'proxy' && segs[3]) {
+      this.stats.byVerb['get'] = (this.stats.byVerb['get'] ?? 0) + 1;
+      this.stats.byVerbResource['get nodes/proxy'] = (this.stats.byVerbResource['get nodes/proxy'] ?? 0) + 1;
+      if (!this.nodeProxy) throw notFoundPath();
+      return this.send(res, 200, this.nodeProxy(segs[3], segs.slice(5).join('/')));
     }
 
     const route = this.route(segs);

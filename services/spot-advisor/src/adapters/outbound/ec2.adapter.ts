@@ -1,7 +1,10 @@
 import type { InstanceTypeFacts } from '@nodes-manager/contracts';
 import {
+  DescribeInstancesCommand,
   EC2Client,
   EC2ServiceException,
+  StopInstancesCommand,
+  TerminateInstancesCommand,
   paginateDescribeInstanceTypes,
   paginateDescribeSpotPriceHistory,
   RunInstancesCommand,
@@ -217,6 +220,67 @@ export class Ec2Adapter {
       const err = toEc2Error(e, 'RunInstances');
       this.opts.onError?.('RunInstances', err);
       throw err;
+    }
+  }
+
+  /**
+   * stopInstance / terminateInstance — one instance, as fencing needs it (`Force` skips the guest OS shutdown, which a
+   * hung node cannot do). Answers EC2's previous and current state.
+   */
+  async fenceInstance(instanceId: string, action: 'stop' | 'terminate', force: boolean): Promise<{ previousState: string; currentState: string }> {
+    const client = this.ec2();
+    const name = action === 'stop' ? 'StopInstances' : 'TerminateInstances';
+    try {
+      const out =
+        action === 'stop'
+          ? (await client.send(new StopInstancesCommand({ InstanceIds: [instanceId], Force: force }))).StoppingInstances
+          : (await client.send(new TerminateInstancesCommand({ InstanceIds: [instanceId] }))).TerminatingInstances;
+      const change = (out ?? []).find((c) => c.InstanceId === instanceId);
+      return { previousState: change?.PreviousState?.Name ?? 'unknown', currentState: change?.CurrentState?.Name ?? 'unknown' };
+    } catch (e) {
+      const err = toEc2Error(e, name);
+      this.opts.onError?.(name, err);
+      throw err;
+    }
+  }
+
+  /**
+   * describeInstanceStates — state, state reason code, type and zone of the named instances; ids EC2 does not know
+   * are answered as `missing` (DescribeInstances fails the whole call for one unknown id, so those are retried
+   * one by one).
+   */
+  async describeInstanceStates(instanceIds: readonly string[]): Promise<{ instances: Array<{ instanceId: string; state: string; stateReasonCode: string | null; instanceType: string | null; zone: string | null }>; missing: string[] }> {
+    const client = this.ec2();
+    const read = async (ids: readonly string[]) => {
+      const out = await client.send(new DescribeInstancesCommand({ InstanceIds: [...ids] }));
+      return (out.Reservations ?? []).flatMap((r) => r.Instances ?? []).map((i) => ({
+        instanceId: i.InstanceId ?? '',
+        state: i.State?.Name ?? 'unknown',
+        stateReasonCode: i.StateReason?.Code ?? null,
+        instanceType: i.InstanceType ?? null,
+        zone: i.Placement?.AvailabilityZone ?? null,
+      }));
+    };
+    try {
+      return { instances: await read(instanceIds), missing: [] };
+    } catch (e) {
+      const err = toEc2Error(e, 'DescribeInstances');
+      if ((err.details?.['ec2Code'] as string | undefined) !== 'InvalidInstanceID.NotFound' || instanceIds.length === 0) {
+        this.opts.onError?.('DescribeInstances', err);
+        throw err;
+      }
+      const instances: Awaited<ReturnType<typeof read>> = [];
+      const missing: string[] = [];
+      for (const id of instanceIds) {
+        try {
+          instances.push(...(await read([id])));
+        } catch (inner) {
+          const one = toEc2Error(inner, 'DescribeInstances');
+          if ((one.details?.['ec2Code'] as string | undefined) === 'InvalidInstanceID.NotFound') missing.push(id);
+          else throw one;
+        }
+      }
+      return { instances, missing };
     }
   }
 

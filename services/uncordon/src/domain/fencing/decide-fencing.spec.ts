@@ -1,0 +1,82 @@
+import { describe, expect, it } from '@jest/globals';
+import { FencingReason } from '@nodes-manager/contracts';
+import { decideFencing, instanceIdOf, type FenceCandidate, type FencingRuleConfig } from './decide-fencing.js';
+
+const NOW = new Date('2026-12-01T12:00:00Z');
+const ago = (s: number) => new Date(NOW.getTime() - s * 1000);
+const config: FencingRuleConfig = { enabled: true, leaseTimeoutSeconds: 60, maxUnhealthyPercent: 20 };
+
+/** aNode — an opted-in, Ready node in zone a with a fresh Lease; overrides make it what the row needs. */
+const aNode = (name: string, o: Partial<FenceCandidate> = {}): FenceCandidate => ({
+  name,
+  uid: `uid-${name}`,
+  zone: 'us-east-1a',
+  optedIn: true,
+  instanceId: `i-0${name.replace(/\D/g, '').padStart(16, '0')}`,
+  ready: 'True',
+  notReadySince: null,
+  alreadyFenced: false,
+  ...o,
+});
+/** hung — not Ready since long ago, its Lease last renewed `s` seconds ago (duration 40 s). */
+const hung = (name: string, s = 300, o: Partial<FenceCandidate> = {}): FenceCandidate =>
+  aNode(name, { ready: 'Unknown', notReadySince: ago(s - 40), lease: { renewTime: ago(s), durationSeconds: 40 }, ...o });
+/** healthy — `n` Ready opted-in nodes in a zone, so a dead one is a small share. */
+const healthy = (n: number, zone = 'us-east-1a', prefix = 'ok'): FenceCandidate[] =>
+  Array.from({ length: n }, (_, i) => aNode(`${prefix}-${zone}-${i}`, { zone }));
+
+describe('decideFencing', () => {
+  it.each<[string, FenceCandidate[], string, string, FencingReason]>([
+    ['a hung opted-in node among healthy ones is fenced', [hung('n-1'), ...healthy(9)], 'n-1', 'fence', FencingReason.FENCE],
+    ['a node that did not opt in is never fenced', [hung('n-1', 300, { optedIn: false }), ...healthy(9)], 'n-1', 'skip', FencingReason.NOT_OPTED_IN],
+    ['a NotReady node whose Lease was renewed 30 s ago waits', [hung('n-1', 30), ...healthy(9)], 'n-1', 'wait', FencingReason.LEASE_FRESH],
+    ['a Lease renewed exactly duration + timeout ago is stale', [hung('n-1', 100), ...healthy(9)], 'n-1', 'fence', FencingReason.FENCE],
+    ['a Lease renewed one second less than that is fresh', [hung('n-1', 99), ...healthy(9)], 'n-1', 'wait', FencingReason.LEASE_FRESH],
+    ['a node without a Lease cannot be proven dead', [hung('n-1', 300, { lease: null }), ...healthy(9)], 'n-1', 'skip', FencingReason.LEASE_MISSING],
+    ['a node fenced before is not fenced again', [hung('n-1', 300, { alreadyFenced: true }), ...healthy(9)], 'n-1', 'skip', FencingReason.ALREADY_FENCED],
+    ['a node without an EC2 instance id is left', [hung('n-1', 300, { instanceId: null }), ...healthy(9)], 'n-1', 'skip', FencingReason.NO_INSTANCE_ID],
+    ['a node whose kubelet says NotReady (False) is fenced like Unknown', [hung('n-1', 300, { ready: 'False' }), ...healthy(9)], 'n-1', 'fence', FencingReason.FENCE],
+    ['one dead node in a zone of three is not a partition', [hung('n-1'), ...healthy(2), ...healthy(9, 'us-east-1b')], 'n-1', 'fence', FencingReason.FENCE],
+    ['two dead of five in a zone suspend that zone', [hung('n-1'), hung('n-2'), ...healthy(3), ...healthy(20, 'us-east-1b')], 'n-1', 'skip', FencingReason.PARTITION_SUSPECTED],
+    ['a dead node in a calm zone is still fenced while another zone is partitioned', [hung('n-1'), hung('n-2'), ...healthy(3), hung('n-3', 300, { zone: 'us-east-1b' }), ...healthy(20, 'us-east-1b')], 'n-3', 'fence', FencingReason.FENCE],
+    ['seven of ten dead overall fences nothing', [...Array.from({ length: 7 }, (_, i) => hung(`d-${i}`, 300, { zone: ['us-east-1a', 'us-east-1b', 'us-east-1c'][i % 3]! })), ...healthy(1), ...healthy(1, 'us-east-1b'), ...healthy(1, 'us-east-1c')], 'd-0', 'skip', FencingReason.PARTITION_SUSPECTED],
+    ['a NotReady node with a fresh Lease does not count towards the partition', [hung('n-1'), hung('n-2', 10), ...healthy(3)], 'n-1', 'fence', FencingReason.FENCE],
+    ['switched off, nothing is fenced', [hung('n-1'), ...healthy(9)], 'n-1', 'skip', FencingReason.DISABLED],
+  ])('%s', (title, nodes, node, decision, reason) => {
+    const d = decideFencing(nodes, NOW, title.startsWith('switched off') ? { ...config, enabled: false } : config);
+    const v = d.verdicts.find((x) => x.node === node);
+    expect(v).toMatchObject({ decision, reason });
+    expect(d.fence.some((c) => c.name === node)).toBe(decision === 'fence');
+  });
+
+  it('gives Ready nodes no verdict and counts only opted-in nodes in the shares', () => {
+    const d = decideFencing([hung('n-1'), ...healthy(4), aNode('x', { optedIn: false, ready: 'Unknown', lease: null })], NOW, config);
+    expect(d.verdicts.map((v) => v.node).sort()).toEqual(['n-1', 'x']);
+    expect(d.overall).toEqual({ dead: 1, total: 5, percent: 20, suspended: false });
+  });
+
+  it('reports per-zone shares and says when fencing is suspended', () => {
+    const d = decideFencing([hung('n-1'), hung('n-2'), ...healthy(2), ...healthy(6, 'us-east-1b')], NOW, config);
+    expect(d.zones).toEqual([
+      { zone: 'us-east-1a', dead: 2, total: 4, percent: 50, suspended: true },
+      { zone: 'us-east-1b', dead: 0, total: 6, percent: 0, suspended: false },
+    ]);
+    expect(d.overall.suspended).toBe(false);
+    expect(d.suspended).toBe(true);
+    expect(d.fence).toEqual([]);
+  });
+
+  it('asks to look again when the freshest waiting Lease goes stale', () => {
+    const d = decideFencing([hung('n-1', 30), hung('n-2', 90), ...healthy(9)], NOW, config);
+    expect(d.requeueAfterMs).toBe(10_000);
+  });
+});
+
+describe('instanceIdOf', () => {
+  it.each([
+    ['aws:///us-east-1a/i-0123456789abcdef0', 'i-0123456789abcdef0'],
+    ['aws:///us-east-1a/', null],
+    ['gce://project/zone/name', null],
+    [undefined, null],
+  ])('%s → %s', (providerId, id) => expect(instanceIdOf(providerId)).toBe(id));
+});

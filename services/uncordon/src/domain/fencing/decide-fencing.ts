@@ -1,0 +1,162 @@
+import { FencingReason, type FencingVerdict, type PartitionShare } from '@nodes-manager/contracts';
+
+/**
+ * FenceCandidate — what the fencing rule needs of one node that is not Ready (or of an opted-in Ready one, which
+ * only counts towards the partition totals). `lease` is `undefined` when it was not read (a Ready node),
+ * `null` when the node has no Lease in kube-node-lease.
+ */
+export interface FenceCandidate {
+  readonly name: string;
+  readonly uid: string;
+  readonly zone: string | null;
+  readonly optedIn: boolean;
+  readonly instanceId: string | null;
+  readonly ready: 'True' | 'False' | 'Unknown';
+  readonly notReadySince: Date | null;
+  readonly lease?: { readonly renewTime: Date | null; readonly durationSeconds: number } | null;
+  /** A fence of this node object (uid) exists or runs already. */
+  readonly alreadyFenced: boolean;
+}
+
+export interface FencingRuleConfig {
+  readonly enabled: boolean;
+  /** FENCING_LEASE_TIMEOUT_SECONDS: how long past the Lease's own duration a renewal may be missing. */
+  readonly leaseTimeoutSeconds: number;
+  /** FENCING_MAX_UNHEALTHY_PERCENT: above this share of dead-looking opted-in nodes, fence nothing. */
+  readonly maxUnhealthyPercent: number;
+}
+
+export interface FencingDecision {
+  readonly verdicts: FencingVerdict[];
+  /** The nodes to fence now (verdict `fence`). */
+  readonly fence: readonly FenceCandidate[];
+  readonly overall: PartitionShare;
+  readonly zones: PartitionShare[];
+  /** True when fencing is held back anywhere by a suspected partition. */
+  readonly suspended: boolean;
+  /** When a waiting verdict changes by itself (a Lease growing stale), in ms from now. */
+  readonly requeueAfterMs?: number;
+}
+
+/** staleForMs — how long the Lease has gone unrenewed past its own duration; null when it never was renewed. */
+const leaseDeadline = (lease: { renewTime: Date | null; durationSeconds: number }, timeoutSeconds: number): number | null =>
+  lease.renewTime ? lease.renewTime.getTime() + (lease.durationSeconds + timeoutSeconds) * 1000 : null;
+
+/**
+ * looksDead — an opted-in node counts towards the partition share when it is not Ready and its Lease (where read)
+ * is not fresh: the same evidence a fence needs, so a partition that stops every kubelet's renewals shows up here.
+ */
+function looksDead(c: FenceCandidate, now: number, timeoutSeconds: number): boolean {
+  if (!c.optedIn || c.ready === 'True') return false;
+  if (c.lease === undefined || c.lease === null) return c.lease === null;
+  const deadline = leaseDeadline(c.lease, timeoutSeconds);
+  return deadline === null || deadline <= now;
+}
+
+/**
+ * share — dead-looking among opted-in nodes. Suspended when the share is above the maximum and at least two nodes
+ * look dead: one dead node is never a partition, however small its zone (docs/fencing.md).
+ */
+function share(dead: number, total: number, maxPercent: number, zone?: string): PartitionShare {
+  const percent = total === 0 ? 0 : Math.round((dead / total) * 10_000) / 100;
+  return { ...(zone !== undefined ? { zone } : {}), dead, total, percent, suspended: dead >= 2 && percent > maxPercent };
+}
+
+/**
+ * decideFencing — the fencing rule (docs/fencing.md), pure. For every node that is not Ready: fence only when it
+ * opted in (label `nodes-manager/fencing: enabled`), has an EC2 instance, was never fenced, its Lease in
+ * kube-node-lease has not been renewed for `leaseDurationSeconds + FENCING_LEASE_TIMEOUT_SECONDS`, and neither its
+ * zone nor the whole set of opted-in nodes looks partitioned (more than FENCING_MAX_UNHEALTHY_PERCENT dead at once,
+ * Karpenter's node repair stops at the same kind of threshold). Ready nodes get no verdict.
+ */
+export function decideFencing(candidates: readonly FenceCandidate[], now: Date, config: FencingRuleConfig): FencingDecision {
+  const t = now.getTime();
+  const opted = candidates.filter((c) => c.optedIn);
+  const dead = opted.filter((c) => looksDead(c, t, config.leaseTimeoutSeconds));
+  const overall = share(dead.length, opted.length, config.maxUnhealthyPercent);
+  const zoneNames = [...new Set(opted.map((c) => c.zone ?? 'unknown'))].sort();
+  const zones = zoneNames.map((z) =>
+    share(
+      dead.filter((c) => (c.zone ?? 'unknown') === z).length,
+      opted.filter((c) => (c.zone ?? 'unknown') === z).length,
+      config.maxUnhealthyPercent,
+      z,
+    ),
+  );
+  const zoneSuspended = new Set(zones.filter((z) => z.suspended).map((z) => z.zone));
+
+  const verdicts: FencingVerdict[] = [];
+  const fence: FenceCandidate[] = [];
+  let requeueAfterMs: number | undefined;
+  for (const c of candidates) {
+    if (c.ready === 'True') continue;
+    const renewed = c.lease?.renewTime ?? null;
+    const base = {
+      node: c.name,
+      zone: c.zone,
+      optedIn: c.optedIn,
+      ready: c.ready,
+      notReadySince: c.notReadySince?.toISOString() ?? null,
+      leaseRenewedAt: renewed?.toISOString() ?? null,
+      leaseStaleSeconds: renewed ? Math.max(0, Math.floor((t - renewed.getTime()) / 1000)) : null,
+      evaluatedAt: now.toISOString(),
+    };
+    const verdict = (decision: FencingVerdict['decision'], reason: FencingReason, message: string): FencingVerdict => {
+      const v = { ...base, decision, reason, message };
+      verdicts.push(v);
+      return v;
+    };
+    if (!c.optedIn) {
+      verdict('skip', FencingReason.NOT_OPTED_IN, 'not labelled nodes-manager/fencing=enabled: never fenced');
+      continue;
+    }
+    if (!config.enabled) {
+      verdict('skip', FencingReason.DISABLED, 'fencing is switched off (FENCING_ENABLED=false)');
+      continue;
+    }
+    if (c.alreadyFenced) {
+      verdict('skip', FencingReason.ALREADY_FENCED, 'this node was fenced already (one fence per node, ever)');
+      continue;
+    }
+    if (!c.instanceId) {
+      verdict('skip', FencingReason.NO_INSTANCE_ID, 'the providerID names no EC2 instance, so nothing can prove it dead');
+      continue;
+    }
+    if (c.lease === null || c.lease === undefined) {
+      verdict('skip', FencingReason.LEASE_MISSING, 'no Lease in kube-node-lease: nothing proves the kubelet stopped');
+      continue;
+    }
+    const deadline = leaseDeadline(c.lease, config.leaseTimeoutSeconds);
+    if (deadline !== null && deadline > t) {
+      const wait = deadline - t;
+      requeueAfterMs = Math.min(requeueAfterMs ?? wait, wait);
+      verdict('wait', FencingReason.LEASE_FRESH, `the Lease was renewed ${base.leaseStaleSeconds}s ago; fenced if it stays unrenewed for ${Math.ceil(wait / 1000)}s more`);
+      continue;
+    }
+    if (overall.suspended || zoneSuspended.has(c.zone ?? 'unknown')) {
+      const where = overall.suspended ? overall : zones.find((z) => z.zone === (c.zone ?? 'unknown'))!;
+      verdict(
+        'skip',
+        FencingReason.PARTITION_SUSPECTED,
+        `${where.dead} of ${where.total} opted-in nodes ${where.zone ? `in ${where.zone} ` : ''}look dead (${where.percent}% > ${config.maxUnhealthyPercent}%): a control-plane or network fault is more likely than dead nodes`,
+      );
+      continue;
+    }
+    verdict('fence', FencingReason.FENCE, `not Ready and its Lease unrenewed for ${base.leaseStaleSeconds ?? 'ever'}s (> lease duration + ${config.leaseTimeoutSeconds}s)`);
+    fence.push(c);
+  }
+  return {
+    verdicts,
+    fence,
+    overall,
+    zones,
+    suspended: overall.suspended || zoneSuspended.size > 0,
+    ...(requeueAfterMs !== undefined ? { requeueAfterMs } : {}),
+  };
+}
+
+/** instanceIdOf — the EC2 instance id in an AWS providerID (`aws:///us-east-1a/i-0abc…`), else null. */
+export function instanceIdOf(providerId: string | undefined): string | null {
+  const m = /^aws:\/\/\/[^/]*\/(i-[0-9a-f]+)$/.exec(providerId ?? '');
+  return m ? m[1]! : null;
+}
