@@ -57,10 +57,11 @@ const uncordonEvidence = closed(
     cordonedForMs: num(),
     blockingTaints: arrayOf(str()),
     blockingKey: str(),
+    memoryFullAvg10: num('memory PSI full avg10 (percent) that held the uncordon back'),
   },
   [
     'cordonedSince', 'cordonedSinceSource', 'cordonManager', 'cordonManagerKind', 'provenance', 'rebalanceTaint', 'ready',
-    'readySince', 'effectiveGraceMinutes', 'flapCount', 'cordonedForMs', 'blockingTaints', 'blockingKey',
+    'readySince', 'effectiveGraceMinutes', 'flapCount', 'cordonedForMs', 'blockingTaints', 'blockingKey', 'memoryFullAvg10',
   ],
   'What the verdict was based on (docs/auto-uncordon.md).',
 );

@@ -71,6 +71,8 @@ export const UncordonReason = {
   DRY_RUN: 'DRY_RUN',
   /** A nodes-manager drain is running on the node ({@link DRAIN_OPERATION_ANNOTATION}): its cordon is ours. */
   DRAINING: 'DRAINING',
+  /** Would uncordon, but the node's memory PSI `full avg10` is above PRESSURE_MEMORY_FULL_THRESHOLD (docs/pressure.md). */
+  MEMORY_PRESSURE: 'MEMORY_PRESSURE',
 } as const;
 export type UncordonReason = (typeof UncordonReason)[keyof typeof UncordonReason];
 export const UNCORDON_REASONS: readonly UncordonReason[] = Object.values(UncordonReason);
@@ -115,6 +117,8 @@ export interface UncordonEvidence {
   /** The taints (`key:effect`) or the label/annotation that decided a skip. */
   readonly blockingTaints?: readonly string[];
   readonly blockingKey?: string;
+  /** Memory PSI `full avg10` (percent) that held an uncordon back (reason MEMORY_PRESSURE). */
+  readonly memoryFullAvg10?: number;
 }
 
 /** UncordonVerdict — a node's current auto-uncordon verdict, as the API returns it (`GET /api/v1/cordons`). */

@@ -6,3 +6,6 @@ export const UNCORDON_REPOSITORY = Symbol('UNCORDON_REPOSITORY');
 export const DRAIN_REPOSITORY = Symbol('DRAIN_REPOSITORY');
 /** The one leader election of the service: only its leader uncordons and runs drains. */
 export const UNCORDON_LEADER = Symbol('UNCORDON_LEADER');
+export const KUBE_FENCING = Symbol('KUBE_FENCING');
+export const FENCING_REPOSITORY = Symbol('FENCING_REPOSITORY');
+export const PRESSURE_REPOSITORY = Symbol('PRESSURE_REPOSITORY');

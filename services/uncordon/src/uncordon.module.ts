@@ -12,19 +12,36 @@ import { UncordonRepository } from './adapters/outbound/uncordon.repository.js';
 import { DrainRepository } from './adapters/outbound/drain.repository.js';
 import { UncordonService } from './uncordon.service.js';
 import { DrainService } from './drain.service.js';
+import { FencingService } from './fencing.service.js';
+import { PressureService } from './pressure.service.js';
+import { NodeSafetyLoop } from './adapters/inbound/node-safety.loop.js';
+import { NodeSafetyCommands } from './adapters/inbound/node-safety.commands.js';
+import { KubeFencing } from './adapters/outbound/kube-fencing.adapter.js';
+import { FencingRepository } from './adapters/outbound/fencing.repository.js';
+import { PressureRepository } from './adapters/outbound/pressure.repository.js';
 import type { UncordonConfig } from './config.js';
-import { DRAIN_REPOSITORY, KUBE_NODES, NODE_SOURCE, UNCORDON_CONFIG, UNCORDON_LEADER, UNCORDON_REPOSITORY } from './tokens.js';
+import {
+  DRAIN_REPOSITORY,
+  FENCING_REPOSITORY,
+  KUBE_FENCING,
+  KUBE_NODES,
+  NODE_SOURCE,
+  PRESSURE_REPOSITORY,
+  UNCORDON_CONFIG,
+  UNCORDON_LEADER,
+  UNCORDON_REPOSITORY,
+} from './tokens.js';
 
 export { UNCORDON_CONFIG } from './tokens.js';
 
-/** UncordonModule — wiring only: everything that changes a node's schedulability. */
+/** UncordonModule — wiring only: everything that changes a node's schedulability or takes it away: auto-uncordon, drains, fencing, pressure relief. */
 @Module({})
 export class UncordonModule {
   static forRoot(config: UncordonConfig): DynamicModule {
     return {
       module: UncordonModule,
       imports: [PlatformModule.forService({ service: 'uncordon', config, entities, migrations })],
-      controllers: [UncordonCommands],
+      controllers: [UncordonCommands, NodeSafetyCommands],
       providers: [
         { provide: UNCORDON_CONFIG, useValue: config },
         { provide: KUBE_NODES, useFactory: () => new KubeNodes(createKubeConfig(config.KUBECONFIG)) },
@@ -40,9 +57,15 @@ export class UncordonModule {
         { provide: UNCORDON_REPOSITORY, inject: [DATA_SOURCE], useFactory: (ds: DataSource) => new UncordonRepository(ds) },
         { provide: DRAIN_REPOSITORY, inject: [DATA_SOURCE], useFactory: (ds: DataSource) => new DrainRepository(ds) },
         { provide: UNCORDON_LEADER, inject: [LEADER_FACTORY], useFactory: (leaders: LeaderFactory) => leaders('uncordon') },
+        { provide: KUBE_FENCING, inject: [KUBE_NODES], useFactory: (kube: KubeNodes) => new KubeFencing(kube.kc) },
+        { provide: FENCING_REPOSITORY, inject: [DATA_SOURCE], useFactory: (ds: DataSource) => new FencingRepository(ds) },
+        { provide: PRESSURE_REPOSITORY, inject: [DATA_SOURCE], useFactory: (ds: DataSource) => new PressureRepository(ds) },
         UncordonService,
         DrainService,
+        FencingService,
+        PressureService,
         UncordonLoop,
+        NodeSafetyLoop,
       ],
     };
   }

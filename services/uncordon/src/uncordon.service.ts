@@ -27,6 +27,8 @@ import {
   type Outbox,
 } from '@nodes-manager/platform';
 import type { UncordonConfig } from './config.js';
+import { PressureService } from './pressure.service.js';
+import { holdForPressure } from './domain/pressure/decide-pressure.js';
 import { cordonedNodeSnapshot } from './domain/cordoned-node.js';
 import {
   budgetLeft,
@@ -88,6 +90,9 @@ export class UncordonService {
   private readonly uncordons;
   private running?: Promise<CycleResult>;
   private again = false;
+  /** PRESSURE_MEMORY_FULL_THRESHOLD: above it a node is not uncordoned (docs/pressure.md). */
+  private readonly pressureThreshold: number;
+  private readonly pressureRequeueMs: number;
 
   constructor(
     @Inject(UNCORDON_CONFIG) config: UncordonConfig,
@@ -100,8 +105,11 @@ export class UncordonService {
     @Inject(UNCORDON_REPOSITORY) private readonly repo: UncordonRepository,
     @Inject(UNCORDON_LEADER) private readonly leader: LeaderElector,
     @Inject(METRICS) metrics: Metrics,
+    @Inject(PressureService) private readonly pressure: PressureService,
   ) {
     this.rule = ruleConfig(config);
+    this.pressureThreshold = config.PRESSURE_MEMORY_FULL_THRESHOLD;
+    this.pressureRequeueMs = config.PRESSURE_INTERVAL_SECONDS * 1000;
     this.budgetWindowMs = config.SCAN_INTERVAL_SECONDS * 1000;
     this.cordonedGauge = metrics.gauge('nodes_manager_cordoned_nodes', 'Cordoned nodes by auto-uncordon verdict', ['decision', 'reason']);
     this.uncordons = metrics.counter('nodes_manager_uncordons_total', 'Auto-uncordon attempts by result', ['result']);
@@ -168,14 +176,16 @@ export class UncordonService {
    */
   private async evaluate(cordoned: V1Node[], now: Date): Promise<UncordonVerdict[]> {
     const names = cordoned.map((n) => n.metadata?.name ?? '');
-    const [observations, history, recent] = await Promise.all([
+    const [observations, history, recent, pressure] = await Promise.all([
       this.repo.observations(names),
       this.repo.uncordonHistory(names, now),
       this.repo.recentUncordons(new Date(now.getTime() - this.budgetWindowMs)),
+      this.pressure.memoryOf(names),
     ]);
     const verdicts = cordoned.map((n) => {
       const name = n.metadata?.name ?? '';
-      return decideUncordon(cordonedNodeSnapshot(n), this.observation(observations.get(name), history.get(name), n), now, this.rule);
+      const v = decideUncordon(cordonedNodeSnapshot(n), this.observation(observations.get(name), history.get(name), n), now, this.rule);
+      return holdForPressure(v, pressure.get(name), this.pressureThreshold, this.pressureRequeueMs);
     });
     const budget = budgetLeft(this.rule.maxPerCycle, this.budgetWindowMs, recent, now);
     return selectWithinBudget(verdicts, budget.allowed, budget.freesInMs);
@@ -196,9 +206,14 @@ export class UncordonService {
       const fresh = await this.kube.getNode(name);
       if (!fresh) return 'gone';
       const now = this.clock.now();
-      const [observations, history] = await Promise.all([this.repo.observations([name]), this.repo.uncordonHistory([name], now)]);
+      const [observations, history, pressure] = await Promise.all([this.repo.observations([name]), this.repo.uncordonHistory([name], now), this.pressure.memoryOf([name])]);
       const snapshot = cordonedNodeSnapshot(fresh);
-      const verdict = decideUncordon(snapshot, this.observation(observations.get(name), history.get(name), fresh), now, this.rule);
+      const verdict = holdForPressure(
+        decideUncordon(snapshot, this.observation(observations.get(name), history.get(name), fresh), now, this.rule),
+        pressure.get(name),
+        this.pressureThreshold,
+        this.pressureRequeueMs,
+      );
       if (verdict.decision !== 'uncordon') {
         this.logger.info('stale plan dropped on a fresh read', { node: name, decision: verdict.decision, reason: verdict.reason });
         return 'stale';

@@ -341,6 +341,8 @@ export function describeVerdict(v: UncordonVerdict): string {
       return `waiting ${Math.ceil((v.requeueAfterMs ?? 0) / MINUTE_MS)} m more (grace ${e.effectiveGraceMinutes} m, k=${e.flapCount})`;
     case UncordonReason.CORDONED_BY_OTHER_MANAGER:
       return `not ours: ${e.cordonManager || 'unknown'} (${e.cordonManagerKind ?? 'unknown'})`;
+    case UncordonReason.MEMORY_PRESSURE:
+      return `would uncordon, but memory pressure is high (PSI full avg10 ${e.memoryFullAvg10 ?? '?'}%): waiting for it to fall`;
     case UncordonReason.NOT_READY:
       return `not Ready since ${e.readySince ?? 'an unknown time'}`;
     case UncordonReason.NOT_READY_SINCE_CORDON:

@@ -45,4 +45,66 @@ export class DrainOperationEntity {
   @Column({ type: 'timestamptz', name: 'finished_at', nullable: true }) finishedAt!: Date | null;
 }
 
-export const entities = [ScalingEventEntity, CordonObservationEntity, DrainOperationEntity];
+/** FencingOperationEntity — `nodes.fencing_operations`: one fence of one node object, its steps and result. */
+@Entity({ schema: 'nodes', name: 'fencing_operations' })
+export class FencingOperationEntity {
+  @PrimaryColumn({ type: 'uuid' }) id!: string;
+  @Column({ type: 'text', name: 'node_name' }) nodeName!: string;
+  @Column({ type: 'text', name: 'node_uid' }) nodeUid!: string;
+  @Column({ type: 'text', name: 'instance_id' }) instanceId!: string;
+  @Column({ type: 'text', nullable: true }) zone!: string | null;
+  @Column({ type: 'text' }) action!: string;
+  @Column({ type: 'boolean', name: 'dry_run' }) dryRun!: boolean;
+  @Column({ type: 'text' }) status!: string;
+  @Column({ type: 'text', nullable: true }) reason!: string | null;
+  @Column({ type: 'text', nullable: true }) message!: string | null;
+  @Column({ type: 'text', name: 'instance_state', nullable: true }) instanceState!: string | null;
+  @Column({ type: 'integer', name: 'pods_deleted' }) podsDeleted!: number;
+  @Column({ type: 'text' }) actor!: string;
+  @Column({ type: 'jsonb' }) steps!: unknown[];
+  @Column({ type: 'jsonb' }) evidence!: Record<string, unknown>;
+  @Column({ type: 'timestamptz', name: 'started_at' }) startedAt!: Date;
+  @Column({ type: 'timestamptz', name: 'updated_at' }) updatedAt!: Date;
+  @Column({ type: 'timestamptz', name: 'finished_at', nullable: true }) finishedAt!: Date | null;
+}
+
+/** FencingVerdictEntity — `nodes.fencing_verdicts`: the latest verdict of each node that is not Ready. */
+@Entity({ schema: 'nodes', name: 'fencing_verdicts' })
+export class FencingVerdictEntity {
+  @PrimaryColumn({ type: 'text', name: 'node_name' }) nodeName!: string;
+  @Column({ type: 'jsonb' }) verdict!: Record<string, unknown>;
+  @Column({ type: 'timestamptz', name: 'updated_at' }) updatedAt!: Date;
+}
+
+/** FencingStateEntity — `nodes.fencing_state`: the last partition shares and whether fencing is suspended. */
+@Entity({ schema: 'nodes', name: 'fencing_state' })
+export class FencingStateEntity {
+  @PrimaryColumn({ type: 'text' }) id!: string;
+  @Column({ type: 'boolean' }) suspended!: boolean;
+  @Column({ type: 'jsonb' }) shares!: Record<string, unknown>;
+  @Column({ type: 'timestamptz', name: 'evaluated_at' }) evaluatedAt!: Date;
+}
+
+/** NodePressureEntity — `nodes.node_pressure`: the last PSI reading of each node opted in to pressure watching. */
+@Entity({ schema: 'nodes', name: 'node_pressure' })
+export class NodePressureEntity {
+  @PrimaryColumn({ type: 'text', name: 'node_name' }) nodeName!: string;
+  @Column({ type: 'text' }) mode!: string;
+  @Column({ type: 'text' }) status!: string;
+  @Column({ type: 'jsonb', nullable: true }) cpu!: Record<string, unknown> | null;
+  @Column({ type: 'jsonb', nullable: true }) memory!: Record<string, unknown> | null;
+  @Column({ type: 'jsonb', nullable: true }) io!: Record<string, unknown> | null;
+  @Column({ type: 'integer', name: 'high_samples' }) highSamples!: number;
+  @Column({ type: 'timestamptz', name: 'sampled_at' }) sampledAt!: Date;
+  @Column({ type: 'jsonb', name: 'last_relief', nullable: true }) lastRelief!: Record<string, unknown> | null;
+}
+
+export const entities = [
+  ScalingEventEntity,
+  CordonObservationEntity,
+  DrainOperationEntity,
+  FencingOperationEntity,
+  FencingVerdictEntity,
+  FencingStateEntity,
+  NodePressureEntity,
+];

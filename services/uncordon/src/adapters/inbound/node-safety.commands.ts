@@ -1,0 +1,27 @@
+import { Inject } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { Commands, type CommandRequest } from '@nodes-manager/contracts';
+import { CommandController } from '@nodes-manager/platform';
+import { FencingService } from '../../fencing.service.js';
+import { PressureService } from '../../pressure.service.js';
+
+/** NodeSafetyCommands — fencing and pressure views on `nodes-manager.uncordon` (the gateway validated the input). */
+@CommandController()
+export class NodeSafetyCommands {
+  constructor(
+    @Inject(FencingService) private readonly fencing: FencingService,
+    @Inject(PressureService) private readonly pressure: PressureService,
+  ) {}
+
+  /** fencing.status — settings, partition shares, verdicts of nodes that are not Ready, latest fencing operations. */
+  @MessagePattern(Commands.fencingStatus)
+  status(@Payload() req: CommandRequest<{ limit?: number }>) {
+    return this.fencing.view(req.data?.limit ?? 100);
+  }
+
+  /** pressure.list — the last PSI reading of every opted-in node (or of `node`). */
+  @MessagePattern(Commands.pressureList)
+  async list(@Payload() req: CommandRequest<{ node?: string }>) {
+    return { items: await this.pressure.list(req.data?.node) };
+  }
+}

@@ -1,0 +1,208 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { DataSource } from 'typeorm';
+import type * as k8s from '@kubernetes/client-node';
+import { EventTypes, PRESSURE_LABEL, PRESSURE_MODES, PressureReliefOutcome, type NodePressure, type PressureMode, type PsiResource } from '@nodes-manager/contracts';
+import { CLOCK, DATA_SOURCE, LOGGER, makeEvent, METRICS, OUTBOX, type Clock, type JsonLogger, type LeaderElector, type Metrics, type Outbox } from '@nodes-manager/platform';
+import type { UncordonConfig } from './config.js';
+import { decideRelief, nextHighSamples, psiFromSummary, type PodMemory } from './domain/pressure/decide-pressure.js';
+import type { KubeFencing } from './adapters/outbound/kube-fencing.adapter.js';
+import type { KubeNodes } from './adapters/outbound/kube-nodes.adapter.js';
+import type { NodeSource } from './adapters/outbound/node-source.js';
+import { pressureView, type PressureRepository, type PressureRow } from './adapters/outbound/pressure.repository.js';
+import type { UncordonRepository } from './adapters/outbound/uncordon.repository.js';
+import { KUBE_FENCING, KUBE_NODES, NODE_SOURCE, PRESSURE_REPOSITORY, UNCORDON_CONFIG, UNCORDON_LEADER, UNCORDON_REPOSITORY } from './tokens.js';
+
+const ACTOR = 'system:uncordon';
+/** Scaling-event action of a relief attempt. */
+export const RELIEF_ACTION = 'pressure.relief';
+
+const modeOf = (n: k8s.V1Node): PressureMode | undefined => {
+  const v = n.metadata?.labels?.[PRESSURE_LABEL];
+  return (PRESSURE_MODES as readonly string[]).includes(v ?? '') ? (v as PressureMode) : undefined;
+};
+
+const BYTES: Record<string, number> = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60, k: 1e3, K: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18 };
+/** bytesOf — a memory quantity in bytes (`512Mi`, `1G`, `1e9`); 0 when absent or unreadable. */
+function bytesOf(q: string | undefined): number {
+  const m = /^(\d+(?:\.\d+)?(?:e\d+)?)([KMGTPE]i?|k)?$/.exec((q ?? '').trim());
+  return m ? Math.round(Number(m[1]) * (m[2] ? BYTES[m[2]]! : 1)) : 0;
+}
+
+/** qosClassOf — the pod's QoS class: the API's `status.qosClass` where set, else computed as the kubelet does. */
+export function qosClassOf(pod: k8s.V1Pod): PodMemory['qosClass'] {
+  const declared = pod.status?.qosClass;
+  if (declared === 'BestEffort' || declared === 'Burstable' || declared === 'Guaranteed') return declared;
+  const containers = pod.spec?.containers ?? [];
+  const any = containers.some((c) => Object.keys(c.resources?.requests ?? {}).length + Object.keys(c.resources?.limits ?? {}).length > 0);
+  if (!any) return 'BestEffort';
+  const guaranteed = containers.every((c) => {
+    const l = c.resources?.limits ?? {};
+    const r = { ...l, ...(c.resources?.requests ?? {}) };
+    return l['cpu'] !== undefined && l['memory'] !== undefined && r['cpu'] === l['cpu'] && r['memory'] === l['memory'];
+  });
+  return guaranteed ? 'Guaranteed' : 'Burstable';
+}
+
+/**
+ * PressureService — reads Pressure Stall Information of nodes that opted in (`nodes-manager/pressure: watch` or
+ * `relieve`) from the kubelet's Summary API every PRESSURE_INTERVAL_SECONDS, at most PRESSURE_CONCURRENCY at once,
+ * keeps the last reading in `node_pressure`, and relieves a `relieve` node whose memory `full avg10` stayed above
+ * PRESSURE_MEMORY_FULL_THRESHOLD for PRESSURE_SUSTAIN_SAMPLES readings: one eviction (Eviction API, so PDBs hold)
+ * of the pod using most memory above its request, at most one per node per interval (docs/pressure.md).
+ */
+@Injectable()
+export class PressureService {
+  private readonly reliefs;
+  private readonly psiGauge;
+  private running?: Promise<void>;
+
+  constructor(
+    @Inject(UNCORDON_CONFIG) private readonly config: UncordonConfig,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(LOGGER) private readonly logger: JsonLogger,
+    @Inject(DATA_SOURCE) private readonly ds: DataSource,
+    @Inject(OUTBOX) private readonly outbox: Outbox,
+    @Inject(NODE_SOURCE) private readonly source: NodeSource,
+    @Inject(KUBE_FENCING) private readonly kubelet: KubeFencing,
+    @Inject(KUBE_NODES) private readonly kube: KubeNodes,
+    @Inject(PRESSURE_REPOSITORY) private readonly repo: PressureRepository,
+    @Inject(UNCORDON_REPOSITORY) private readonly events: UncordonRepository,
+    @Inject(UNCORDON_LEADER) private readonly leader: LeaderElector,
+    @Inject(METRICS) metrics: Metrics,
+  ) {
+    this.reliefs = metrics.counter('nodes_manager_pressure_reliefs_total', 'Pressure relief attempts by outcome', ['outcome']);
+    this.psiGauge = metrics.gauge('nodes_manager_node_memory_psi_full_avg10', 'Memory PSI full avg10 (percent) of nodes opted in to pressure watching', ['node']);
+  }
+
+  /** runCycle — one reading of every opted-in node by the leader; a call during a cycle waits for that cycle. */
+  runCycle(): Promise<void> {
+    this.running ??= this.cycle().finally(() => (this.running = undefined));
+    return this.running;
+  }
+
+  async list(node?: string): Promise<NodePressure[]> {
+    return (await this.repo.list(node)).map(pressureView);
+  }
+
+  /** memoryOf — the last memory PSI of the named nodes, for auto-uncordon's pressure hold. */
+  async memoryOf(names: readonly string[]): Promise<Map<string, PsiResource | null>> {
+    const rows = await this.repo.get(names);
+    return new Map([...rows].map(([k, r]) => [k, r.status === 'ok' ? r.memory : null]));
+  }
+
+  private async cycle(): Promise<void> {
+    if (!this.leader.isLeader || !this.source.synced) return;
+    const nodes = this.source.list().filter((n) => modeOf(n) !== undefined);
+    const names = nodes.map((n) => n.metadata?.name ?? '');
+    await this.repo.forgetAllBut(names);
+    if (nodes.length === 0) return;
+    const previous = await this.repo.get(names);
+    const queue = [...nodes];
+    const worker = async () => {
+      for (let n = queue.shift(); n; n = queue.shift()) {
+        await this.sample(n, modeOf(n)!, previous.get(n.metadata?.name ?? '')).catch((err) =>
+          this.logger.warn('pressure sample failed', { node: n!.metadata?.name, err: (err as Error).message }),
+        );
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.config.PRESSURE_CONCURRENCY, nodes.length) }, worker));
+  }
+
+  private async sample(node: k8s.V1Node, mode: PressureMode, prev: PressureRow | undefined): Promise<void> {
+    const name = node.metadata?.name ?? '';
+    const now = this.clock.now();
+    let summary: unknown;
+    try {
+      summary = await this.kubelet.summary(name);
+    } catch (err) {
+      this.logger.debug('summary API not reachable', { node: name, err: (err as Error).message });
+      await this.repo.save({ node: name, mode, status: 'unreachable', cpu: null, memory: null, io: null, highSamples: 0, sampledAt: now, lastRelief: prev?.lastRelief ?? null });
+      return;
+    }
+    const psi = psiFromSummary(summary);
+    const threshold = this.config.PRESSURE_MEMORY_FULL_THRESHOLD;
+    const highSamples = nextHighSamples(prev?.highSamples ?? 0, psi.memory, threshold);
+    const row: PressureRow = {
+      node: name,
+      mode,
+      status: psi.cpu || psi.memory || psi.io ? 'ok' : 'unknown',
+      cpu: psi.cpu,
+      memory: psi.memory,
+      io: psi.io,
+      highSamples,
+      sampledAt: now,
+      lastRelief: prev?.lastRelief ?? null,
+    };
+    if (psi.memory) this.psiGauge.set({ service: 'uncordon', node: name }, psi.memory.full.avg10);
+    const lastReliefAt = row.lastRelief ? new Date(row.lastRelief.at) : null;
+    if (mode === 'relieve' && highSamples >= this.config.PRESSURE_SUSTAIN_SAMPLES) {
+      const pods: PodMemory[] = (await this.kube.podsOnNode(name))
+        .filter((p) => p.status?.phase === 'Running' || p.status?.phase === 'Pending' || p.status?.phase === undefined)
+        .filter((p) => !p.metadata?.deletionTimestamp)
+        .map((p) => {
+          const key = `${p.metadata?.namespace}/${p.metadata?.name}`;
+          const requestBytes = (p.spec?.containers ?? []).reduce((s, c) => s + bytesOf(c.resources?.requests?.['memory']), 0);
+          return {
+            namespace: p.metadata?.namespace ?? 'default',
+            name: p.metadata?.name ?? '',
+            qosClass: qosClassOf(p),
+            daemonSet: (p.metadata?.ownerReferences ?? []).some((o) => o.kind === 'DaemonSet'),
+            mirror: p.metadata?.annotations?.['kubernetes.io/config.mirror'] !== undefined,
+            workingSetBytes: psi.podMemory.get(key) ?? 0,
+            requestBytes,
+          };
+        });
+      const d = decideRelief({
+        mode,
+        highSamples,
+        sustainSamples: this.config.PRESSURE_SUSTAIN_SAMPLES,
+        lastReliefAt,
+        now,
+        intervalMs: this.config.PRESSURE_INTERVAL_SECONDS * 1000,
+        pods,
+      });
+      if (d.action === 'evict' && (await this.leader.stillLeader())) {
+        const r = await this.kube.evict(d.pod.namespace, d.pod.name);
+        const outcome =
+          r.outcome === 'accepted' || r.outcome === 'not-found'
+            ? PressureReliefOutcome.EVICTED
+            : r.outcome === 'too-many-requests'
+              ? PressureReliefOutcome.PDB_BLOCKED
+              : PressureReliefOutcome.FAILED;
+        const pod = `${d.pod.namespace}/${d.pod.name}`;
+        const message =
+          outcome === PressureReliefOutcome.EVICTED
+            ? `evicted ${pod} (${d.pod.qosClass}, ${Math.round(d.excessBytes / 2 ** 20)} MiB above its request) to relieve memory pressure`
+            : outcome === PressureReliefOutcome.PDB_BLOCKED
+              ? `a PodDisruptionBudget refused the eviction of ${pod}: ${r.message ?? ''}`.trim()
+              : `the eviction of ${pod} failed: ${r.message ?? 'unknown error'}`;
+        row.lastRelief = { pod, at: now.toISOString(), outcome };
+        await this.ds.transaction(async (tx) => {
+          await this.events.addEvent(tx, {
+            nodeName: name,
+            action: RELIEF_ACTION,
+            decision: outcome,
+            reason: outcome.toUpperCase(),
+            actor: ACTOR,
+            evidence: { pod, qosClass: d.pod.qosClass, workingSetBytes: d.pod.workingSetBytes, requestBytes: d.pod.requestBytes, memoryFullAvg10: psi.memory?.full.avg10 ?? null, highSamples, message },
+            createdAt: now,
+          });
+          await this.outbox.add(tx, [
+            makeEvent(
+              'uncordon',
+              EventTypes.nodePressureRelieved,
+              { node: name, mode, pod, outcome, memoryFullAvg10: psi.memory?.full.avg10 ?? 0, workingSetBytes: d.pod.workingSetBytes, requestBytes: d.pod.requestBytes, qosClass: d.pod.qosClass, message },
+              now,
+              { actor: ACTOR, subject: name },
+            ),
+          ]);
+        });
+        this.outbox.added();
+        this.reliefs.inc({ service: 'uncordon', outcome });
+        this.logger.info('pressure relief', { node: name, pod, outcome });
+        await this.kube.nodeEvent(node, 'PressureRelief', message, this.clock.now(), 'Warning').catch(() => undefined);
+      }
+    }
+    await this.repo.save(row);
+  }
+}
