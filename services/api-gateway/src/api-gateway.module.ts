@@ -24,6 +24,7 @@ import { UncordonController } from './adapters/inbound/uncordon.controller.js';
 import { SchedulingController } from './adapters/inbound/scheduling.controller.js';
 import { NodePoolsController } from './adapters/inbound/nodepools.controller.js';
 import { SpotController } from './adapters/inbound/spot.controller.js';
+import { NodeSafetyController } from './adapters/inbound/node-safety.controller.js';
 import { GatewayHealthController } from './adapters/inbound/gateway-health.controller.js';
 import { HttpErrorFilter } from './adapters/inbound/http-error.filter.js';
 import { Forwarder } from './adapters/inbound/forwarder.js';
@@ -81,6 +82,7 @@ export class ApiGatewayModule {
         SchedulingController,
         NodePoolsController,
         SpotController,
+        NodeSafetyController,
       ],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: config },

@@ -1,6 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
-import { createKubeConfig, DATA_SOURCE, LEADER_FACTORY, LOGGER, PlatformModule, type JsonLogger, type LeaderFactory } from '@nodes-manager/platform';
+import { commandBusProviders, createKubeConfig, DATA_SOURCE, LEADER_FACTORY, LOGGER, PlatformModule, type JsonLogger, type LeaderFactory } from '@nodes-manager/platform';
 import { HEALTH_REGISTRY, METRICS, type HealthRegistry, type Metrics } from '@nodes-manager/platform';
 import { migrations } from '../../../migrations/uncordon/index.js';
 import { entities } from './adapters/outbound/entities.js';
@@ -44,6 +44,8 @@ export class UncordonModule {
       controllers: [UncordonCommands, NodeSafetyCommands],
       providers: [
         { provide: UNCORDON_CONFIG, useValue: config },
+        // Fencing asks spot-advisor (which owns EC2) to stop instances.
+        ...commandBusProviders('uncordon'),
         { provide: KUBE_NODES, useFactory: () => new KubeNodes(createKubeConfig(config.KUBECONFIG)) },
         {
           provide: NODE_SOURCE,

@@ -41,6 +41,7 @@ describe('decideFencing', () => {
     ['a dead node in a calm zone is still fenced while another zone is partitioned', [hung('n-1'), hung('n-2'), ...healthy(3), hung('n-3', 300, { zone: 'us-east-1b' }), ...healthy(20, 'us-east-1b')], 'n-3', 'fence', FencingReason.FENCE],
     ['seven of ten dead overall fences nothing', [...Array.from({ length: 7 }, (_, i) => hung(`d-${i}`, 300, { zone: ['us-east-1a', 'us-east-1b', 'us-east-1c'][i % 3]! })), ...healthy(1), ...healthy(1, 'us-east-1b'), ...healthy(1, 'us-east-1c')], 'd-0', 'skip', FencingReason.PARTITION_SUSPECTED],
     ['a NotReady node with a fresh Lease does not count towards the partition', [hung('n-1'), hung('n-2', 10), ...healthy(3)], 'n-1', 'fence', FencingReason.FENCE],
+    ['a node fenced before does not count towards its zone\'s partition share', [hung('n-0', 300, { alreadyFenced: true }), hung('n-1'), ...healthy(3)], 'n-1', 'fence', FencingReason.FENCE],
     ['switched off, nothing is fenced', [hung('n-1'), ...healthy(9)], 'n-1', 'skip', FencingReason.DISABLED],
   ])('%s', (title, nodes, node, decision, reason) => {
     const d = decideFencing(nodes, NOW, title.startsWith('switched off') ? { ...config, enabled: false } : config);

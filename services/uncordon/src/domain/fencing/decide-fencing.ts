@@ -43,11 +43,13 @@ const leaseDeadline = (lease: { renewTime: Date | null; durationSeconds: number 
   lease.renewTime ? lease.renewTime.getTime() + (lease.durationSeconds + timeoutSeconds) * 1000 : null;
 
 /**
- * looksDead — an opted-in node counts towards the partition share when it is not Ready and its Lease (where read)
- * is not fresh: the same evidence a fence needs, so a partition that stops every kubelet's renewals shows up here.
+ * looksDead — an opted-in node counts towards the partition share when it is not Ready, was not fenced already, and
+ * its Lease is not fresh: the same evidence a fence needs, so a partition that stops every kubelet's renewals shows
+ * up here.
  */
 function looksDead(c: FenceCandidate, now: number, timeoutSeconds: number): boolean {
-  if (!c.optedIn || c.ready === 'True') return false;
+  // A node fenced already is dead for a known reason: it does not make a new outage look like a partition.
+  if (!c.optedIn || c.ready === 'True' || c.alreadyFenced) return false;
   if (c.lease === undefined || c.lease === null) return c.lease === null;
   const deadline = leaseDeadline(c.lease, timeoutSeconds);
   return deadline === null || deadline <= now;
