@@ -142,12 +142,16 @@ export interface DerivedAccess {
   unresolved: string[];
 }
 
+/** A node proxy path built in a template (`/api/v1/nodes/${name}/proxy/stats/summary`): `get` on nodes/proxy. */
+const NODE_PROXY_RE = /\/api\/v1\/nodes\/\$\{[^}]+\}\/proxy\//g;
+
 const PATH_RE = /['"`](\/api\/v1(?:\/namespaces\/([a-z0-9-]+))?\/([a-z]+)|\/apis\/([a-z0-9.-]+)\/(v[0-9a-z]+)(?:\/namespaces\/([a-z0-9-]+))?\/([a-z]+))['"`]/g;
 
 /**
  * deriveAccess — what the given source files ask of the API server: every call on a Kubernetes API client
- * (receivers assigned `makeApiClient(k8s.X)` or typed `k8s.X`), and every collection path literal (`'/api/v1/nodes'`,
- * `'/apis/policy/v1/poddisruptionbudgets'`) — read by an informer or a list-then-watch, so `list` and `watch`.
+ * (receivers assigned `makeApiClient(k8s.X)` or typed `k8s.X`), every collection path literal (`'/api/v1/nodes'`,
+ * `'/apis/policy/v1/poddisruptionbudgets'`) — read by an informer or a list-then-watch, so `list` and `watch` — and
+ * every node proxy path (`get` on nodes/proxy, the kubelet's Summary API).
  */
 export function deriveAccess(files: Map<string, string> | string[]): DerivedAccess {
   const sources = Array.isArray(files) ? new Map(files.map((f) => [f, read(f)])) : files;
@@ -205,6 +209,7 @@ export function deriveAccess(files: Map<string, string> | string[]): DerivedAcce
       const ns = m[2] ?? m[6];
       for (const verb of ['list', 'watch']) needs.push({ group, resource, verb, ...(ns ? { namespace: ns } : {}), source: `${file}: '${m[1]}'` });
     }
+    for (const m of t.matchAll(NODE_PROXY_RE)) needs.push({ group: '', resource: 'nodes/proxy', verb: 'get', source: `${file}: '${m[0]}'` });
   }
   return { needs, unknown, unresolved };
 }

@@ -1,6 +1,6 @@
 import * as k8s from '@kubernetes/client-node';
 import fetch from 'node-fetch';
-import { NODE_LEASE_NAMESPACE, NODES_MANAGER_FIELD_MANAGER, OUT_OF_SERVICE_TAINT } from '@nodes-manager/contracts';
+import { NODES_MANAGER_FIELD_MANAGER, OUT_OF_SERVICE_TAINT } from '@nodes-manager/contracts';
 import { kubeErrorCode } from '@nodes-manager/platform';
 
 const MERGE = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch);
@@ -39,10 +39,13 @@ export class KubeFencing {
     this.coordination = kc.makeApiClient(k8s.CoordinationV1Api);
   }
 
-  /** lease — the node's Lease, or null when it has none. */
+  /**
+   * lease — the node's Lease in kube-node-lease (NODE_LEASE_NAMESPACE; written out so that RBAC can grant `get` on
+   * leases in that namespace only), or null when it has none.
+   */
   async lease(node: string): Promise<LeaseReading | null> {
     try {
-      const l = await bounded(`reading lease ${node}`, this.coordination.readNamespacedLease({ name: node, namespace: NODE_LEASE_NAMESPACE }));
+      const l = await bounded(`reading lease ${node}`, this.coordination.readNamespacedLease({ name: node, namespace: 'kube-node-lease' }));
       return { renewTime: toDate(l.spec?.renewTime), durationSeconds: l.spec?.leaseDurationSeconds ?? 40 };
     } catch (err) {
       if (kubeErrorCode(err) === 404) return null;
