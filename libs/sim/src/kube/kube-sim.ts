@@ -28,7 +28,7 @@ export interface KubeSimOptions {
   /** Builds the fleet for `POST /_sim/fleet` (the CLI passes the generator; keeps this module free of it). */
   fleetFactory?: (opts: Record<string, unknown>) => Fleet;
   /**
-   * The simulated kubelets (docs/kube-simulator.md): node Leases renewed every `renewMs` for nodes labelled
+   * The simulated kubelets (docs/fencing.md, docs/pressure.md): node Leases renewed every `renewMs` for nodes labelled
    * `nodes-manager/fencing` (or `leases: 'all'`), the Summary API with PSI, hung nodes. On by default.
    */
   kubelet?: { renewMs?: number; leases?: 'labelled' | 'all' } | false;

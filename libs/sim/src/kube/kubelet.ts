@@ -1,5 +1,5 @@
 import { byId, type KubeObject } from './resources.js';
-import { k8sTime, type KubeApi, type WriteContext } from './api.js';
+import { k8sTime, type KubeApi, type WriteContext } from './api/index.js';
 import { ApiError } from './errors.js';
 
 /** The namespace the kubelet keeps its node Lease in, as on a real cluster. */
