@@ -35,7 +35,7 @@ describe('nodeFacts', () => {
     expect(f).toMatchObject({
       name: 'n1', uid: 'uid-node-n1', instanceId: 'i-0abc', zone: 'us-east-1a', region: 'us-east-1', instanceType: 'm5.xlarge',
       capacityType: 'spot', nodePool: 'general', ready: true, unschedulable: false,
-      allocatable: { cpuMilli: 3920, memoryBytes: 15 * 2 ** 30, gpu: 0, pods: 58 },
+      allocatable: { cpuMilli: 3920, memoryBytes: 14 * 2 ** 30, gpu: 0, pods: 58 },
       capacity: { cpuMilli: 4000, memoryBytes: 16 * 2 ** 30, gpu: 0, pods: 58 },
     });
   });

@@ -42,7 +42,7 @@ export interface KubeNodeOptions {
 }
 
 /**
- * aKubeNode — a Ready, schedulable On-Demand m5.xlarge (4 vCPU, 16 GiB, 58 pods; allocatable 3920m / 15Gi) in
+ * aKubeNode — a Ready, schedulable On-Demand m5.xlarge (4 vCPU, 16 GiB, 58 pods; allocatable 3920m / 14Gi) in
  * us-east-1a of NodePool `general`, unless told otherwise.
  */
 export function aKubeNode(name = 'node-1', o: KubeNodeOptions = {}): V1Node {
@@ -81,7 +81,7 @@ export function aKubeNode(name = 'node-1', o: KubeNodeOptions = {}): V1Node {
     },
     status: {
       capacity: o.capacity ?? { cpu, memory: o.memory ?? '16Gi', pods: o.pods ?? '58' },
-      allocatable: o.allocatable ?? { cpu: `${Math.round(Number(cpu) * 1000) - 80}m`, memory: o.memory ?? '15Gi', pods: o.pods ?? '58' },
+      allocatable: o.allocatable ?? { cpu: `${Math.round(Number(cpu) * 1000) - 80}m`, memory: o.memory ?? '14Gi', pods: o.pods ?? '58' },
       conditions: [
         ...(o.extraConditions ?? []),
         { type: 'Ready', status: ready, reason: ready === 'True' ? 'KubeletReady' : 'KubeletNotReady', message: '', lastHeartbeatTime: since, lastTransitionTime: since },
