@@ -598,3 +598,15 @@ export class Informer<T> {
     return undefined;
   }
 }
+
+/** informersHealth — ok when every informer is; the detail names the ones that are not (or all, when all are). */
+export function informersHealth(informers: readonly { health(): InformerHealth }[]): InformerHealth {
+  const all = informers.map((i) => i.health());
+  const bad = all.filter((h) => !h.ok);
+  return bad.length ? { ok: false, detail: bad.map((h) => h.detail).join('; ') } : { ok: true, detail: all.map((h) => h.detail).join('; ') };
+}
+
+/** KubeWatchOptions — the informer options every watching service takes from its configuration. */
+export function kubeWatchOptions(config: { KUBE_REQUEST_TIMEOUT_SECONDS: number; KUBE_API_STALE_SECONDS: number }): Pick<InformerOptions<unknown>, 'requestTimeoutMs' | 'staleAfterMs'> {
+  return { requestTimeoutMs: config.KUBE_REQUEST_TIMEOUT_SECONDS * 1000, staleAfterMs: config.KUBE_API_STALE_SECONDS * 1000 };
+}

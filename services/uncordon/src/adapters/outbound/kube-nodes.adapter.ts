@@ -1,7 +1,7 @@
 import * as k8s from '@kubernetes/client-node';
 import { NODES_MANAGER_FIELD_MANAGER } from '@nodes-manager/contracts';
 import { podFacts } from '@nodes-manager/kube';
-import { kubeErrorCode } from '@nodes-manager/platform';
+import { kubeErrorCode, makeCountedApiClient, type KubeRequestCounter } from '@nodes-manager/platform';
 import type { DrainPod } from '../../domain/plan-drain.js';
 import type { UncordonPatch } from '../../domain/decide-uncordon.js';
 
@@ -37,8 +37,11 @@ const errMessage = (err: unknown): string => {
  */
 export class KubeNodes {
   readonly core: k8s.CoreV1Api;
-  constructor(readonly kc: k8s.KubeConfig) {
-    this.core = kc.makeApiClient(k8s.CoreV1Api);
+  constructor(
+    readonly kc: k8s.KubeConfig,
+    requests?: KubeRequestCounter,
+  ) {
+    this.core = makeCountedApiClient(kc, k8s.CoreV1Api, requests);
   }
 
   /** listNodes — a paged LIST of every node, and the list's resourceVersion (for a watch to start from). */
