@@ -82,7 +82,17 @@ async function measure(service: Service, kubeconfig: string): Promise<Result> {
   const kc = new k8s.KubeConfig();
   kc.loadFromFile(kubeconfig);
   const logger = new JsonLogger(service, 'error');
-  const lists = async (): Promise<number> => ((await (await fetch(`${kc.getCurrentCluster()!.server}/_sim/stats`)).json()) as { byVerb: Record<string, number> }).byVerb['list'] ?? 0;
+  const stats = async (): Promise<{ byVerb: Record<string, number> }> => {
+    // A kept-alive connection the simulator closed meanwhile fails once: ask again on a fresh one.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return (await (await fetch(`${kc.getCurrentCluster()!.server}/_sim/stats`, { headers: { connection: 'close' } })).json()) as never;
+      } catch (err) {
+        if (attempt >= 2) throw err;
+      }
+    }
+  };
+  const lists = async (): Promise<number> => (await stats()).byVerb['list'] ?? 0;
   const t0 = performance.now();
   let firstSyncMs: number;
   let noChange: () => Promise<void>;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createRuntime } from '@nodes-manager/platform';
+import { createRuntime, type Runtime } from '@nodes-manager/platform';
 import { createTestDatabase, TEST_JWT_SECRET, waitFor, type TestDatabase } from '@nodes-manager/platform/testing';
 import { generateFleet, startEc2Sim, startKubeSim, type Ec2Sim, type KubeSim } from '@nodes-manager/sim';
 import { startAllInOne, type AllInOne } from '../../all-in-one/src/all-in-one.js';
@@ -16,6 +16,7 @@ let db: TestDatabase;
 let kube: KubeSim;
 let ec2: Ec2Sim;
 let system: AllInOne;
+let runtime: Runtime;
 
 const lists = (): Record<string, number> =>
   Object.fromEntries(Object.entries(kube.stats().byVerbResource).filter(([k]) => k.startsWith('list ')).map(([k, v]) => [k.slice(5), v]));
@@ -28,8 +29,9 @@ beforeAll(async () => {
   kube = await startKubeSim({ bookmarkIntervalMs: 1000 });
   kube.load(generateFleet({ seed: 5, nodes: 30, podsPerNode: 10, karpenter: false }));
   ec2 = await startEc2Sim({ region: 'us-east-1' });
+  runtime = createRuntime({ mode: 'all-in-one', logLevel: 'error' });
   system = await startAllInOne({
-    runtime: createRuntime({ mode: 'all-in-one', logLevel: 'error' }),
+    runtime,
     env: {
       DATABASE_URL: db.url,
       AUTH_JWT_ACCESS_SECRET: TEST_JWT_SECRET,
@@ -42,6 +44,7 @@ beforeAll(async () => {
       AWS_SECRET_ACCESS_KEY: 'y',
       AWS_ENDPOINT_URL_EC2: ec2.url,
       OPTIMIZE_MODE: 'plan',
+      KUBE_API_STALE_SECONDS: '1',
     },
   });
   await waitFor(watching, 'every informer listed and watching', 60_000, 100);
@@ -82,5 +85,27 @@ describe('requests to the Kubernetes API server', () => {
     await waitFor(() => watching() && Object.entries(WATCHERS).every(([r, n]) => (lists()[r] ?? 0) - (before[r] ?? 0) === n), 'one relist per watcher and new watches', 20_000, 50);
     await new Promise((r) => setTimeout(r, 2 * SCAN_SECONDS * 1000));
     expect(diff(lists(), before)).toEqual(WATCHERS);
+  });
+
+  it('every watching service counts its requests, and turns not ready while the API server is down', async () => {
+    const text = await runtime.metrics.registry.metrics();
+    for (const service of ['node-sync', 'uncordon', 'scheduler-scoring']) {
+      expect(text).toMatch(new RegExp(`nodes_manager_kube_requests_total\\{[^}]*service="${service}"[^}]*verb="watch"[^}]*\\} [1-9]`));
+      expect(text).toMatch(new RegExp(`nodes_manager_kube_requests_total\\{[^}]*service="${service}"[^}]*verb="list"[^}]*code="200"[^}]*\\} [1-9]`));
+    }
+    const checks = ['node-sync.kube-cache', 'uncordon.kube-cache', 'scheduler-scoring.kube-cache'];
+    kube.faults.set({ rate500: 1 });
+    kube.dropWatches();
+    const down = await waitFor(async () => {
+      const r = await runtime.health.run();
+      return checks.every((c) => r.checks[c] && !r.checks[c]!.ok) ? r : undefined;
+    }, 'the three caches to report a stale API', 20_000, 100);
+    expect(down.ready).toBe(false);
+    for (const c of checks) expect(down.checks[c]!.detail).toMatch(/Kubernetes API not answering for \d+ s .*the cache is stale/);
+    kube.faults.clear();
+    await waitFor(async () => {
+      const r = await runtime.health.run();
+      return checks.every((c) => r.checks[c]?.ok) || undefined;
+    }, 'ready again', 30_000, 100);
   });
 });
