@@ -18,7 +18,7 @@ module.exports = {
     {
       name: 'domain-is-pure',
       comment:
-        'A service\'s domain/ holds pure decisions: it may import its own domain/, libs/contracts and libs/scoring, ' +
+        'A service\'s domain/ holds pure decisions: it may import its own domain/, libs/contracts, libs/kube and libs/scoring, ' +
         'and the Kubernetes object *types* (type-only, erased at build) — never an adapter, the service or module, ' +
         'libs/platform, TypeORM, pg, amqplib, the Kubernetes client, the AWS SDK, Nest, or a node built-in that does I/O.',
       severity: 'error',
@@ -26,7 +26,7 @@ module.exports = {
       to: {
         pathNot: [
           '^services/$1/src/domain/',
-          '^libs/(contracts|scoring)/src/',
+          '^libs/(contracts|kube|scoring)/src/',
           '^(node:)?crypto$',
         ],
         dependencyTypesNot: ['type-only'],
@@ -41,7 +41,7 @@ module.exports = {
       from: { path: '^services/([^/]+)/src/domain/', pathNot: TESTS },
       to: {
         dependencyTypes: ['type-only'],
-        pathNot: ['^services/$1/src/domain/', '^libs/(contracts|scoring)/src/', npm('@kubernetes/client-node')],
+        pathNot: ['^services/$1/src/domain/', '^libs/(contracts|kube|scoring)/src/', npm('@kubernetes/client-node')],
       },
     },
     {
@@ -79,17 +79,26 @@ module.exports = {
     {
       name: 'scoring-is-pure',
       comment:
-        'libs/scoring is pure functions: it imports itself and libs/contracts only — no package, no node built-in, ' +
-        'no other lib (its specs may use Jest and fast-check).',
+        'libs/scoring is pure functions: it imports itself, libs/contracts and the Kubernetes model (libs/kube) only — ' +
+        'no package, no node built-in, no other lib (its specs may use Jest and fast-check).',
       severity: 'error',
       from: { path: '^libs/scoring/', pathNot: TESTS },
-      to: { pathNot: '^libs/(scoring|contracts)/' },
+      to: { pathNot: '^libs/(scoring|contracts|kube)/' },
+    },
+    {
+      name: 'kube-is-pure',
+      comment:
+        'libs/kube is the one pure model of Kubernetes objects, importable from every domain/: it imports itself only — ' +
+        'no client, no package, no node built-in (its test builders in src/testing/ may use the client\'s types).',
+      severity: 'error',
+      from: { path: '^libs/kube/', pathNot: TESTS },
+      to: { pathNot: '^libs/kube/' },
     },
     {
       name: 'no-io-in-pure-code',
-      comment: 'No node built-in that does I/O or keeps time in domain/, libs/contracts or libs/scoring.',
+      comment: 'No node built-in that does I/O or keeps time in domain/, libs/contracts, libs/kube or libs/scoring.',
       severity: 'error',
-      from: { path: '^(services/[^/]+/src/domain/|libs/(contracts|scoring)/)', pathNot: TESTS },
+      from: { path: '^(services/[^/]+/src/domain/|libs/(contracts|kube|scoring)/)', pathNot: TESTS },
       to: { path: IO_BUILTINS },
     },
     {

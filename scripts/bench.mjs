@@ -16,8 +16,9 @@ const run = (label, args) => {
 if (spawnSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' }).status !== 0) process.exit(1);
 run('outbox: windowed confirms vs awaiting each', ['dist/bench/outbox.bench.js', '--events', quick ? '2000' : '10000']);
 run('scoring: placement, simulate, consolidation at 5,000 nodes', ['dist/bench/scoring.bench.js']);
-run('node-sync: first sync, no-change resync, row-by-row baseline', [
+run('node-sync: first sync, no-change cycle, COPY + merge baseline', [
   'dist/bench/sync.bench.js',
-  ...(quick ? ['--nodes', '500', '--pods', '15000', '--baseline-rows', '500'] : ['--nodes', '5000', '--pods', '150000', '--baseline-rows', '3000']),
+  ...(quick ? ['--nodes', '500', '--pods', '15000'] : ['--nodes', '5000', '--pods', '150000']),
 ]);
+run('watching services: first sync, no-change cycle and peak memory by fleet size', ['dist/bench/kube-scale.bench.js', '--sizes', quick ? '200,1000' : '1000,5000,20000']);
 run('simulator: 5,000 nodes / 150,000 pods', ['--expose-gc', 'dist/bench/sim-scale.js', ...(quick ? ['500', '30'] : ['5000', '33'])]);

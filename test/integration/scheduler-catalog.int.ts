@@ -5,7 +5,7 @@ import { createRuntime } from '@nodes-manager/platform';
 import { createTestDatabase, TEST_JWT_SECRET, testToken, waitFor, type TestDatabase } from '@nodes-manager/platform/testing';
 import { startEc2Sim, startKubeSim, type Ec2Sim, type KubeSim } from '@nodes-manager/sim';
 import { startAllInOne, type AllInOne } from '../../all-in-one/src/all-in-one.js';
-import { aNode } from '../../services/scheduler-scoring/test/kube-object.builder.js';
+import { aKubeNode } from '@nodes-manager/kube/testing';
 
 /**
  * scheduler-scoring's simulate on spot-advisor's EC2 instance catalog, in the all-in-one process. EC2 is the
@@ -56,7 +56,7 @@ beforeAll(async () => {
   db = await createTestDatabase();
   kube = await startKubeSim({ podTerminationMs: 50 });
   // One empty m5.xlarge (16 GiB): the simulated 28 GiB pod fits no existing node.
-  kube.load({ nodes: [aNode('only-node')], pods: [] } as never);
+  kube.load({ nodes: [aKubeNode('only-node')], pods: [] } as never);
   ec2 = await startEc2Sim({ region: 'us-east-1' });
   proxy = await narrowingProxy(ec2.url, OFFERED);
   // The SDK reads its endpoint from the process environment, not from the env handed to the services.

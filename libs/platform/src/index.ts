@@ -20,6 +20,7 @@ export * from './health/metrics.js';
 export * from './leader/leader-elector.js';
 export * from './kube/kube-config.js';
 export * from './kube/informer.js';
+export * from './kube/kube-requests.js';
 export * from './runtime/runtime.js';
 export * from './platform.module.js';
 export * from './bootstrap/bootstrap.js';

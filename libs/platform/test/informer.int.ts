@@ -52,7 +52,9 @@ describe('Informer against the Kubernetes simulator', () => {
     informer = undefined;
   });
 
-  const start = (o: { pageSize?: number; resyncMs?: number; path?: string } = {}): Informer<LeanNode> => {
+  const start = (
+    o: { pageSize?: number; resyncMs?: number; path?: string; requestTimeoutMs?: number; watchTimeoutSeconds?: number; watchIdleGraceMs?: number; staleAfterMs?: number } = {},
+  ): Informer<LeanNode> => {
     informer = new Informer<LeanNode>({
       kc: sim.kubeConfig(),
       path: o.path ?? '/api/v1/nodes',
@@ -61,11 +63,16 @@ describe('Informer against the Kubernetes simulator', () => {
       resyncMs: o.resyncMs ?? 0,
       backoff: { initialMs: 20, maxMs: 200 },
       name: 'nodes',
+      ...(o.requestTimeoutMs ? { requestTimeoutMs: o.requestTimeoutMs } : {}),
+      ...(o.watchTimeoutSeconds ? { watchTimeoutSeconds: o.watchTimeoutSeconds } : {}),
+      ...(o.watchIdleGraceMs ? { watchIdleGraceMs: o.watchIdleGraceMs } : {}),
+      ...(o.staleAfterMs ? { staleAfterMs: o.staleAfterMs } : {}),
     });
     informer.start();
     return informer;
   };
 
+  const lists = (): number => sim.stats().byVerbResource['list nodes'] ?? 0;
   const resetNodes = async (names: string[]) => {
     const existing = (await core.listNode()).items.map((n) => n.metadata!.name!);
     for (const n of existing) await core.deleteNode({ name: n });
@@ -130,7 +137,7 @@ describe('Informer against the Kubernetes simulator', () => {
     expect(inf.list().map((n) => n.name).sort()).toEqual(['g-1', 'g-2']);
   });
 
-  it('relists when the version it re-watches from was compacted away, and catches up', async () => {
+  it('relists once after a failed watch and catches up with what changed meanwhile', async () => {
     await resetNodes(['c-1']);
     const inf = start();
     await inf.waitForSync(10_000);
@@ -143,23 +150,26 @@ describe('Informer against the Kubernetes simulator', () => {
     sim.scenario.compact();
     sim.faults.clear();
 
-    await waitFor(() => inf.stats.relists410 >= 1, 'a 410 relist');
     await waitFor(() => inf.get('c-1')?.labels['changed'] === 'yes', 'the change seen by the relist');
     expect(inf.stats.lists).toBe(2);
   });
 
-  it('reconnects dropped watches from the last version without relisting', async () => {
+  it('a server-side close re-watches from the last version without a LIST; a dropped watch relists exactly once', async () => {
     await resetNodes(['d-1']);
     const inf = start();
     await inf.waitForSync(10_000);
-    await waitFor(() => inf.stats.watches > 0, 'a watch');
-    sim.faults.set({ dropWatchesAfterMs: 30 });
-    sim.api.endWatches(NODES);
-    await waitFor(() => inf.stats.watches >= 4, 'several reconnects');
+    await waitFor(() => sim.stats().openWatches['nodes'] === 1, 'a watch');
+    const before = lists();
+
+    sim.api.endWatches(NODES); // a clean end, as after timeoutSeconds
+    await waitFor(() => inf.stats.watches >= 2 && sim.stats().openWatches['nodes'] === 1, 'the re-watch');
+    expect(lists()).toBe(before);
+
+    sim.dropWatches(); // the connection breaks mid-stream
+    await waitFor(() => inf.stats.lists === 2 && sim.stats().openWatches['nodes'] === 1, 'one relist and a new watch');
+    expect(lists()).toBe(before + 1);
     await core.createNode({ body: aNode('d-2') });
-    await waitFor(() => inf.get('d-2'), 'd-2 seen after reconnects');
-    sim.faults.clear();
-    expect(inf.stats.lists).toBe(1);
+    await waitFor(() => inf.get('d-2'), 'd-2 seen on the new watch');
     expect(inf.stats.relists410).toBe(0);
   });
 
@@ -169,41 +179,66 @@ describe('Informer against the Kubernetes simulator', () => {
     const inf = start();
     await waitFor(() => inf.stats.errors >= 3, 'failed lists');
     expect(inf.synced).toBe(false);
+    expect(inf.health()).toEqual({ ok: false, detail: expect.stringMatching(/waiting for the first list \(last error: LIST \/api\/v1\/nodes: HTTP 500/) });
     sim.faults.clear();
     await inf.waitForSync(10_000);
     expect(inf.list().map((n) => n.name)).toEqual(['e-1']);
+    expect(inf.health().ok).toBe(true);
   });
 
-  it('a resync deletes objects that vanished while the watch was down and updates the changed ones', async () => {
+  it('the periodic resync replays the cache to the handlers and makes no request', async () => {
     await resetNodes(['r-1', 'r-2', 'r-3']);
-    const inf = start({ resyncMs: 60_000 });
+    const inf = start({ resyncMs: 100 });
     await inf.waitForSync(10_000);
-    await waitFor(() => inf.stats.watches > 0, 'a watch');
-    const synced: SyncedInfo[] = [];
-    inf.on('synced', (i) => synced.push(i));
-    const events: string[] = [];
-    inf.on('delete', (o) => events.push(`delete ${o.name}`));
-    inf.on('update', (o) => events.push(`update ${o.name}`));
+    await waitFor(() => sim.stats().openWatches['nodes'] === 1, 'a watch');
+    const requests = sim.stats().requests;
+    const replayed: string[] = [];
+    let resyncs = 0;
+    inf.on('update', (o, old) => {
+      if (o === old) replayed.push(o.name);
+    });
+    inf.on('resync', () => resyncs++);
+    await waitFor(() => resyncs >= 3, 'three resyncs');
+    expect(replayed.slice(0, 3).sort()).toEqual(['r-1', 'r-2', 'r-3']);
+    expect(sim.stats().requests).toBe(requests);
+  });
 
-    // The store changes without any event (as if they were lost while the watch was down).
-    const [r1, r2] = [sim.api.get(NODES, '', 'r-1'), sim.api.get(NODES, '', 'r-2')];
-    sim.api.store.dropAll(NODES);
-    sim.load({ nodes: [{ ...r1, metadata: { ...r1.metadata, labels: { ...r1.metadata.labels, extra: 'yes' } } }, r2] as never });
-    expect(inf.size).toBe(3);
+  it('a LIST that stalls is abandoned after its timeout and retried', async () => {
+    await resetNodes(['h-1']);
+    sim.faults.set({ hangRequests: 1, hangVerb: 'list' });
+    const inf = start({ requestTimeoutMs: 300 });
+    await inf.waitForSync(10_000);
+    expect(inf.stats.listTimeouts).toBe(1);
+    expect(sim.stats().hung).toBe(1);
+    expect(inf.list().map((n) => n.name)).toEqual(['h-1']);
+  });
 
-    inf.resync();
-    await waitFor(() => synced.some((s) => s.reason === 'resync'), 'the resync');
-    const resync = synced.find((s) => s.reason === 'resync')!;
-    expect(resync.deleted).toBe(1);
-    expect(inf.list().map((n) => n.name).sort()).toEqual(['r-1', 'r-2']);
-    expect(inf.get('r-1')!.labels['extra']).toBe('yes');
-    expect(events).toEqual(expect.arrayContaining(['delete r-3', 'update r-1']));
+  it('a watch that stalls after its headers is dropped once idle past its timeout and resumed without a LIST', async () => {
+    await resetNodes(['s-1']);
+    const inf = start({ watchTimeoutSeconds: 1, watchIdleGraceMs: 300 });
+    await inf.waitForSync(10_000);
+    await waitFor(() => inf.stats.watches >= 1, 'a watch');
+    sim.faults.set({ hangRequests: 1, hangVerb: 'watch' });
+    sim.api.endWatches(NODES);
+    await waitFor(() => inf.stats.idleDrops === 1, 'the stalled watch dropped', 10_000);
+    await core.createNode({ body: aNode('s-2') });
+    await waitFor(() => inf.get('s-2'), 's-2 seen on the resumed watch');
+    expect(inf.stats.lists).toBe(1);
+  });
 
-    // A resync in which nothing changed reports nothing.
-    const before = synced.length;
-    inf.resync();
-    await waitFor(() => synced.length > before, 'a second resync');
-    expect(synced[synced.length - 1]).toEqual(expect.objectContaining({ reason: 'resync', added: 0, updated: 0, deleted: 0 }));
+  it('readiness turns false while the API server cannot be watched for longer than staleAfterMs, and back', async () => {
+    await resetNodes(['x-1']);
+    const inf = start({ staleAfterMs: 400 });
+    await inf.waitForSync(10_000);
+    expect(inf.health().ok).toBe(true);
+    sim.faults.set({ rate500: 1 });
+    sim.dropWatches();
+    await waitFor(() => inf.stats.errors >= 1, 'a failed request');
+    expect(inf.health().ok).toBe(true); // not yet stale
+    await waitFor(() => !inf.health().ok, 'readiness to turn false', 5_000);
+    expect(inf.health().detail).toMatch(/Kubernetes API not answering for \d+ s .*the cache is stale/);
+    sim.faults.clear();
+    await waitFor(() => inf.health().ok, 'readiness back', 5_000);
   });
 
   it('restarts the list when a continue token expires mid-list', async () => {

@@ -10,6 +10,7 @@ import {
   type Taint,
   type Toleration,
 } from './types.js';
+import { tolerates } from '@nodes-manager/kube';
 
 /** FilterReason — why a node cannot take a pod; one per kube-scheduler filter plugin it mirrors. */
 export type FilterReason =
@@ -90,15 +91,8 @@ export function resourceFailures(
 
 const mib = (bytes: number): number => Math.round(bytes / 1048576);
 
-/** tolerates — one toleration matches one taint (Kubernetes `Toleration.ToleratesTaint`). */
-export function tolerates(t: Toleration, taint: Taint): boolean {
-  if (t.effect !== undefined && t.effect !== taint.effect) return false;
-  const key = t.key ?? '';
-  if (key === '') return t.operator === 'Exists';
-  if (key !== taint.key) return false;
-  if (t.operator === 'Exists') return true;
-  return (t.value ?? '') === (taint.value ?? '');
-}
+/** tolerates — one toleration matches one taint: the shared Kubernetes model's rule. */
+export { tolerates };
 
 /** firstUntoleratedTaint — the first NoSchedule/NoExecute taint no toleration matches (PreferNoSchedule is a
  * preference, not a filter). */

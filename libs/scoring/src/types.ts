@@ -20,29 +20,13 @@ export interface NodeResources {
   readonly pods: number;
 }
 
-/** The extended resources that make a pod a `gpu` pod (docs/scoring.md#ranking-nodes-for-a-pod). */
-export const GPU_RESOURCE_NAMES = ['nvidia.com/gpu', 'amd.com/gpu', 'aws.amazon.com/neuron'] as const;
+export { GPU_RESOURCE_NAMES } from '@nodes-manager/kube';
+import type { CapacityType, QosClass, Taint, Toleration } from '@nodes-manager/kube';
+export type { CapacityType, QosClass, Taint, TaintEffect, Toleration } from '@nodes-manager/kube';
 
 export type WorkloadClass = 'gpu' | 'stateful' | 'batch' | 'latency_sensitive' | 'stateless';
 export const WORKLOAD_CLASSES: readonly WorkloadClass[] = ['gpu', 'stateful', 'batch', 'latency_sensitive', 'stateless'];
 
-export type QosClass = 'Guaranteed' | 'Burstable' | 'BestEffort';
-export type TaintEffect = 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
-
-export interface Taint {
-  readonly key: string;
-  readonly value?: string;
-  readonly effect: TaintEffect;
-}
-
-/** Toleration — Kubernetes semantics: operator defaults to `Equal`; an empty key with `Exists` tolerates
- * every taint; an absent effect matches every effect. */
-export interface Toleration {
-  readonly key?: string;
-  readonly operator?: 'Exists' | 'Equal';
-  readonly value?: string;
-  readonly effect?: TaintEffect;
-}
 
 export type SelectorOperator = 'In' | 'NotIn' | 'Exists' | 'DoesNotExist' | 'Gt' | 'Lt';
 
@@ -95,8 +79,6 @@ export interface ScoringPod {
   /** When absent, derived from requests and limits (see `podQos`). */
   readonly qos?: QosClass;
 }
-
-export type CapacityType = 'spot' | 'on-demand';
 
 export interface ScoringNode {
   readonly name: string;

@@ -1,6 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
-import { createKubeConfig, DATA_SOURCE, LEADER_FACTORY, LOGGER, PlatformModule, type JsonLogger, type LeaderFactory } from '@nodes-manager/platform';
+import { createKubeConfig, kubeWatchOptions, DATA_SOURCE, LEADER_FACTORY, LOGGER, PlatformModule, type JsonLogger, type LeaderFactory } from '@nodes-manager/platform';
 import { METRICS, type Metrics } from '@nodes-manager/platform';
 import { migrations } from '../../../migrations/node-sync/index.js';
 import { entities } from './adapters/outbound/entities.js';
@@ -31,6 +31,7 @@ export class NodeSyncModule {
             new KubeCache(createKubeConfig(config.KUBECONFIG), {
               pageSize: config.SYNC_PAGE_SIZE,
               resyncMs: config.SCAN_INTERVAL_SECONDS * 1000,
+              watch: kubeWatchOptions(config),
               logger,
               metrics: { metrics, service: 'node-sync' },
             }),

@@ -70,12 +70,24 @@ export class NodeSyncService {
     this.stored = undefined;
   }
 
+  /**
+   * reconcileNext — the next cycle re-reads the rows' content hashes from Postgres instead of trusting what it
+   * remembers, so a row changed or deleted behind node-sync's back is rewritten from the cache. Nothing differs: no
+   * write at all.
+   */
+  reconcileNext(): void {
+    this.reload = true;
+  }
+  private reload = false;
+
   async runCycle(trigger: string): Promise<SyncCycleResult> {
     // Never decide on a partial view: both caches must hold a complete list.
     if (!this.cache.synced) return { skipped: 'cache-not-synced' };
     if (!this.leader.isLeader || !(await this.leader.stillLeader())) return { skipped: 'not-leader' };
     const started = performance.now();
     const firstOfLeadership = this.stored === undefined;
+    if (this.reload && !firstOfLeadership) this.stored = await this.repo.loadStored();
+    this.reload = false;
     const stored = (this.stored ??= await this.repo.loadStored());
     const plan = planSync({ nodes: this.cache.nodes.values(), pods: this.cache.pods.values(), storedNodes: stored.nodes, storedPods: stored.pods });
     for (const [state, n] of Object.entries(plan.nodesByState)) this.byState.set({ service: 'node-sync', state }, n);

@@ -12,7 +12,7 @@ import {
   type JsonLogger,
   type LeaderFactory,
 } from '@nodes-manager/platform';
-import { HEALTH_REGISTRY, METRICS, type HealthRegistry, type Metrics } from '@nodes-manager/platform';
+import { HEALTH_REGISTRY, kubeWatchOptions, METRICS, type HealthRegistry, type Metrics } from '@nodes-manager/platform';
 import { migrations } from '../../../migrations/scheduler-scoring/index.js';
 import { entities } from './adapters/outbound/entities.js';
 import { SchedulerScoringCommands } from './adapters/inbound/scheduler-scoring.commands.js';
@@ -44,11 +44,12 @@ export class SchedulerScoringModule {
           inject: [LOGGER, METRICS, HEALTH_REGISTRY],
           useFactory: (logger: JsonLogger, metrics: Metrics, health: HealthRegistry) => {
             const cache = new InformerClusterCache(createKubeConfig(config.KUBECONFIG), {
-              resyncMs: config.SCAN_INTERVAL_SECONDS * 1000,
+              watch: kubeWatchOptions(config),
               logger,
               metrics: { metrics, service: 'scheduler-scoring' },
             });
-            health.register('scheduler-scoring.kube-cache', () => ({ ok: cache.synced, detail: cache.synced ? 'cluster cache synced' : 'cluster cache not synced yet' }));
+            // Not ready before every informer listed, nor while the Kubernetes API has not answered for KUBE_API_STALE_SECONDS.
+            health.register('scheduler-scoring.kube-cache', () => cache.health());
             return cache;
           },
         },

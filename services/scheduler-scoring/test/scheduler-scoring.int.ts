@@ -3,7 +3,7 @@ import * as k8s from '@kubernetes/client-node';
 import pg from 'pg';
 import { testToken, waitFor } from '@nodes-manager/platform/testing';
 import { startHarness, type Harness } from './harness.js';
-import { aNode, aPdb, aPod } from './kube-object.builder.js';
+import { aKubeNode, aKubePdb, aKubePod } from '@nodes-manager/kube/testing';
 
 /**
  * A fleet with obviously under-used nodes: two busy m5.2xlarge (≈57% cpu), and four m5.xlarge each with one
@@ -12,27 +12,27 @@ import { aNode, aPdb, aPod } from './kube-object.builder.js';
  * job pods fit nowhere. Expected plan: remove idle-web and idle-api; keep the other two with their reasons.
  */
 function fleet() {
-  const busy = (node: string) => Array.from({ length: 9 }, (_, i) => aPod(`core-${node}-${i}`, node, { app: 'core', cpu: '500m', memory: '1Gi' }));
+  const busy = (node: string) => Array.from({ length: 9 }, (_, i) => aKubePod(`core-${node}-${i}`, node, { app: 'core', cpu: '500m', memory: '1Gi' }));
   return {
     nodes: [
-      aNode('busy-a', { type: 'm5.2xlarge', cpu: '8', memory: '30Gi' }),
-      aNode('busy-b', { type: 'm5.2xlarge', cpu: '8', memory: '30Gi', zone: 'us-east-1b' }),
-      aNode('idle-web'),
-      aNode('idle-api', { zone: 'us-east-1b' }),
-      aNode('idle-ledger'),
-      aNode('idle-naked', { zone: 'us-east-1c' }),
+      aKubeNode('busy-a', { instanceType: 'm5.2xlarge', cpu: '8', memory: '30Gi' }),
+      aKubeNode('busy-b', { instanceType: 'm5.2xlarge', cpu: '8', memory: '30Gi', zone: 'us-east-1b' }),
+      aKubeNode('idle-web'),
+      aKubeNode('idle-api', { zone: 'us-east-1b' }),
+      aKubeNode('idle-ledger'),
+      aKubeNode('idle-naked', { zone: 'us-east-1c' }),
     ],
     pods: [
       ...busy('busy-a'),
       ...busy('busy-b'),
-      aPod('web-1', 'busy-a', { app: 'web', cpu: '200m', memory: '256Mi' }),
-      aPod('web-2', 'idle-web', { app: 'web', cpu: '200m', memory: '256Mi' }),
-      aPod('api-1', 'idle-api', { app: 'api', cpu: '300m', memory: '512Mi' }),
-      aPod('ledger-1', 'idle-ledger', { app: 'ledger', cpu: '250m', memory: '512Mi' }),
-      aPod('naked-1', 'idle-naked', { app: 'naked', owner: null }),
-      ...[1, 2, 3].map((i) => aPod(`bigjob-${i}`, undefined, { app: 'bigjob', cpu: '6', memory: '8Gi', owner: { kind: 'Job', name: 'bigjob' } })),
+      aKubePod('web-1', 'busy-a', { app: 'web', cpu: '200m', memory: '256Mi' }),
+      aKubePod('web-2', 'idle-web', { app: 'web', cpu: '200m', memory: '256Mi' }),
+      aKubePod('api-1', 'idle-api', { app: 'api', cpu: '300m', memory: '512Mi' }),
+      aKubePod('ledger-1', 'idle-ledger', { app: 'ledger', cpu: '250m', memory: '512Mi' }),
+      aKubePod('naked-1', 'idle-naked', { app: 'naked', owner: 'none' }),
+      ...[1, 2, 3].map((i) => aKubePod(`bigjob-${i}`, undefined, { app: 'bigjob', cpu: '6', memory: '8Gi', owner: { kind: 'Job', name: 'bigjob' } })),
     ],
-    pdbs: [aPdb('web', { maxUnavailable: 1 }), aPdb('ledger', { minAvailable: 1 })],
+    pdbs: [aKubePdb('web-pdb', { maxUnavailable: 1 }), aKubePdb('ledger-pdb', { minAvailable: 1 })],
   };
 }
 
@@ -264,11 +264,11 @@ describe('scheduler-scoring through the gateway (all-in-one, real Postgres, Kube
 describe('scheduler-scoring execution when the Kubernetes API fails half-way', () => {
   let h: Harness;
   beforeAll(async () => {
-    const busy = Array.from({ length: 9 }, (_, i) => aPod(`core-${i}`, 'busy', { app: 'core', cpu: '500m', memory: '1Gi' }));
+    const busy = Array.from({ length: 9 }, (_, i) => aKubePod(`core-${i}`, 'busy', { app: 'core', cpu: '500m', memory: '1Gi' }));
     h = await startHarness(
       {
-        nodes: [aNode('busy', { type: 'm5.2xlarge', cpu: '8', memory: '30Gi' }), aNode('idle-1'), aNode('idle-2')],
-        pods: [...busy, aPod('a-1', 'idle-1', { app: 'a', cpu: '200m', memory: '256Mi' }), aPod('b-1', 'idle-2', { app: 'b', cpu: '200m', memory: '256Mi' })],
+        nodes: [aKubeNode('busy', { instanceType: 'm5.2xlarge', cpu: '8', memory: '30Gi' }), aKubeNode('idle-1'), aKubeNode('idle-2')],
+        pods: [...busy, aKubePod('a-1', 'idle-1', { app: 'a', cpu: '200m', memory: '256Mi' }), aKubePod('b-1', 'idle-2', { app: 'b', cpu: '200m', memory: '256Mi' })],
       },
       { SCAN_INTERVAL_SECONDS: '3600', OPTIMIZE_MAX_DISRUPTIONS: '2', OPTIMIZE_MODE: 'plan' },
     );

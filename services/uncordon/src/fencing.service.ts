@@ -34,7 +34,8 @@ import {
   type SqlRunner,
 } from '@nodes-manager/platform';
 import type { UncordonConfig } from './config.js';
-import { decideFencing, instanceIdOf, type FenceCandidate } from './domain/fencing/decide-fencing.js';
+import { conditionOf, parseProviderId, zoneOf as nodeZoneOf } from '@nodes-manager/kube';
+import { decideFencing, type FenceCandidate } from './domain/fencing/decide-fencing.js';
 import { fencingView, type FencingRepository, type FencingRow } from './adapters/outbound/fencing.repository.js';
 import type { KubeFencing, LeaseReading } from './adapters/outbound/kube-fencing.adapter.js';
 import type { KubeNodes } from './adapters/outbound/kube-nodes.adapter.js';
@@ -53,13 +54,11 @@ const LEASE_READS_AT_ONCE = 8;
 const REFUSED = new Set(['EC2_UNAUTHORIZED', 'AWS_NOT_CONFIGURED', 'VALIDATION_FAILED', 'CONFLICT', 'FORBIDDEN']);
 
 const readyOf = (n: k8s.V1Node): { status: 'True' | 'False' | 'Unknown'; since: Date | null } => {
-  const c = n.status?.conditions?.find((x) => x.type === 'Ready');
-  const status = c?.status === 'True' || c?.status === 'False' ? c.status : 'Unknown';
-  const t = c?.lastTransitionTime as Date | string | undefined;
-  return { status, since: t ? new Date(t) : null };
+  const c = conditionOf(n, 'Ready');
+  return { status: c?.status ?? 'Unknown', since: c?.lastTransitionTime ? new Date(c.lastTransitionTime) : null };
 };
 const optedIn = (n: k8s.V1Node): boolean => n.metadata?.labels?.[FENCING_LABEL] === FENCING_LABEL_ENABLED;
-const zoneOf = (n: k8s.V1Node): string | null => n.metadata?.labels?.['topology.kubernetes.io/zone'] ?? null;
+const zoneOf = (n: k8s.V1Node): string | null => nodeZoneOf(n.metadata?.labels ?? {}) ?? null;
 
 /**
  * FencingService — fences hung nodes that opted in, through EC2 (docs/fencing.md). The leader reads the node cache,
@@ -125,7 +124,7 @@ export class FencingService {
         uid: n.metadata?.uid ?? '',
         zone: zoneOf(n),
         optedIn: optedIn(n),
-        instanceId: instanceIdOf(n.spec?.providerID),
+        instanceId: parseProviderId(n.spec?.providerID)?.instanceId ?? null,
         ready: ready.status,
         notReadySince: ready.status === 'True' ? null : ready.since,
         ...(lease !== undefined && lease !== 'error' ? { lease } : {}),

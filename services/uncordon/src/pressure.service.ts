@@ -3,6 +3,7 @@ import type { DataSource } from 'typeorm';
 import type * as k8s from '@kubernetes/client-node';
 import { EventTypes, PRESSURE_LABEL, PRESSURE_MODES, PressureReliefOutcome, type NodePressure, type PressureMode, type PsiResource } from '@nodes-manager/contracts';
 import { CLOCK, DATA_SOURCE, LOGGER, makeEvent, METRICS, OUTBOX, type Clock, type JsonLogger, type LeaderElector, type Metrics, type Outbox } from '@nodes-manager/platform';
+import { effectiveResources, MIRROR_ANNOTATION, podQos } from '@nodes-manager/kube';
 import type { UncordonConfig } from './config.js';
 import { decideRelief, nextHighSamples, psiFromSummary, type PodMemory } from './domain/pressure/decide-pressure.js';
 import type { KubeFencing } from './adapters/outbound/kube-fencing.adapter.js';
@@ -20,28 +21,6 @@ const modeOf = (n: k8s.V1Node): PressureMode | undefined => {
   const v = n.metadata?.labels?.[PRESSURE_LABEL];
   return (PRESSURE_MODES as readonly string[]).includes(v ?? '') ? (v as PressureMode) : undefined;
 };
-
-const BYTES: Record<string, number> = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60, k: 1e3, K: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18 };
-/** bytesOf — a memory quantity in bytes (`512Mi`, `1G`, `1e9`); 0 when absent or unreadable. */
-function bytesOf(q: string | undefined): number {
-  const m = /^(\d+(?:\.\d+)?(?:e\d+)?)([KMGTPE]i?|k)?$/.exec((q ?? '').trim());
-  return m ? Math.round(Number(m[1]) * (m[2] ? BYTES[m[2]]! : 1)) : 0;
-}
-
-/** qosClassOf — the pod's QoS class: the API's `status.qosClass` where set, else computed as the kubelet does. */
-export function qosClassOf(pod: k8s.V1Pod): PodMemory['qosClass'] {
-  const declared = pod.status?.qosClass;
-  if (declared === 'BestEffort' || declared === 'Burstable' || declared === 'Guaranteed') return declared;
-  const containers = pod.spec?.containers ?? [];
-  const any = containers.some((c) => Object.keys(c.resources?.requests ?? {}).length + Object.keys(c.resources?.limits ?? {}).length > 0);
-  if (!any) return 'BestEffort';
-  const guaranteed = containers.every((c) => {
-    const l = c.resources?.limits ?? {};
-    const r = { ...l, ...(c.resources?.requests ?? {}) };
-    return l['cpu'] !== undefined && l['memory'] !== undefined && r['cpu'] === l['cpu'] && r['memory'] === l['memory'];
-  });
-  return guaranteed ? 'Guaranteed' : 'Burstable';
-}
 
 /**
  * PressureService — reads Pressure Stall Information of nodes that opted in (`nodes-manager/pressure: watch` or
@@ -141,13 +120,13 @@ export class PressureService {
         .filter((p) => !p.metadata?.deletionTimestamp)
         .map((p) => {
           const key = `${p.metadata?.namespace}/${p.metadata?.name}`;
-          const requestBytes = (p.spec?.containers ?? []).reduce((s, c) => s + bytesOf(c.resources?.requests?.['memory']), 0);
+          const requestBytes = effectiveResources(p.spec as never).memoryBytes;
           return {
             namespace: p.metadata?.namespace ?? 'default',
             name: p.metadata?.name ?? '',
-            qosClass: qosClassOf(p),
+            qosClass: podQos(p),
             daemonSet: (p.metadata?.ownerReferences ?? []).some((o) => o.kind === 'DaemonSet'),
-            mirror: p.metadata?.annotations?.['kubernetes.io/config.mirror'] !== undefined,
+            mirror: p.metadata?.annotations?.[MIRROR_ANNOTATION] !== undefined,
             workingSetBytes: psi.podMemory.get(key) ?? 0,
             requestBytes,
           };

@@ -1,7 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { commandBusProviders, createKubeConfig, DATA_SOURCE, LEADER_FACTORY, LOGGER, PlatformModule, type JsonLogger, type LeaderFactory } from '@nodes-manager/platform';
-import { HEALTH_REGISTRY, METRICS, type HealthRegistry, type Metrics } from '@nodes-manager/platform';
+import { HEALTH_REGISTRY, kubeRequestCounter, kubeWatchOptions, METRICS, type HealthRegistry, type Metrics } from '@nodes-manager/platform';
 import { migrations } from '../../../migrations/uncordon/index.js';
 import { entities } from './adapters/outbound/entities.js';
 import { UncordonCommands } from './adapters/inbound/uncordon.commands.js';
@@ -46,20 +46,21 @@ export class UncordonModule {
         { provide: UNCORDON_CONFIG, useValue: config },
         // Fencing asks spot-advisor (which owns EC2) to stop instances.
         ...commandBusProviders('uncordon'),
-        { provide: KUBE_NODES, useFactory: () => new KubeNodes(createKubeConfig(config.KUBECONFIG)) },
+        { provide: KUBE_NODES, inject: [METRICS], useFactory: (metrics: Metrics) => new KubeNodes(createKubeConfig(config.KUBECONFIG), kubeRequestCounter(metrics, 'uncordon')) },
         {
           provide: NODE_SOURCE,
           inject: [KUBE_NODES, LOGGER, METRICS, HEALTH_REGISTRY],
           useFactory: (kube: KubeNodes, logger: JsonLogger, metrics: Metrics, health: HealthRegistry) => {
-            const source = new InformerNodeSource(kube.kc, logger, config.SCAN_INTERVAL_SECONDS * 1000, undefined, metrics);
-            health.register('uncordon.kube-cache', () => ({ ok: source.synced, detail: source.synced ? 'node cache synced' : 'node cache not synced yet' }));
+            const source = new InformerNodeSource(kube.kc, logger, kubeWatchOptions(config), undefined, metrics);
+            // Not ready before the first list, nor while the Kubernetes API has not answered for KUBE_API_STALE_SECONDS.
+            health.register('uncordon.kube-cache', () => source.health());
             return source;
           },
         },
         { provide: UNCORDON_REPOSITORY, inject: [DATA_SOURCE], useFactory: (ds: DataSource) => new UncordonRepository(ds) },
         { provide: DRAIN_REPOSITORY, inject: [DATA_SOURCE], useFactory: (ds: DataSource) => new DrainRepository(ds) },
         { provide: UNCORDON_LEADER, inject: [LEADER_FACTORY], useFactory: (leaders: LeaderFactory) => leaders('uncordon') },
-        { provide: KUBE_FENCING, inject: [KUBE_NODES], useFactory: (kube: KubeNodes) => new KubeFencing(kube.kc) },
+        { provide: KUBE_FENCING, inject: [KUBE_NODES, METRICS], useFactory: (kube: KubeNodes, metrics: Metrics) => new KubeFencing(kube.kc, kubeRequestCounter(metrics, 'uncordon')) },
         { provide: FENCING_REPOSITORY, inject: [DATA_SOURCE], useFactory: (ds: DataSource) => new FencingRepository(ds) },
         { provide: PRESSURE_REPOSITORY, inject: [DATA_SOURCE], useFactory: (ds: DataSource) => new PressureRepository(ds) },
         UncordonService,

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startKubeSim, type KubeSim } from '@nodes-manager/sim';
 import { createTestDatabase, EventCollector, TEST_RABBITMQ_URL, waitFor, type TestDatabase } from '@nodes-manager/platform/testing';
-import { api, becomesLeader, startUncordon, type UncordonApp } from './uncordon.harness.js';
-import { aKubeNode, getNode } from './kube-object.builder.js';
+import { api, becomesLeader, startUncordon, type UncordonApp, getNode } from './uncordon.harness.js';
+import { aKubeNode } from '@nodes-manager/kube/testing';
 
 /*
  * Auto-uncordon (docs/auto-uncordon.md) end to end: the simulator over HTTP with the real client, real Postgres, the gateway in process and a

@@ -4,8 +4,8 @@ import { FakeClock } from '@nodes-manager/platform';
 import { startKubeSim, type KubeSim } from '@nodes-manager/sim';
 import { createTestDatabase, waitFor, type TestDatabase } from '@nodes-manager/platform/testing';
 import { DrainService } from '../src/drain.service.js';
-import { becomesLeader, startUncordon, type UncordonApp } from './uncordon.harness.js';
-import { aKubeNode, aKubePod, aPdb, getNode } from './kube-object.builder.js';
+import { becomesLeader, startUncordon, type UncordonApp, getNode } from './uncordon.harness.js';
+import { aKubeNode, aKubePod, aKubePdb } from '@nodes-manager/kube/testing';
 
 /*
  * Drains as the leader runs them, on a fake clock shared with the simulator (drain deadlines pass by
@@ -113,7 +113,7 @@ describe('drain: leader pick-up, deadlines, operations ended elsewhere', () => {
     sim.load({
       nodes: [aKubeNode('n-4', { readySince: new Date(clock.now().getTime() - 60 * MIN) })],
       pods: [aKubePod('db-1', 'n-4', { labels: { app: 'db' } })],
-      pdbs: [aPdb('db', 'db', 1)],
+      pdbs: [aKubePdb('db', { app: 'db', minAvailable: 1 })],
     });
     const a = await start();
     await becomesLeader(a);

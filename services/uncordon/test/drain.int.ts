@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { CloudEvent } from '@nodes-manager/contracts';
 import { startKubeSim, type KubeSim } from '@nodes-manager/sim';
 import { createTestDatabase, waitFor, type TestDatabase } from '@nodes-manager/platform/testing';
-import { api, becomesLeader, startUncordon, type UncordonApp } from './uncordon.harness.js';
-import { aKubeNode, aKubePod, aPdb, getNode } from './kube-object.builder.js';
+import { api, becomesLeader, startUncordon, type UncordonApp, getNode } from './uncordon.harness.js';
+import { aKubeNode, aKubePod, aKubePdb } from '@nodes-manager/kube/testing';
 
 /*
  * Drains (docs/uncordon.md#drain) through the gateway: kubectl-drain semantics against the simulator (real Eviction API, PDB 429s,
@@ -47,7 +47,7 @@ describe('drain', () => {
         aKubePod('cache-1', 'd-3', { labels: { app: 'cache' } }),
         aKubePod('queue-1', 'd-4', { labels: { app: 'queue' } }),
       ],
-      pdbs: [aPdb('db', 'db', 1), aPdb('cache', 'cache', 1), aPdb('queue', 'queue', 1)],
+      pdbs: [aKubePdb('db', { app: 'db', minAvailable: 1 }), aKubePdb('cache', { app: 'cache', minAvailable: 1 }), aKubePdb('queue', { app: 'queue', minAvailable: 1 })],
     });
     app = await start();
   }, 40_000);

@@ -3,8 +3,8 @@ import type { DataSource } from 'typeorm';
 import { DATA_SOURCE, FakeClock } from '@nodes-manager/platform';
 import { startKubeSim, type KubeSim } from '@nodes-manager/sim';
 import { createTestDatabase, waitFor, type TestDatabase } from '@nodes-manager/platform/testing';
-import { becomesLeader, startUncordon, type UncordonApp } from './uncordon.harness.js';
-import { aKubeNode, getNode } from './kube-object.builder.js';
+import { becomesLeader, startUncordon, type UncordonApp, getNode } from './uncordon.harness.js';
+import { aKubeNode } from '@nodes-manager/kube/testing';
 
 /*
  * Replicas, restarts and conflicts, on a fake clock shared by the service and the simulator (managedFields

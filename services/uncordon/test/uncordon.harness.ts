@@ -69,3 +69,10 @@ export async function api<T = any>(url: string, path: string, init: { method?: s
 }
 
 export const becomesLeader = (a: UncordonApp): Promise<true> => waitFor(() => a.leader.isLeader || undefined, 'leadership', 10_000) as Promise<true>;
+
+/** getNode — a raw GET of a node from the simulator (JSON, no client). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export async function getNode(sim: { url: string }, name: string): Promise<any> {
+  const res = await fetch(`${sim.url}/api/v1/nodes/${name}`);
+  return res.json();
+}

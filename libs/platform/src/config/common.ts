@@ -13,6 +13,10 @@ export const commonShape = {
   SCAN_INTERVAL_SECONDS: env.number({ min: 1, max: 86400 }),
   LOG_LEVEL: env.oneOf(['debug', 'info', 'warn', 'error'], 'info'),
   COMMAND_TIMEOUT_MS: env.number({ dflt: 10000, min: 100, max: 300000, int: true }),
+  /** A LIST page or the opening of a watch is abandoned (and retried) after this long (docs/kubernetes.md). */
+  KUBE_REQUEST_TIMEOUT_SECONDS: env.number({ dflt: 60, min: 1, max: 600 }),
+  /** Readiness turns false when the Kubernetes API could not be listed or watched for this long. */
+  KUBE_API_STALE_SECONDS: env.number({ dflt: 60, min: 1, max: 3600 }),
 } satisfies EnvShape;
 
 export const COMMON_SECRETS = ['AUTH_JWT_ACCESS_SECRET'] as const;

@@ -65,6 +65,8 @@ export interface KubeSim {
   scenario: KubeSimScenario;
   faults: { set(f: Partial<Faults>): void; clear(): void; current(): Faults };
   stats(): Stats;
+  /** dropWatches — every open watch connection is cut (not ended): clients see a broken stream. */
+  dropWatches(): void;
   /** The semantics layer, for tests that need to reach under HTTP. */
   readonly api: KubeApi;
   /** The simulated kubelets: leases, Summary API, hung nodes. */
@@ -319,5 +321,6 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
     scenario,
     faults,
     stats: () => structuredClone(http.stats),
+    dropWatches: () => http.closeWatches(),
   };
 }

@@ -1,3 +1,4 @@
+import { effectiveResources } from '@nodes-manager/kube';
 import { byId, type KubeObject } from './resources.js';
 import { k8sTime, type KubeApi, type WriteContext } from './api/index.js';
 import { ApiError } from './errors.js';
@@ -203,19 +204,7 @@ const isReady = (node: KubeObject): boolean =>
 const outOfService = (node: KubeObject): boolean =>
   ((node.spec?.taints ?? []) as Array<{ key: string }>).some((t) => t.key === OUT_OF_SERVICE_TAINT);
 
-/** memoryRequestBytes — the pod's summed container memory requests (a rough default working set). */
+/** memoryRequestBytes — the pod's effective memory request (a rough default working set). */
 function memoryRequestBytes(pod: KubeObject): number {
-  let total = 0;
-  for (const c of (pod.spec?.containers ?? []) as Array<{ resources?: { requests?: Record<string, string> } }>) {
-    const q = c.resources?.requests?.['memory'];
-    if (q) total += parseBytes(q);
-  }
-  return total;
-}
-
-function parseBytes(q: string): number {
-  const m = /^(\d+(?:\.\d+)?)([KMGTE]i?|[kmgte])?$/.exec(q.trim());
-  if (!m) return 0;
-  const pow: Record<string, number> = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Ei: 2 ** 60, k: 1e3, K: 1e3, M: 1e6, G: 1e9, T: 1e12, E: 1e18, m: 1e-3 };
-  return Math.round(Number(m[1]) * (m[2] ? (pow[m[2]] ?? 1) : 1));
+  return effectiveResources(pod.spec as never).memoryBytes;
 }

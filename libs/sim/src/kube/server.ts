@@ -14,15 +14,26 @@ export interface Faults {
   dropWatchesAfterMs: number;
   gone410Next: boolean;
   conflictNextWrite: boolean;
+  /**
+   * The next `hangRequests` API requests (of verb `hangVerb`, any verb when empty) stall: a watch answers its headers
+   * and then sends nothing at all (no events, no bookmarks, no close, whatever its timeoutSeconds); any other request
+   * is never answered. The connection stays open until the client gives up.
+   */
+  hangRequests: number;
+  hangVerb: string;
 }
 
-export const NO_FAULTS: Faults = { rate500: 0, rate429: 0, latencyMs: 0, dropWatchesAfterMs: 0, gone410Next: false, conflictNextWrite: false };
+export const NO_FAULTS: Faults = { rate500: 0, rate429: 0, latencyMs: 0, dropWatchesAfterMs: 0, gone410Next: false, conflictNextWrite: false, hangRequests: 0, hangVerb: '' };
 
 export interface Stats {
   requests: number;
   byVerb: Record<string, number>;
   /** `verb resource[/subresource]`, e.g. `list pods`, `create pods/eviction`, `patch nodes`. */
   byVerbResource: Record<string, number>;
+  /** Watches open now, by resource (`nodes`, `pods`…). */
+  openWatches: Record<string, number>;
+  /** Requests stalled by the hang fault. */
+  hung: number;
 }
 
 /** SimRoute — handler for `/_sim/...` (scenario control over HTTP); returns the JSON to answer. */
@@ -102,10 +113,11 @@ function verbOf(method: string, r: Route, watch: boolean): string {
  */
 export class KubeHttp {
   faults: Faults = { ...NO_FAULTS };
-  stats: Stats = { requests: 0, byVerb: {}, byVerbResource: {} };
+  stats: Stats = { requests: 0, byVerb: {}, byVerbResource: {}, openWatches: {}, hung: 0 };
   private readonly openWatches = new Set<ServerResponse>();
   /** Answers `GET /api/v1/nodes/{name}/proxy/{path}` (the kubelet behind the API server's node proxy). */
   nodeProxy?: (node: string, path: string) => unknown;
+  private readonly hanging = new Set<ServerResponse>();
 
   constructor(
     private readonly api: KubeApi,
@@ -113,9 +125,11 @@ export class KubeHttp {
     private readonly simRoute: SimRoute,
   ) {}
 
+  /** closeWatches — drops every open watch connection (and every stalled request) without ending it properly. */
   closeWatches(): void {
-    for (const res of this.openWatches) res.destroy();
+    for (const res of [...this.openWatches, ...this.hanging]) res.destroy();
     this.openWatches.clear();
+    this.hanging.clear();
   }
 
   handle = (req: IncomingMessage, res: ServerResponse): void => {
@@ -200,6 +214,18 @@ export class KubeHttp {
     const vr = `${verb} ${route.def.plural}${route.sub ? `/${route.sub}` : ''}`;
     this.stats.byVerbResource[vr] = (this.stats.byVerbResource[vr] ?? 0) + 1;
 
+    if (f.hangRequests > 0 && (f.hangVerb === '' || f.hangVerb === verb)) {
+      f.hangRequests--;
+      this.stats.hung++;
+      this.hanging.add(res);
+      res.on('close', () => this.hanging.delete(res));
+      if (watch) {
+        res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
+        res.flushHeaders();
+      }
+      return;
+    }
+
     const ctx: WriteContext = { manager: managerOf(req, q), now: this.clock(), dryRun: q.get('dryRun') === 'All' };
     const { def, ns, name, sub } = route;
     const nsOrEmpty = ns ?? '';
@@ -222,6 +248,9 @@ export class KubeHttp {
           return this.send(res, 200, entry.json);
         }
         const limit = q.get('limit');
+        if (q.get('continue') && q.get('resourceVersion')) {
+          throw badRequest('specifying resource version is not allowed when using continue');
+        }
         const list = this.api.list(def, ns, {
           labelSelector: q.get('labelSelector') ?? undefined,
           fieldSelector: q.get('fieldSelector') ?? undefined,
@@ -332,6 +361,11 @@ export class KubeHttp {
         // Like the API server, answer the watch request at once; events follow as they happen.
         res.flushHeaders();
         this.openWatches.add(res);
+        const plural = r.def.plural;
+        this.stats.openWatches[plural] = (this.stats.openWatches[plural] ?? 0) + 1;
+        res.on('close', () => {
+          this.stats.openWatches[plural] = (this.stats.openWatches[plural] ?? 1) - 1;
+        });
       }
     };
     const sink = {

@@ -1,3 +1,4 @@
+import { parseQuantity } from '@nodes-manager/kube';
 /** Syntax of the Kubernetes values a NodePool carries: Go-style durations, quantities, names and label keys. */
 
 const UNIT_MS: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1_000 };
@@ -27,9 +28,9 @@ export function parseDuration(text: string, units = 'hms'): number | undefined {
 
 /** isQuantity — a Kubernetes resource quantity that a limit may hold: non-negative, with an optional SI, binary or exponent suffix. */
 export function isQuantity(v: unknown): boolean {
-  if (typeof v === 'number') return Number.isFinite(v) && v >= 0;
-  if (typeof v !== 'string') return false;
-  return /^\+?(\d+(\.\d*)?|\.\d+)(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][+-]?\d+)?$/.test(v);
+  if (typeof v !== 'number' && typeof v !== 'string') return false;
+  const q = parseQuantity(v);
+  return q !== undefined && !q.negative && !(typeof v === 'string' && v.trim() !== v);
 }
 
 /** isDns1123Subdomain — what Kubernetes accepts as a cluster-scoped object's name. */

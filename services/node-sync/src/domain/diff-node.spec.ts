@@ -1,5 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { aV1Node } from '../../test/kube-object.builder.js';
+import { aKubeNode } from '@nodes-manager/kube/testing';
+
+const aV1Node = () => aKubeNode('ip-10-0-1-23.ec2.internal');
 import { contentHash, diffNode, sameContent, stableJson } from './diff-node.js';
 import { projectNode, type NodeRow } from './project-node.js';
 
@@ -34,7 +36,7 @@ describe('diffNode', () => {
   it('ignores a kubelet heartbeat', () => {
     const node = aV1Node();
     const later = aV1Node();
-    later.status!.conditions![1]!.lastHeartbeatTime = new Date('2026-03-01T10:05:00Z');
+    later.status!.conditions!.find((c) => c.type === 'Ready')!.lastHeartbeatTime = new Date('2026-03-01T10:05:00Z');
     expect(diffNode(projectNode(node), projectNode(later)).changed).toBe(false);
   });
 });

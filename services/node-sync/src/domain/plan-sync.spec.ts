@@ -1,13 +1,15 @@
 import { describe, expect, it } from '@jest/globals';
-import { aV1Node, aV1Pod, type NodeOptions } from '../../test/kube-object.builder.js';
+import { aKubeNode, aKubePod, type KubeNodeOptions } from '@nodes-manager/kube/testing';
 import { contentHash } from './diff-node.js';
 import { projectNode } from './project-node.js';
 import { projectPod } from './project-pod.js';
 import { planSync, storedOf, type LiveNode, type LivePod, type StoredNode } from './plan-sync.js';
 
-const liveNode = (o: NodeOptions = {}): LiveNode => ({ row: projectNode(aV1Node(o)), resourceVersion: '1' });
+const NODE = 'ip-10-0-1-23.ec2.internal';
+const aV1Node = (o: KubeNodeOptions = {}) => aKubeNode(NODE, { uid: 'node-uid-1', ...o });
+const liveNode = (o: KubeNodeOptions = {}): LiveNode => ({ row: projectNode(aV1Node(o)), resourceVersion: '1' });
 const livePod = (uid: string, nodeName = 'ip-10-0-1-23.ec2.internal', cpu = '250m'): LivePod => {
-  const pod = aV1Pod({ metadata: { uid, name: `web-${uid}`, namespace: 'shop' }, spec: { nodeName, containers: [{ name: 'app', image: 'a', resources: { requests: { cpu, memory: '256Mi' } } }] } });
+  const pod = aKubePod(`web-${uid}`, nodeName, { uid, namespace: 'shop', app: 'web', cpu, memory: '256Mi' });
   const row = projectPod(pod);
   return { row, hash: contentHash(row) };
 };
@@ -39,11 +41,11 @@ describe('planSync', () => {
     expect(plan).toMatchObject({ nodeWrites: [], nodeRemovals: [], podWrites: [], podRemovals: [], events: [] });
   });
 
-  it.each<[string, NodeOptions, string[]]>([
+  it.each<[string, KubeNodeOptions, string[]]>([
     ['a cordon changes unschedulable and state', { unschedulable: true }, ['unschedulable', 'state']],
     ['a Ready flip changes ready and state', { ready: 'False' }, ['ready', 'state']],
     ['a new taint changes taints only', { taints: [{ key: 'dedicated', value: 'db', effect: 'NoSchedule' }] }, ['taints']],
-    ['less allocatable memory changes allocatable', { allocatable: { cpu: '3920m', memory: '14Gi', pods: '58' } }, ['allocatable']],
+    ['less allocatable memory changes allocatable', { allocatable: { cpu: '3920m', memory: '13Gi', pods: '58' } }, ['allocatable']],
   ])('%s, and publishes node.changed', (_, change, fields) => {
     const next = liveNode(change);
     const plan = planSync({ nodes: [next], pods, ...storeOf([node], pods) });

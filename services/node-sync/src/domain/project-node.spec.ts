@@ -1,14 +1,30 @@
 import { describe, expect, it } from '@jest/globals';
-import { aV1Node, aV1Pod, aContainer } from '../../test/kube-object.builder.js';
-import { aggregatePods, capacityTypeOf, instanceIdOf, projectNode, type NodeState } from './project-node.js';
+import { aContainer, aKubeNode, aKubePod, type KubeNodeOptions } from '@nodes-manager/kube/testing';
+import { aggregatePods, projectNode, type NodeState } from './project-node.js';
 import { projectPod } from './project-pod.js';
+
+const NAME = 'ip-10-0-1-23.ec2.internal';
+/** aV1Node — a Ready Karpenter Spot m5.xlarge as a kubelet reports it. */
+const aV1Node = (o: KubeNodeOptions = {}) =>
+  aKubeNode(NAME, {
+    uid: 'node-uid-1',
+    capacityType: 'spot',
+    nodePool: 'default',
+    providerID: 'aws:///us-east-1a/i-0123456789abcdef0',
+    creationTimestamp: new Date('2026-03-01T08:00:00Z'),
+    readySince: new Date('2026-03-01T08:01:00Z'),
+    capacity: { cpu: '4', memory: '16073848Ki', pods: '58', 'ephemeral-storage': '20959212Ki' },
+    allocatable: { cpu: '3920m', memory: '15021176Ki', pods: '58' },
+    extraConditions: [{ type: 'MemoryPressure', status: 'False', lastTransitionTime: new Date('2026-03-01T08:01:00Z') }],
+    ...o,
+  });
 
 describe('projectNode', () => {
   it('projects a Karpenter Spot node with its pods into a lean row', () => {
     const pods = aggregatePods([
-      projectPod(aV1Pod()),
-      projectPod(aV1Pod({ metadata: { uid: 'p2' }, spec: { containers: [aContainer({ cpu: '1', memory: '1Gi', 'nvidia.com/gpu': '1' })] } })),
-      projectPod(aV1Pod({ metadata: { uid: 'p3' }, status: { phase: 'Succeeded' } })),
+      projectPod(aKubePod('web-1', NAME, { cpu: '250m', memory: '256Mi' })),
+      projectPod(aKubePod('web-2', NAME, { containers: [aContainer({ cpu: '1', memory: '1Gi', 'nvidia.com/gpu': '1' })] })),
+      projectPod(aKubePod('web-3', NAME, { phase: 'Succeeded' })),
     ]);
     expect(projectNode(aV1Node(), pods)).toEqual({
       name: 'ip-10-0-1-23.ec2.internal',
@@ -39,10 +55,10 @@ describe('projectNode', () => {
     });
   });
 
-  it.each<[string, Parameters<typeof aV1Node>[0], NodeState]>([
+  it.each<[string, KubeNodeOptions, NodeState]>([
     ['a Ready schedulable node is Ready', {}, 'Ready'],
     ['a cordoned Ready node is Cordoned', { unschedulable: true }, 'Cordoned'],
-    ['a NotReady node is NotReady', { ready: 'False' }, 'NotReady'],
+    ['a NotReady node is NotReady', { ready: false }, 'NotReady'],
     ['a cordoned NotReady node is NotReady', { ready: 'Unknown', unschedulable: true }, 'NotReady'],
     ['our drain annotation makes it Draining', { unschedulable: true, annotations: { 'nodes-manager/drain-operation': 'op-1' } }, 'Draining'],
     ['Karpenter’s disrupted taint makes it Draining', { taints: [{ key: 'karpenter.sh/disrupted', effect: 'NoSchedule' }] }, 'Draining'],
@@ -52,27 +68,20 @@ describe('projectNode', () => {
     expect(projectNode(aV1Node(options)).state).toBe(state);
   });
 
-  it.each<[string, string | undefined, string | null]>([
-    ['an EC2 provider id', 'aws:///us-east-1a/i-0123456789abcdef0', 'i-0123456789abcdef0'],
-    ['a provider id without a zone', 'aws:////i-0abc', 'i-0abc'],
-    ['a Fargate provider id', 'aws:///us-east-1a/fargate-ip-10-0-1-2', null],
-    ['a kind provider id', 'kind://docker/kind/kind-control-plane', null],
-    ['no provider id', undefined, null],
-  ])('parses %s', (_sentence, providerId, instanceId) => {
-    expect(instanceIdOf(providerId)).toBe(instanceId);
+  it.each<[string, string | null, string | null]>([
+    ['an EC2 provider id names its instance', 'aws:///us-east-1a/i-0123456789abcdef0', 'i-0123456789abcdef0'],
+    ['a Fargate provider id names none', 'aws:///us-east-1a/fargate-ip-10-0-1-2', null],
+    ['no provider id names none', null, null],
+  ])('%s', (_sentence, providerID, instanceId) => {
+    expect(projectNode(aV1Node({ providerID })).instanceId).toBe(instanceId);
   });
 
-  it.each<[string, Record<string, string>, 'spot' | 'on-demand' | null]>([
-    ['Karpenter spot', { 'karpenter.sh/capacity-type': 'spot' }, 'spot'],
-    ['Karpenter on-demand', { 'karpenter.sh/capacity-type': 'on-demand' }, 'on-demand'],
-    ['Karpenter reserved counts as on-demand', { 'karpenter.sh/capacity-type': 'reserved' }, 'on-demand'],
-    ['EKS managed SPOT', { 'eks.amazonaws.com/capacityType': 'SPOT' }, 'spot'],
-    ['EKS managed ON_DEMAND', { 'eks.amazonaws.com/capacityType': 'ON_DEMAND' }, 'on-demand'],
-    ['Karpenter wins over EKS', { 'karpenter.sh/capacity-type': 'spot', 'eks.amazonaws.com/capacityType': 'ON_DEMAND' }, 'spot'],
-    ['no label', {}, null],
-    ['an unknown value', { 'karpenter.sh/capacity-type': 'preemptible' }, null],
-  ])('reads the capacity type: %s', (_sentence, labels, capacityType) => {
-    expect(capacityTypeOf(labels)).toBe(capacityType);
+  it.each<[string, string | null, 'spot' | 'on-demand']>([
+    ['Karpenter spot is spot', 'spot', 'spot'],
+    ['reserved capacity counts as on-demand', 'reserved', 'on-demand'],
+    ['a node without the label is on-demand (the one fallback of the Kubernetes model)', null, 'on-demand'],
+  ])('%s', (_sentence, capacityType, expected) => {
+    expect(projectNode(aV1Node({ capacityType })).capacityType).toBe(expected);
   });
 
   it('counts accelerators in allocatable and drops malformed quantities to 0', () => {

@@ -1,8 +1,6 @@
-import type { V1Node } from '@kubernetes/client-node';
 import { DRAIN_OPERATION_ANNOTATION } from '@nodes-manager/contracts';
+import { addResources, nodeFacts, ZERO_RESOURCES, type CapacityType, type NodeResources, type ResourceAmounts } from '@nodes-manager/kube';
 import type { PodRow } from './project-pod.js';
-import { addResources, resourceAmounts, ZERO_RESOURCES, type ResourceAmounts } from './resources.js';
-import { parseCount } from './quantity.js';
 
 /**
  * NodeState — one word for a node, first match wins: `Deleted` (deletionTimestamp set; the service also marks
@@ -11,7 +9,7 @@ import { parseCount } from './quantity.js';
  * it), `NotReady`, `Cordoned`, `Ready`.
  */
 export type NodeState = 'Ready' | 'NotReady' | 'Cordoned' | 'Draining' | 'Deleted';
-export type CapacityType = 'spot' | 'on-demand';
+export type { CapacityType, NodeResources, ResourceAmounts };
 
 export interface NodeTaintRow {
   readonly key: string;
@@ -25,9 +23,6 @@ export interface NodeConditionRow {
   /** ISO 8601. Heartbeat times are left out on purpose: they change every few seconds. */
   readonly lastTransitionTime: string | null;
 }
-export interface NodeResources extends ResourceAmounts {
-  readonly pods: number;
-}
 
 /** NodeRow — the lean row of `nodes.nodes`. */
 export interface NodeRow {
@@ -39,7 +34,7 @@ export interface NodeRow {
   readonly instanceType: string | null;
   readonly zone: string | null;
   readonly region: string | null;
-  readonly capacityType: CapacityType | null;
+  readonly capacityType: CapacityType;
   readonly nodePool: string | null;
   readonly ready: boolean;
   readonly unschedulable: boolean;
@@ -78,79 +73,48 @@ export function aggregatePods(pods: Iterable<PodRow>): NodePodsAggregate {
   return { requested, podCount };
 }
 
-const PROVIDER_ID = /^aws:\/\/\/[^/]*\/(i-[0-9a-f]+)$/;
-
-/** instanceIdOf — the EC2 instance id of `aws:///us-east-1a/i-0abc…`; null for anything else (Fargate…). */
-export function instanceIdOf(providerId: string | undefined): string | null {
-  return (providerId && PROVIDER_ID.exec(providerId)?.[1]) || null;
-}
-
-/** capacityTypeOf — Karpenter's `spot|on-demand|reserved` or EKS's `SPOT|ON_DEMAND|CAPACITY_BLOCK`, normalised. */
-export function capacityTypeOf(labels: Readonly<Record<string, string>>): CapacityType | null {
-  const raw = (labels['karpenter.sh/capacity-type'] ?? labels['eks.amazonaws.com/capacityType'])?.toLowerCase();
-  if (raw === 'spot') return 'spot';
-  // Reserved capacity and capacity blocks are paid like On-Demand and not interrupted like Spot.
-  if (raw === 'on-demand' || raw === 'on_demand' || raw === 'reserved' || raw === 'capacity_block') return 'on-demand';
-  return null;
-}
-
-const iso = (d: Date | string | undefined | null): string | null =>
-  d === undefined || d === null ? null : d instanceof Date ? d.toISOString() : new Date(d).toISOString();
-
-function nodeResources(list: Record<string, string> | undefined): NodeResources {
-  return { ...resourceAmounts(list), pods: list?.['pods'] ? (parseCount(list['pods']) ?? 0) : 0 };
-}
-
 const DRAINING_TAINTS = ['karpenter.sh/disrupted', 'ToBeDeletedByClusterAutoscaler'];
 
-/** projectNode — a V1Node and its pods' aggregate reduced to a {@link NodeRow}. */
-export function projectNode(node: V1Node, pods: NodePodsAggregate = EMPTY_PODS_AGGREGATE): NodeRow {
-  const meta = node.metadata ?? {};
-  const labels = { ...(meta.labels ?? {}) };
-  const { ['kubectl.kubernetes.io/last-applied-configuration']: _applied, ...annotations } = meta.annotations ?? {};
-  const taints = (node.spec?.taints ?? []).map((t) => ({ key: t.key, value: t.value ?? null, effect: t.effect }));
-  const conditions = (node.status?.conditions ?? []).map((c) => ({
-    type: c.type,
-    status: c.status,
-    reason: c.reason ?? null,
-    lastTransitionTime: iso(c.lastTransitionTime as Date | string | undefined),
-  }));
-  const ready = conditions.some((c) => c.type === 'Ready' && c.status === 'True');
-  const unschedulable = node.spec?.unschedulable === true;
-  const deletionTimestamp = iso(meta.deletionTimestamp as Date | string | undefined);
-  const draining =
-    DRAIN_OPERATION_ANNOTATION in annotations || taints.some((t) => DRAINING_TAINTS.includes(t.key));
+/** projectNode — a Node (client object or raw JSON) and its pods' aggregate reduced to a {@link NodeRow}. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function projectNode(node: any, pods: NodePodsAggregate = EMPTY_PODS_AGGREGATE): NodeRow {
+  const f = nodeFacts(node);
+  const { ['kubectl.kubernetes.io/last-applied-configuration']: _applied, ...annotations } = f.annotations;
+  const taints = f.taints.map((t) => ({ key: t.key, value: t.value ?? null, effect: t.effect }));
+  const conditions = f.conditions.map((c) => ({ type: c.type, status: c.status, reason: c.reason ?? null, lastTransitionTime: c.lastTransitionTime ?? null }));
+  const deletionTimestamp = f.deletionTimestamp ?? null;
+  const draining = DRAIN_OPERATION_ANNOTATION in annotations || taints.some((t) => DRAINING_TAINTS.includes(t.key));
   const state: NodeState = deletionTimestamp
     ? 'Deleted'
     : draining
       ? 'Draining'
-      : !ready
+      : !f.ready
         ? 'NotReady'
-        : unschedulable
+        : f.unschedulable
           ? 'Cordoned'
           : 'Ready';
   return {
-    name: meta.name ?? '',
-    uid: meta.uid ?? '',
-    providerId: node.spec?.providerID ?? null,
-    instanceId: instanceIdOf(node.spec?.providerID),
-    instanceType: labels['node.kubernetes.io/instance-type'] ?? labels['beta.kubernetes.io/instance-type'] ?? null,
-    zone: labels['topology.kubernetes.io/zone'] ?? labels['failure-domain.beta.kubernetes.io/zone'] ?? null,
-    region: labels['topology.kubernetes.io/region'] ?? null,
-    capacityType: capacityTypeOf(labels),
-    nodePool: labels['karpenter.sh/nodepool'] ?? null,
-    ready,
-    unschedulable,
+    name: f.name,
+    uid: f.uid,
+    providerId: f.providerId ?? null,
+    instanceId: f.instanceId ?? null,
+    instanceType: f.instanceType ?? null,
+    zone: f.zone ?? null,
+    region: f.region ?? null,
+    capacityType: f.capacityType,
+    nodePool: f.labels['karpenter.sh/nodepool'] ?? null,
+    ready: f.ready,
+    unschedulable: f.unschedulable,
     state,
     taints,
-    labels,
+    labels: f.labels,
     annotations,
     conditions,
-    capacity: nodeResources(node.status?.capacity),
-    allocatable: nodeResources(node.status?.allocatable),
+    capacity: f.capacity,
+    allocatable: f.allocatable,
     requested: pods.requested,
     podCount: pods.podCount,
-    createdAt: iso(meta.creationTimestamp as Date | string | undefined),
+    createdAt: f.createdAt ?? null,
     deletionTimestamp,
   };
 }

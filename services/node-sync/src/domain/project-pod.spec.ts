@@ -1,7 +1,22 @@
 import { describe, expect, it } from '@jest/globals';
 import type { V1Container, V1Pod, V1PodSpec } from '@kubernetes/client-node';
-import { aContainer, aV1Pod } from '../../test/kube-object.builder.js';
+import { aContainer, aKubePod } from '@nodes-manager/kube/testing';
 import { projectPod, type PodRow } from './project-pod.js';
+
+type PodOverrides = { metadata?: Partial<NonNullable<V1Pod['metadata']>>; spec?: Partial<V1PodSpec>; status?: V1Pod['status'] };
+/** aV1Pod — a running pod of Deployment `web` (ReplicaSet web-5d8f9c7b6) requesting 250m / 256Mi; overrides merged per section. */
+const aV1Pod = (o: PodOverrides = {}): V1Pod => {
+  const pod = aKubePod('web-5d8f9c7b6-x2k4p', 'ip-10-0-1-23.ec2.internal', {
+    namespace: 'shop',
+    uid: 'pod-uid-1',
+    cpu: '250m',
+    memory: '256Mi',
+    owner: { kind: 'ReplicaSet', name: 'web-5d8f9c7b6' },
+    labels: { app: 'web', 'pod-template-hash': '5d8f9c7b6' },
+    creationTimestamp: new Date('2026-03-01T09:00:00Z'),
+  });
+  return { ...pod, metadata: { ...pod.metadata, ...o.metadata }, spec: { ...pod.spec!, ...o.spec }, status: o.status ?? pod.status };
+};
 
 describe('projectPod', () => {
   it('keeps only what nodes-manager needs of a Deployment pod', () => {

@@ -3,7 +3,6 @@ import { planConsolidation, type ConsolidationPlan, type NodeRemoval, type Scori
 import { aNode, aPod, resources } from '../../../../libs/scoring/src/testing/builders.js';
 import { pendingGroups, withRequested, withVolumeZones, type CachedPod, type VolumeIndex } from './cluster.js';
 import { decidePlan, decideScaleUp, recheckRemoval } from './decisions.js';
-import { bytes, cpuMilli } from './quantity.js';
 
 const removal = (node: string): NodeRemoval => ({ node, reason: 'underutilized', utilization: 0.1, pods: [], savingsUsdPerHour: 0.192, priceKnown: true });
 const plan = (o: Partial<ConsolidationPlan> = {}): ConsolidationPlan => ({ remove: [], blocked: [], pdbImpact: [], hourlySavingsUsd: 0, monthlySavingsUsd: 0, ...o });
@@ -186,23 +185,4 @@ describe('withVolumeZones', () => {
     expect(plan.remove).toEqual([]);
     expect(plan.blocked.map((b) => b.reason)).toEqual(['pods_do_not_fit']);
   });
-});
-
-describe('quantities', () => {
-  it.each([
-    ['100m', 100],
-    ['0.5', 500],
-    ['2', 2000],
-    ['1.5001', 1501],
-    ['1e3', 1_000_000],
-    ['x', undefined],
-  ])('cpu %s is %s millicores', (q, m) => expect(cpuMilli(q)).toBe(m));
-  it.each([
-    ['128Mi', 128 * 1024 ** 2],
-    ['1Gi', 1024 ** 3],
-    ['1G', 1e9],
-    ['1.5Ki', 1536],
-    ['12345', 12345],
-    ['1Zi', undefined],
-  ])('memory %s is %s bytes', (q, b) => expect(bytes(q)).toBe(b));
 });

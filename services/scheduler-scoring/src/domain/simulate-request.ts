@@ -1,6 +1,6 @@
 import type { SimulateRequest } from '@nodes-manager/contracts';
 import { WORKLOAD_CLASSES, type SimulatePodGroup, type TaintEffect, type WorkloadClass } from '@nodes-manager/scoring';
-import { bytes, cpuMilli } from './quantity.js';
+import { milliValue, value } from '@nodes-manager/kube';
 
 export type SimulateGroupsResult = { ok: true; groups: SimulatePodGroup[] } | { ok: false; problems: { field: string; problem: string }[] };
 
@@ -12,8 +12,8 @@ export type SimulateGroupsResult = { ok: true; groups: SimulatePodGroup[] } | { 
 export function toSimulateGroups(req: SimulateRequest): SimulateGroupsResult {
   const problems: { field: string; problem: string }[] = [];
   const groups = req.pods.map((p, i): SimulatePodGroup => {
-    const cpu = cpuMilli(p.cpu);
-    const mem = bytes(p.memory);
+    const cpu = milliValue(p.cpu);
+    const mem = value(p.memory);
     if (cpu === undefined || cpu < 0) problems.push({ field: `pods.${i}.cpu`, problem: 'must be a Kubernetes CPU quantity' });
     if (mem === undefined || mem < 0) problems.push({ field: `pods.${i}.memory`, problem: 'must be a Kubernetes memory quantity' });
     if ((cpu ?? 0) <= 0 && (mem ?? 0) <= 0 && (p.gpu ?? 0) <= 0) problems.push({ field: `pods.${i}`, problem: 'must request some cpu, memory or gpu' });

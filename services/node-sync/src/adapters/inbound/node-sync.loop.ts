@@ -11,8 +11,9 @@ const PURGE_EVERY_MS = 3600_000;
 
 /**
  * NodeSyncLoop — the timers: a cycle after a burst of node/pod changes (debounced by `SYNC_DEBOUNCE_MS`), after each
- * complete (re)list (the informers relist every `SCAN_INTERVAL_SECONDS`), and on becoming leader. Cycles never
- * overlap: a request during a cycle runs one more cycle after it. Thin: the work is in NodeSyncService.
+ * complete (re)list (at start, after 410 or a failed watch), a reconcile every `SCAN_INTERVAL_SECONDS` (the cache
+ * against the rows' content hashes re-read from Postgres — no request to the API server), and on becoming leader.
+ * Cycles never overlap: a request during a cycle runs one more cycle after it. Thin: the work is in NodeSyncService.
  */
 @Injectable()
 export class NodeSyncLoop implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -35,19 +36,19 @@ export class NodeSyncLoop implements OnApplicationBootstrap, OnApplicationShutdo
   ) {}
 
   onApplicationBootstrap(): void {
-    this.health.register('node-sync.kube-cache', () => ({
-      ok: this.cache.synced,
-      detail: this.cache.synced
-        ? `${this.cache.nodes.size} nodes, ${this.cache.pods.size} pods`
-        : `waiting for the first list (nodes ${this.cache.nodes.synced ? 'synced' : 'listing'}, pods ${this.cache.pods.synced ? 'synced' : 'listing'})`,
-    }));
+    // Not ready before the first complete list, nor while the Kubernetes API has not answered for KUBE_API_STALE_SECONDS.
+    this.health.register('node-sync.kube-cache', () => this.cache.health());
     this.leader.onChange((leader) => {
       // Another replica may have written while we were not leader: reload what the store holds before deciding.
       this.sync.forget();
       if (leader) this.request('leader');
     });
     this.cache.onChange(() => this.changed());
-    this.cache.onListed((what, info) => this.request(`${info.reason === 'initial' ? 'initial' : info.reason}-list-${what}`));
+    this.cache.onListed((what, info) => this.request(`${info.reason}-list-${what}`));
+    this.cache.onResync(() => {
+      this.sync.reconcileNext();
+      void this.request('reconcile');
+    });
     this.leader.start();
     this.cache.start();
     this.purgeTimer = setInterval(

@@ -1,5 +1,5 @@
 import type * as k8s from '@kubernetes/client-node';
-import { Informer, type JsonLogger, type SyncedInfo } from '@nodes-manager/platform';
+import { Informer, informersHealth, type InformerHealth, type InformerOptions, type JsonLogger, type SyncedInfo } from '@nodes-manager/platform';
 import type { Metrics } from '@nodes-manager/platform';
 import { contentHash } from '../../domain/diff-node.js';
 import { projectNode } from '../../domain/project-node.js';
@@ -8,8 +8,10 @@ import type { LiveNode, LivePod } from '../../domain/plan-sync.js';
 
 export interface KubeCacheOptions {
   pageSize: number;
-  /** Full relist of nodes and pods every this many ms (SCAN_INTERVAL_SECONDS). */
+  /** The periodic reconcile: every this many ms the cache is replayed (no request) and compared with the rows. */
   resyncMs: number;
+  /** Request bounds and staleness (KUBE_REQUEST_TIMEOUT_SECONDS, KUBE_API_STALE_SECONDS). */
+  watch?: Pick<InformerOptions<unknown>, 'requestTimeoutMs' | 'staleAfterMs'>;
   logger?: JsonLogger;
   metrics?: { metrics: Metrics; service: string };
 }
@@ -35,7 +37,7 @@ export class KubeCache {
   readonly pods: Informer<LivePod>;
 
   constructor(kc: k8s.KubeConfig, opts: KubeCacheOptions) {
-    const common = { kc, pageSize: opts.pageSize, resyncMs: opts.resyncMs, ...(opts.logger ? { logger: opts.logger } : {}), ...(opts.metrics ? { metrics: opts.metrics } : {}) };
+    const common = { kc, pageSize: opts.pageSize, resyncMs: opts.resyncMs, ...opts.watch, ...(opts.logger ? { logger: opts.logger } : {}), ...(opts.metrics ? { metrics: opts.metrics } : {}) };
     this.nodes = new Informer<LiveNode>({ ...common, path: '/api/v1/nodes', project: toLiveNode, name: 'nodes' });
     this.pods = new Informer<LivePod>({
       ...common,
@@ -63,13 +65,25 @@ export class KubeCache {
     await Promise.all([this.nodes.waitForSync(timeoutMs), this.pods.waitForSync(timeoutMs)]);
   }
 
-  /** onChange — any add, update or delete of a node or pod (from the watch or a relist). */
+  /** health — both informers synced and the API server answering (see Informer.health). */
+  health(): InformerHealth {
+    return informersHealth([this.nodes, this.pods]);
+  }
+
+  /** onChange — any add, update or delete of a node or pod from the watch or a relist (not the resync's replay). */
   onChange(fn: () => void): void {
     for (const inf of [this.nodes, this.pods] as Informer<unknown>[]) {
       inf.on('add', fn);
-      inf.on('update', fn);
+      inf.on('update', (obj, old) => {
+        if (obj !== old) fn();
+      });
       inf.on('delete', fn);
     }
+  }
+
+  /** onResync — after each periodic resync of the node informer (the reconcile tick; no request made). */
+  onResync(fn: () => void): void {
+    this.nodes.on('resync', fn);
   }
 
   /** onListed — after every complete (re)list of either collection. */

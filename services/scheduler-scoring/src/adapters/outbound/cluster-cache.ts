@@ -1,5 +1,5 @@
 import * as k8s from '@kubernetes/client-node';
-import { Informer, kubeErrorCode, type JsonLogger } from '@nodes-manager/platform';
+import { Informer, informersHealth, kubeErrorCode, kubeRequestCounter, makeCountedApiClient, type InformerHealth, type InformerOptions, type JsonLogger } from '@nodes-manager/platform';
 import type { Metrics } from '@nodes-manager/platform';
 import type { PdbInfo, ScoringNode, ScoringPod } from '@nodes-manager/scoring';
 import { withRequested, withVolumeZones, type CachedPod, type ClusterSnapshot, type VolumeIndex } from '../../domain/cluster.js';
@@ -11,6 +11,8 @@ export interface ClusterCache {
   stop(): Promise<void>;
   /** True once nodes, pods, PDBs, claims and volumes have each been listed completely: never decide on a partial view. */
   readonly synced: boolean;
+  /** Synced and the API server answering (false while it has not for KUBE_API_STALE_SECONDS). */
+  health(): InformerHealth;
   waitForSync(timeoutMs?: number): Promise<void>;
   snapshot(): ClusterSnapshot;
   /** freshNode — the node and its pods read from the API server now (not the cache), for the re-check before acting. */
@@ -21,7 +23,7 @@ export interface ClusterCache {
 
 /**
  * InformerClusterCache — platform informers for nodes, pods, PDBs, PersistentVolumeClaims and PersistentVolumes
- * (paged LIST + WATCH, projected at once, resynced every SCAN_INTERVAL_SECONDS). `snapshot()` sums each node's
+ * (paged LIST once, then WATCH; projected at once; no periodic relist). `snapshot()` sums each node's
  * requests from the cached pods and gives each pod the zones of the volumes its claims are bound to.
  */
 export class InformerClusterCache implements ClusterCache {
@@ -34,8 +36,11 @@ export class InformerClusterCache implements ClusterCache {
   private readonly core: k8s.CoreV1Api;
   private readonly policy: k8s.PolicyV1Api;
 
-  constructor(kc: k8s.KubeConfig, opts: { resyncMs: number; logger?: JsonLogger; metrics?: { metrics: Metrics; service: string } }) {
-    const common = { kc, resyncMs: opts.resyncMs, ...(opts.logger ? { logger: opts.logger } : {}), ...(opts.metrics ? { metrics: opts.metrics } : {}) };
+  constructor(
+    kc: k8s.KubeConfig,
+    opts: { watch?: Pick<InformerOptions<unknown>, 'requestTimeoutMs' | 'staleAfterMs'>; logger?: JsonLogger; metrics?: { metrics: Metrics; service: string } },
+  ) {
+    const common = { kc, ...opts.watch, ...(opts.logger ? { logger: opts.logger } : {}), ...(opts.metrics ? { metrics: opts.metrics } : {}) };
     this.nodes = new Informer({ ...common, path: '/api/v1/nodes', project: projectNode, name: 'scheduler-scoring/nodes' });
     this.pods = new Informer({ ...common, path: '/api/v1/pods', project: projectCachedPod, name: 'scheduler-scoring/pods', pageSize: 2000 });
     this.pdbs = new Informer({ ...common, path: '/apis/policy/v1/poddisruptionbudgets', project: projectPdb, name: 'scheduler-scoring/pdbs' });
@@ -45,8 +50,9 @@ export class InformerClusterCache implements ClusterCache {
       claimVolume: (key) => this.claims.get(key)?.volumeName,
       volumeZones: (name) => this.volumes.get(name),
     };
-    this.core = kc.makeApiClient(k8s.CoreV1Api);
-    this.policy = kc.makeApiClient(k8s.PolicyV1Api);
+    const requests = opts.metrics ? kubeRequestCounter(opts.metrics.metrics, opts.metrics.service) : undefined;
+    this.core = makeCountedApiClient(kc, k8s.CoreV1Api, requests);
+    this.policy = makeCountedApiClient(kc, k8s.PolicyV1Api, requests);
   }
 
   start(): void {
@@ -63,6 +69,10 @@ export class InformerClusterCache implements ClusterCache {
 
   get synced(): boolean {
     return this.nodes.synced && this.pods.synced && this.pdbs.synced && this.claims.synced && this.volumes.synced;
+  }
+
+  health(): InformerHealth {
+    return informersHealth([this.nodes, this.pods, this.pdbs, this.claims, this.volumes]);
   }
 
   async waitForSync(timeoutMs = 60_000): Promise<void> {

@@ -1,6 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
-import { aNode, aPdb, aPod } from '../../../test/kube-object.builder.js';
-import { capacityTypeOf, claimsOf, effectiveAmounts, projectCachedPod, projectClaim, projectNode, projectPdb, projectPod, projectVolume, workloadNameOf } from './kube-projection.js';
+import { aKubeNode, aKubePdb, aKubePod, type KubePodOptions } from '@nodes-manager/kube/testing';
+import { claimsOf, projectCachedPod, projectClaim, projectNode, projectPdb, projectPod, projectVolume } from './kube-projection.js';
+
+const aNode = (name: string): any => aKubeNode(name);
+const aPod = (name: string, node: string | undefined, o: KubePodOptions = {}): any => aKubePod(name, node, o);
+const aPdb = (app: string, spec: { minAvailable?: number; maxUnavailable?: number }): any => aKubePdb(`${app}-pdb`, { app, ...spec });
 
 const GiB = 1024 ** 3;
 const MiB = 1024 ** 2;
@@ -8,7 +12,7 @@ const withSpec = <T extends { spec: object }>(o: T, spec: object): T => ({ ...o,
 
 describe('projectNode', () => {
   it('reads zone, type, capacity type, pool, allocatable and readiness', () => {
-    const n = projectNode(aNode('n1', { zone: 'us-east-1c', type: 'm5.2xlarge', cpu: '8', memory: '30Gi', capacityType: 'spot', pool: 'general' }));
+    const n = projectNode(aKubeNode('n1', { zone: 'us-east-1c', instanceType: 'm5.2xlarge', cpu: '8', memory: '30Gi', capacityType: 'spot', nodePool: 'general' }));
     expect(n).toMatchObject({
       name: 'n1',
       zone: 'us-east-1c',
@@ -17,7 +21,7 @@ describe('projectNode', () => {
       nodePool: 'general',
       unschedulable: false,
       ready: true,
-      allocatable: { cpuMilli: 7910, memoryBytes: 30 * GiB, gpu: 0, pods: 58 },
+      allocatable: { cpuMilli: 7920, memoryBytes: 30 * GiB, gpu: 0, pods: 58 },
       requested: { cpuMilli: 0, memoryBytes: 0, gpu: 0, pods: 0 },
     });
   });
@@ -37,15 +41,6 @@ describe('projectNode', () => {
     ],
   ])('%s', (_, edit, expected) => {
     expect(projectNode(edit(aNode('n1')))).toMatchObject(expected);
-  });
-
-  it.each([
-    [{ 'karpenter.sh/capacity-type': 'spot' }, 'spot'],
-    [{ 'eks.amazonaws.com/capacityType': 'SPOT' }, 'spot'],
-    [{ 'eks.amazonaws.com/capacityType': 'ON_DEMAND' }, 'on-demand'],
-    [{}, 'on-demand'],
-  ])('capacity type of %j is %s', (labels, expected) => {
-    expect(capacityTypeOf(labels)).toBe(expected);
   });
 });
 
@@ -69,7 +64,7 @@ describe('projectPod', () => {
 
   it.each([
     ['a Pending pod has no node', aPod('job-1', undefined), { phase: 'Pending' }, ['nodeName']],
-    ['a pod without a controller has no owner', aPod('naked', 'n1', { owner: null }), { hasLocalStorage: false }, ['ownerKind', 'ownerName', 'workload']],
+    ['a pod without a controller has no owner', aPod('naked', 'n1', { owner: 'none' }), { hasLocalStorage: false }, ['ownerKind', 'ownerName', 'workload']],
     ['an emptyDir is local storage', aPod('cache', 'n1', { emptyDir: true }), { hasLocalStorage: true }],
     [
       'a PVC marks the pod stateful-capable',
@@ -105,26 +100,6 @@ describe('projectPod', () => {
     const p = projectPod(raw);
     expect(p).toMatchObject(expected);
     for (const k of absent) expect(p).not.toHaveProperty(k);
-  });
-
-  it.each([
-    ['containers are summed', { containers: [{ resources: { requests: { cpu: '100m', memory: '64Mi' } } }, { resources: { requests: { cpu: '0.2', memory: '64Mi' } } }] }, { cpuMilli: 300, memoryBytes: 128 * MiB, gpu: 0 }],
-    ['a larger init container wins per resource', { containers: [{ resources: { requests: { cpu: '100m', memory: '1Gi' } } }], initContainers: [{ resources: { requests: { cpu: '1', memory: '64Mi' } } }] }, { cpuMilli: 1000, memoryBytes: GiB, gpu: 0 }],
-    ['the pod overhead is added', { containers: [{ resources: { requests: { cpu: '100m' } } }], overhead: { cpu: '250m', memory: '120Mi' } }, { cpuMilli: 350, memoryBytes: 120 * MiB, gpu: 0 }],
-    ['GPUs of every vendor count', { containers: [{ resources: { requests: { 'nvidia.com/gpu': '1' } } }, { resources: { requests: { 'amd.com/gpu': '2' } } }] }, { cpuMilli: 0, memoryBytes: 0, gpu: 3 }],
-    ['an unparsable quantity counts as nothing', { containers: [{ resources: { requests: { cpu: 'lots', memory: '1e3' } } }] }, { cpuMilli: 0, memoryBytes: 1000, gpu: 0 }],
-    ['no containers request nothing', {}, { cpuMilli: 0, memoryBytes: 0, gpu: 0 }],
-  ])('effective requests: %s', (_, spec, expected) => {
-    expect(effectiveAmounts(spec, 'requests')).toEqual(expected);
-  });
-
-  it.each([
-    ['ReplicaSet', 'web-6d4cf', { 'pod-template-hash': '6d4cf' }, 'web'],
-    ['ReplicaSet', 'web-6d4cf', {}, 'web-6d4cf'],
-    ['StatefulSet', 'db', {}, 'db'],
-    [undefined, undefined, {}, undefined],
-  ])('the workload of a %s %s with labels %j is %s', (kind, name, labels, expected) => {
-    expect(workloadNameOf(kind, name, labels)).toBe(expected);
   });
 });
 

@@ -1,154 +1,44 @@
-import {
-  GPU_RESOURCE_NAMES,
-  LABEL_CAPACITY_TYPE,
-  LABEL_INSTANCE_TYPE,
-  LABEL_ZONE,
-  type CapacityType,
-  type NodeResources,
-  type NodeSelectorRequirement,
-  type NodeSelectorTerm,
-  type PdbInfo,
-  type QosClass,
-  type ResourceRequests,
-  type ScoringNode,
-  type ScoringPod,
-  type Taint,
-  type TaintEffect,
-  type Toleration,
-} from '@nodes-manager/scoring';
+import { claimNamesOf, nodeFacts, podFacts, ZONE_LABELS, zoneOf } from '@nodes-manager/kube';
+import type { NodeSelectorRequirement, NodeSelectorTerm, PdbInfo, ResourceRequests, ScoringNode, ScoringPod } from '@nodes-manager/scoring';
 import type { CachedPod } from '../../domain/cluster.js';
-import { bytes, cpuMilli, parseQuantity } from '../../domain/quantity.js';
 
 /**
- * Projections of the Kubernetes objects the informers watch onto libs/scoring's lean types. They keep only
- * what scoring, simulate and consolidation read, so the cache of 150,000 pods stays small; the raw objects
- * are dropped as soon as they are projected. Unknown or malformed fields project to the safe side (a node
- * without a Ready condition is not ready; an unparsable request counts as 0 and is not guessed).
+ * Projections of the Kubernetes objects the informers watch onto libs/scoring's lean types, through the one
+ * Kubernetes model (`@nodes-manager/kube`). They keep only what scoring, simulate and consolidation read, so the
+ * cache of 150,000 pods stays small; the raw objects are dropped as soon as they are projected. Unknown or
+ * malformed fields project to the safe side (a node without a Ready condition is not ready; an unparsable request
+ * counts as 0 and is not guessed).
  */
 
 type Raw = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-const ZONE_LABELS = [LABEL_ZONE, 'failure-domain.beta.kubernetes.io/zone'];
-const TYPE_LABELS = [LABEL_INSTANCE_TYPE, 'beta.kubernetes.io/instance-type'];
-const NODEPOOL_LABELS = ['karpenter.sh/nodepool', 'eks.amazonaws.com/nodegroup'];
-const TAINT_EFFECTS: readonly TaintEffect[] = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
-export const MIRROR_ANNOTATION = 'kubernetes.io/config.mirror';
-
-const firstLabel = (labels: Record<string, string>, keys: readonly string[]): string | undefined => {
-  for (const k of keys) if (labels[k]) return labels[k];
-  return undefined;
-};
-
-/** capacityTypeOf — Karpenter's label, else the EKS managed node group's (`SPOT`); On-Demand otherwise. */
-export function capacityTypeOf(labels: Readonly<Record<string, string>>): CapacityType {
-  const k = labels[LABEL_CAPACITY_TYPE] ?? labels['eks.amazonaws.com/capacityType'];
-  return k?.toLowerCase() === 'spot' ? 'spot' : 'on-demand';
-}
-
-/** resourcesOf — a node's allocatable (or capacity) map as numbers; GPUs summed over the known GPU resources. */
-export function resourcesOf(m: Record<string, string> | undefined): NodeResources {
-  const src = m ?? {};
-  let gpu = 0;
-  for (const r of GPU_RESOURCE_NAMES) gpu += parseQuantity(src[r]) ?? 0;
-  return { cpuMilli: cpuMilli(src.cpu) ?? 0, memoryBytes: bytes(src.memory) ?? 0, gpu, pods: parseQuantity(src.pods) ?? 0 };
-}
-
 /** projectNode — a Node as scoring sees it; `requested` is zero here and filled from the pods by `withRequested`. */
 export function projectNode(raw: Raw): ScoringNode {
-  const labels: Record<string, string> = { ...(raw?.metadata?.labels ?? {}) };
-  const annotations: Record<string, string> = { ...(raw?.metadata?.annotations ?? {}) };
-  const ready = (raw?.status?.conditions ?? []).some((c: Raw) => c?.type === 'Ready' && c?.status === 'True');
-  const taints: Taint[] = (raw?.spec?.taints ?? [])
-    .filter((t: Raw) => typeof t?.key === 'string' && TAINT_EFFECTS.includes(t.effect))
-    .map((t: Raw) => ({ key: t.key, ...(t.value ? { value: String(t.value) } : {}), effect: t.effect as TaintEffect }));
-  const nodePool = firstLabel(labels, NODEPOOL_LABELS);
+  const f = nodeFacts(raw);
   return {
-    name: String(raw?.metadata?.name ?? ''),
-    zone: firstLabel(labels, ZONE_LABELS) ?? 'unknown',
-    instanceType: firstLabel(labels, TYPE_LABELS) ?? 'unknown',
-    capacityType: capacityTypeOf(labels),
-    ...(nodePool ? { nodePool } : {}),
-    labels,
-    taints,
-    unschedulable: raw?.spec?.unschedulable === true,
+    name: f.name,
+    zone: f.zone ?? 'unknown',
+    instanceType: f.instanceType ?? 'unknown',
+    capacityType: f.capacityType,
+    ...(f.nodePool ? { nodePool: f.nodePool } : {}),
+    labels: f.labels,
+    taints: f.taints,
+    unschedulable: f.unschedulable,
     // A node being deleted takes no pods and is not worth planning around.
-    ready: ready && !raw?.metadata?.deletionTimestamp,
-    allocatable: resourcesOf(raw?.status?.allocatable ?? raw?.status?.capacity),
+    ready: f.ready && f.deletionTimestamp === undefined,
+    allocatable: f.allocatable,
     requested: { cpuMilli: 0, memoryBytes: 0, gpu: 0, pods: 0 },
-    annotations,
+    annotations: f.annotations,
   };
 }
 
-interface Amounts {
-  cpuMilli: number;
-  memoryBytes: number;
-  gpu: number;
-}
-const amountsOf = (m: Record<string, string> | undefined): Amounts => {
-  let gpu = 0;
-  for (const r of GPU_RESOURCE_NAMES) gpu += parseQuantity(m?.[r]) ?? 0;
-  return { cpuMilli: cpuMilli(m?.cpu) ?? 0, memoryBytes: bytes(m?.memory) ?? 0, gpu };
-};
-
-/**
- * effectiveAmounts — kube-scheduler's pod request: per resource max(Σ containers, max init container) plus the
- * pod overhead. `field` picks requests or limits.
- */
-export function effectiveAmounts(spec: Raw, field: 'requests' | 'limits'): Amounts {
-  const sum: Amounts = { cpuMilli: 0, memoryBytes: 0, gpu: 0 };
-  for (const c of spec?.containers ?? []) {
-    const a = amountsOf(c?.resources?.[field]);
-    sum.cpuMilli += a.cpuMilli;
-    sum.memoryBytes += a.memoryBytes;
-    sum.gpu += a.gpu;
-  }
-  for (const c of spec?.initContainers ?? []) {
-    const a = amountsOf(c?.resources?.[field]);
-    sum.cpuMilli = Math.max(sum.cpuMilli, a.cpuMilli);
-    sum.memoryBytes = Math.max(sum.memoryBytes, a.memoryBytes);
-    sum.gpu = Math.max(sum.gpu, a.gpu);
-  }
-  if (field === 'requests' && spec?.overhead) {
-    const o = amountsOf(spec.overhead);
-    sum.cpuMilli += o.cpuMilli;
-    sum.memoryBytes += o.memoryBytes;
-  }
-  return sum;
-}
-
-/** workloadNameOf — a ReplicaSet's Deployment (the name without `-<pod-template-hash>`), else the owner's name. */
-export function workloadNameOf(ownerKind: string | undefined, ownerName: string | undefined, labels: Record<string, string>): string | undefined {
-  if (ownerName === undefined) return undefined;
-  const hash = labels['pod-template-hash'];
-  if (ownerKind === 'ReplicaSet' && hash && ownerName.endsWith(`-${hash}`)) return ownerName.slice(0, -hash.length - 1);
-  return ownerName;
-}
-
-const toleration = (t: Raw): Toleration => ({
-  ...(t?.key ? { key: String(t.key) } : {}),
-  ...(t?.operator === 'Exists' || t?.operator === 'Equal' ? { operator: t.operator } : {}),
-  ...(t?.value !== undefined && t?.value !== null ? { value: String(t.value) } : {}),
-  ...(TAINT_EFFECTS.includes(t?.effect) ? { effect: t.effect as TaintEffect } : {}),
-});
-
 const requirement = (e: Raw): NodeSelectorRequirement => ({ key: String(e?.key), operator: e?.operator, ...(e?.values ? { values: [...e.values] } : {}) });
-
-const QOS: readonly QosClass[] = ['Guaranteed', 'Burstable', 'BestEffort'];
 
 /** projectPod — a Pod as scoring sees it: effective requests, owner, selectors, tolerations, volumes. */
 export function projectPod(raw: Raw): ScoringPod {
-  const meta = raw?.metadata ?? {};
+  const f = podFacts(raw);
   const spec = raw?.spec ?? {};
-  const labels: Record<string, string> = { ...(meta.labels ?? {}) };
-  const annotations: Record<string, string> = { ...(meta.annotations ?? {}) };
-  const owner = (meta.ownerReferences ?? []).find((o: Raw) => o?.controller === true);
-  const ownerKind: string | undefined = owner?.kind;
-  const ownerName: string | undefined = owner?.name;
-  const workload = workloadNameOf(ownerKind, ownerName, labels);
-  const req = effectiveAmounts(spec, 'requests');
-  const lim = effectiveAmounts(spec, 'limits');
-  const requests: ResourceRequests = { ...req, pods: 1 };
-  const volumes: Raw[] = spec.volumes ?? [];
+  const requests: ResourceRequests = { ...f.requests, pods: 1 };
   // A term keeps its matchFields (requirements on metadata.name): dropped, a matchFields-only term would read as
   // empty — and an empty term matches no node, as in Kubernetes.
   const required: NodeSelectorTerm[] | undefined = spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms?.map(
@@ -157,28 +47,25 @@ export function projectPod(raw: Raw): ScoringPod {
       return { matchExpressions: (t?.matchExpressions ?? []).map(requirement), ...(fields.length > 0 ? { matchFields: fields } : {}) };
     },
   );
-  const qos: QosClass | undefined = QOS.includes(raw?.status?.qosClass) ? raw.status.qosClass : undefined;
-  const mirror = annotations[MIRROR_ANNOTATION] !== undefined || ownerKind === 'Node';
   return {
-    uid: String(meta.uid ?? `${meta.namespace}/${meta.name}`),
-    namespace: String(meta.namespace ?? 'default'),
-    name: String(meta.name ?? ''),
-    ...(spec.nodeName ? { nodeName: String(spec.nodeName) } : {}),
-    ...(raw?.status?.phase ? { phase: String(raw.status.phase) } : {}),
+    uid: f.uid,
+    namespace: f.namespace,
+    name: f.name,
+    ...(f.nodeName ? { nodeName: f.nodeName } : {}),
+    ...(f.phase ? { phase: f.phase } : {}),
     requests,
-    limits: lim,
-    ...(ownerKind ? { ownerKind } : {}),
-    ...(ownerName ? { ownerName } : {}),
-    ...(workload ? { workload } : {}),
-    labels,
-    annotations,
+    limits: f.limits,
+    ...(f.owner ? { ownerKind: f.owner.kind, ownerName: f.owner.name } : {}),
+    ...(f.workload ? { workload: f.workload.name } : {}),
+    labels: f.labels,
+    annotations: f.annotations,
     ...(spec.nodeSelector ? { nodeSelector: { ...spec.nodeSelector } } : {}),
     ...(required && required.length > 0 ? { requiredNodeAffinity: required } : {}),
-    tolerations: (spec.tolerations ?? []).map(toleration),
-    hasPvc: volumes.some((v) => v?.persistentVolumeClaim),
-    hasLocalStorage: volumes.some((v) => v?.emptyDir || v?.hostPath),
-    mirror,
-    ...(qos ? { qos } : {}),
+    tolerations: f.tolerations,
+    hasPvc: f.hasPvc,
+    hasLocalStorage: f.hasEmptyDir || f.hasHostPath,
+    mirror: f.mirror,
+    ...(f.declaredQos ? { qos: f.declaredQos } : {}),
   };
 }
 
@@ -186,14 +73,7 @@ export function projectPod(raw: Raw): ScoringPod {
  * claimsOf — the PersistentVolumeClaims a pod mounts, in its namespace: `persistentVolumeClaim` volumes by claim
  * name, generic ephemeral volumes by the claim Kubernetes creates for them (`<pod>-<volume>`).
  */
-export function claimsOf(raw: Raw): string[] {
-  const out: string[] = [];
-  for (const v of raw?.spec?.volumes ?? []) {
-    if (v?.persistentVolumeClaim?.claimName) out.push(String(v.persistentVolumeClaim.claimName));
-    else if (v?.ephemeral && v?.name) out.push(`${raw?.metadata?.name ?? ''}-${v.name}`);
-  }
-  return out;
-}
+export const claimsOf = (raw: Raw): string[] => claimNamesOf(raw);
 
 /** projectCachedPod — projectPod plus the names of the pod's claims (only when it has any), for withVolumeZones. */
 export function projectCachedPod(raw: Raw): CachedPod {
@@ -239,7 +119,7 @@ export function projectVolume(raw: Raw): string[] {
     }
     if (everyTermZonal && zones.size > 0) return [...zones].sort();
   }
-  const label = firstLabel(raw?.metadata?.labels ?? {}, ZONE_LABELS);
+  const label = zoneOf(raw?.metadata?.labels ?? {});
   return label ? [...new Set(label.split('__').filter((z) => z !== ''))].sort() : [];
 }
 

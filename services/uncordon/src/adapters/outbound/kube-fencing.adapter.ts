@@ -1,7 +1,7 @@
 import * as k8s from '@kubernetes/client-node';
 import fetch from 'node-fetch';
 import { NODES_MANAGER_FIELD_MANAGER, OUT_OF_SERVICE_TAINT } from '@nodes-manager/contracts';
-import { kubeErrorCode } from '@nodes-manager/platform';
+import { kubeErrorCode, makeCountedApiClient, type KubeRequestCounter } from '@nodes-manager/platform';
 
 const MERGE = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch);
 /** Every call here is bounded: a hung API server or kubelet never blocks a fencing or pressure cycle. */
@@ -34,9 +34,12 @@ export class KubeFencing {
   private readonly core: k8s.CoreV1Api;
   private readonly coordination: k8s.CoordinationV1Api;
 
-  constructor(private readonly kc: k8s.KubeConfig) {
-    this.core = kc.makeApiClient(k8s.CoreV1Api);
-    this.coordination = kc.makeApiClient(k8s.CoordinationV1Api);
+  constructor(
+    private readonly kc: k8s.KubeConfig,
+    private readonly requests?: KubeRequestCounter,
+  ) {
+    this.core = makeCountedApiClient(kc, k8s.CoreV1Api, requests);
+    this.coordination = makeCountedApiClient(kc, k8s.CoordinationV1Api, requests);
   }
 
   /**
@@ -124,7 +127,11 @@ export class KubeFencing {
     const timer = setTimeout(() => controller.abort(), timeoutMs);
     timer.unref();
     try {
-      const res = await fetch(url, { ...(init as object), method: 'GET', signal: controller.signal } as never);
+      const res = await fetch(url, { ...(init as object), method: 'GET', signal: controller.signal } as never).catch((err: Error) => {
+        this.requests?.inc('get', 'nodes/proxy', 'network');
+        throw err;
+      });
+      this.requests?.inc('get', 'nodes/proxy', res.status);
       const text = await res.text();
       if (res.status !== 200) throw new Error(`summary of ${node}: HTTP ${res.status}`);
       return JSON.parse(text) as unknown;

@@ -1,6 +1,7 @@
 import * as k8s from '@kubernetes/client-node';
 import { NODES_MANAGER_FIELD_MANAGER } from '@nodes-manager/contracts';
-import { kubeErrorCode } from '@nodes-manager/platform';
+import { podFacts } from '@nodes-manager/kube';
+import { kubeErrorCode, makeCountedApiClient, type KubeRequestCounter } from '@nodes-manager/platform';
 import type { DrainPod } from '../../domain/plan-drain.js';
 import type { UncordonPatch } from '../../domain/decide-uncordon.js';
 
@@ -36,8 +37,11 @@ const errMessage = (err: unknown): string => {
  */
 export class KubeNodes {
   readonly core: k8s.CoreV1Api;
-  constructor(readonly kc: k8s.KubeConfig) {
-    this.core = kc.makeApiClient(k8s.CoreV1Api);
+  constructor(
+    readonly kc: k8s.KubeConfig,
+    requests?: KubeRequestCounter,
+  ) {
+    this.core = makeCountedApiClient(kc, k8s.CoreV1Api, requests);
   }
 
   /** listNodes — a paged LIST of every node, and the list's resourceVersion (for a watch to start from). */
@@ -165,19 +169,18 @@ export class KubeNodes {
   }
 }
 
-/** drainPodOf — the drain's lean view of a pod. */
+/** drainPodOf — the drain's lean view of a pod, through the shared Kubernetes model. */
 export function drainPodOf(pod: k8s.V1Pod): DrainPod {
-  const controller = pod.metadata?.ownerReferences?.find((o) => o.controller === true);
-  const deletion = pod.metadata?.deletionTimestamp as Date | string | undefined;
-  const phase = pod.status?.phase;
+  const f = podFacts(pod);
+  const phase = f.phase;
   return {
-    uid: pod.metadata?.uid ?? `${pod.metadata?.namespace}/${pod.metadata?.name}`,
-    namespace: pod.metadata?.namespace ?? 'default',
-    name: pod.metadata?.name ?? '',
+    uid: f.uid,
+    namespace: f.namespace,
+    name: f.name,
     phase: phase === 'Pending' || phase === 'Running' || phase === 'Succeeded' || phase === 'Failed' ? phase : 'Unknown',
-    ...(controller ? { controller: { kind: controller.kind, name: controller.name } } : {}),
-    mirror: pod.metadata?.annotations?.['kubernetes.io/config.mirror'] !== undefined,
-    hasEmptyDir: (pod.spec?.volumes ?? []).some((v) => v.emptyDir !== undefined),
-    ...(deletion ? { deletionTimestamp: deletion instanceof Date ? deletion : new Date(deletion) } : {}),
+    ...(f.owner ? { controller: { kind: f.owner.kind, name: f.owner.name } } : {}),
+    mirror: f.mirror,
+    hasEmptyDir: f.hasEmptyDir,
+    ...(f.deletionTimestamp ? { deletionTimestamp: new Date(f.deletionTimestamp) } : {}),
   };
 }

@@ -1,5 +1,5 @@
 import type * as k8s from '@kubernetes/client-node';
-import { Informer, type JsonLogger } from '@nodes-manager/platform';
+import { Informer, type InformerHealth, type InformerOptions, type JsonLogger } from '@nodes-manager/platform';
 import type { Metrics } from '@nodes-manager/platform';
 
 /**
@@ -10,14 +10,16 @@ export interface NodeSource {
   start(onChange: (name: string) => void): Promise<void>;
   /** True once the first complete LIST is in: never decide on a partial view. */
   readonly synced: boolean;
+  /** Synced and the API server answering (false while it has not for KUBE_API_STALE_SECONDS). */
+  health(): InformerHealth;
   list(): k8s.V1Node[];
   stop(): Promise<void>;
 }
 
 /**
- * InformerNodeSource — the platform's informer on `/api/v1/nodes` (paged LIST, watch, 410 relist, a full resync
- * every scan interval so a missed event costs at most one interval). Objects are kept as the API sent them (JSON:
- * times are strings, which `cordonedNodeSnapshot` accepts).
+ * InformerNodeSource — the platform's informer on `/api/v1/nodes` (paged LIST once, then watch; relist only on 410
+ * or a failed watch; the scan tick re-evaluates the cache without a request). Objects are kept as the API sent them
+ * (JSON: times are strings, which `cordonedNodeSnapshot` accepts).
  */
 export class InformerNodeSource implements NodeSource {
   private readonly informer: Informer<k8s.V1Node>;
@@ -25,7 +27,7 @@ export class InformerNodeSource implements NodeSource {
   constructor(
     kc: k8s.KubeConfig,
     private readonly logger: JsonLogger,
-    resyncMs: number,
+    watch: Pick<InformerOptions<unknown>, 'requestTimeoutMs' | 'staleAfterMs'> = {},
     private readonly syncTimeoutMs = 30_000,
     metrics?: Metrics,
   ) {
@@ -33,7 +35,7 @@ export class InformerNodeSource implements NodeSource {
       kc,
       path: '/api/v1/nodes',
       project: (o) => o as k8s.V1Node,
-      resyncMs,
+      ...watch,
       logger,
       name: 'uncordon-nodes',
       ...(metrics ? { metrics: { metrics, service: 'uncordon' } } : {}),
@@ -52,6 +54,10 @@ export class InformerNodeSource implements NodeSource {
     this.informer.start();
     // Start-up does not hang on an unreachable API server: cycles simply wait for `synced`.
     await this.informer.waitForSync(this.syncTimeoutMs).catch((err) => this.logger.warn('node cache not synced yet', { err: (err as Error).message }));
+  }
+
+  health(): InformerHealth {
+    return this.informer.health();
   }
 
   list(): k8s.V1Node[] {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { FencingReason } from '@nodes-manager/contracts';
-import { decideFencing, instanceIdOf, type FenceCandidate, type FencingRuleConfig } from './decide-fencing.js';
+import { decideFencing, type FenceCandidate, type FencingRuleConfig } from './decide-fencing.js';
 
 const NOW = new Date('2026-12-01T12:00:00Z');
 const ago = (s: number) => new Date(NOW.getTime() - s * 1000);
@@ -71,13 +71,4 @@ describe('decideFencing', () => {
     const d = decideFencing([hung('n-1', 30), hung('n-2', 90), ...healthy(9)], NOW, config);
     expect(d.requeueAfterMs).toBe(10_000);
   });
-});
-
-describe('instanceIdOf', () => {
-  it.each([
-    ['aws:///us-east-1a/i-0123456789abcdef0', 'i-0123456789abcdef0'],
-    ['aws:///us-east-1a/', null],
-    ['gce://project/zone/name', null],
-    [undefined, null],
-  ])('%s → %s', (providerId, id) => expect(instanceIdOf(providerId)).toBe(id));
 });

@@ -156,9 +156,3 @@ export function decideFencing(candidates: readonly FenceCandidate[], now: Date, 
     ...(requeueAfterMs !== undefined ? { requeueAfterMs } : {}),
   };
 }
-
-/** instanceIdOf — the EC2 instance id in an AWS providerID (`aws:///us-east-1a/i-0abc…`), else null. */
-export function instanceIdOf(providerId: string | undefined): string | null {
-  const m = /^aws:\/\/\/[^/]*\/(i-[0-9a-f]+)$/.exec(providerId ?? '');
-  return m ? m[1]! : null;
-}
