@@ -5,6 +5,7 @@ import { generateFleet, startEc2Sim, startKubeSim, type Ec2Sim, type KubeSim } f
 import { startAllInOne, type AllInOne } from './all-in-one.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './embedded-postgres.js';
 import { runRebalanceStory } from './story.js';
+import { prepareNodeSafety, runNodeSafetyStory } from './node-safety-story.js';
 
 /**
  * `npm run demo` — nodes-manager on an embedded default: all six service modules in one process, an embedded
@@ -51,13 +52,15 @@ async function main(): Promise<void> {
   }
   let kube: KubeSim | undefined;
   let ec2: Ec2Sim | undefined;
+  let safety: { fenced: string[]; relieve: string } | undefined;
   if (simulate) {
-    kube = await startKubeSim({});
+    kube = await startKubeSim({ kubelet: { renewMs: 2_000 } });
     cleanups.push(() => kube!.stop());
     const fleet = generateFleet({ seed: Number(args.seed), nodes: Number(args.nodes) });
-    kube.load(fleet);
     ec2 = await startEc2Sim({ region: 'us-east-1' });
     cleanups.push(() => ec2!.stop());
+    safety = prepareNodeSafety(fleet, ec2);
+    kube.load(fleet);
     env['KUBECONFIG'] = kube.kubeconfigPath;
     env['AWS_REGION'] ??= 'us-east-1';
     env['AWS_ACCESS_KEY_ID'] ??= 'simulated';
@@ -71,6 +74,11 @@ async function main(): Promise<void> {
   env['SCAN_INTERVAL_SECONDS'] ??= '5';
   env['AUTO_UNCORDON_GRACE_PERIOD_MINUTES'] ??= '0.5';
   env['KARPENTER_DISCOVERY_CACHE_SECONDS'] ??= '5';
+  // Fencing and pressure on a demo clock (production defaults: 60 s past the lease, 30 s waits and intervals).
+  env['FENCING_LEASE_TIMEOUT_SECONDS'] ??= '5';
+  env['FENCING_POD_DELETE_WAIT_SECONDS'] ??= '2';
+  env['PRESSURE_INTERVAL_SECONDS'] ??= '2';
+  env['PRESSURE_SUSTAIN_SAMPLES'] ??= '2';
   env['LOG_LEVEL'] ??= 'warn';
   env['APP_PORT'] = args.port;
 
@@ -78,7 +86,7 @@ async function main(): Promise<void> {
   cleanups.push(() => system.close());
   // What other teams would receive on the nodes.events exchange (in-process here; RabbitMQ when RABBITMQ_URL is set).
   system.runtime.eventBus?.tap((e) => {
-    if (e.type === 'node.uncordoned' || e.type.startsWith('node.drain.')) say(`event ${e.type} published on nodes.events (id ${e.id}, subject ${e.subject}, actor ${e.actor})`);
+    if (e.type === 'node.uncordoned' || e.type.startsWith('node.drain.') || e.type === 'node.fenced' || e.type === 'node.pressure.relieved') say(`event ${e.type} published on nodes.events (id ${e.id}, subject ${e.subject}, actor ${e.actor})`);
   });
   const token = signToken(env['AUTH_JWT_ACCESS_SECRET']!, { sub: 'demo-operator', scope: 'nodes:read nodes:write' }, 24 * 3600);
   say(`nodes-manager (all-in-one) is serving the API at ${system.url}/api/v1 — OpenAPI at ${system.url}/api/docs`);
@@ -88,6 +96,10 @@ async function main(): Promise<void> {
 
   if (kube) {
     const result = await runRebalanceStory({ apiUrl: system.url, token, kube, say, timeoutMs: Number(args['story-timeout']) * 1000 });
+    if (safety) {
+      const s = await runNodeSafetyStory({ apiUrl: system.url, token, kube, hung: safety.fenced[safety.fenced.length - 1]!, relieve: safety.relieve, say, timeoutMs: 60_000 });
+      say(s.fenced && s.relieved ? 'node-safety story complete: a hung node fenced through EC2, a node under memory pressure relieved.' : 'node-safety story did not complete.');
+    }
     say(result.uncordoned && result.manualStillCordoned ? 'story complete.' : 'story did not complete.');
     if (args['exit-after-story']) await shutdown(result.uncordoned && result.manualStillCordoned ? 0 : 1);
   }

@@ -52,7 +52,7 @@ export async function runNodeSafetyStory(o: NodeSafetyStoryOptions): Promise<{ f
   };
   o.say(`${o.hung}'s kubelet hangs: its Lease in kube-node-lease stops being renewed and the node turns Ready=Unknown.`);
   o.kube.scenario.hangNode(o.hung, { since: new Date(Date.now() - 120_000) });
-  o.say(`${o.relieve} runs short of memory: PSI memory full avg10 55% and a BestEffort pod far above its request.`);
+  o.say(`${o.relieve} runs short of memory: PSI memory full avg10 55%, its pods far above their memory requests.`);
   const core = o.kube.kubeConfig().makeApiClient(CoreV1Api);
   const pods = (await core.listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${o.relieve}` })).items;
   // Every pod on the node uses far more than it asked for; relief picks one (never a Guaranteed or DaemonSet pod).
