@@ -35,7 +35,7 @@ import {
 } from '@nodes-manager/platform';
 import type { UncordonConfig } from './config.js';
 import { conditionOf, parseProviderId, zoneOf as nodeZoneOf } from '@nodes-manager/kube';
-import { decideFencing, type FenceCandidate } from './domain/fencing/decide-fencing.js';
+import { decideEc2Step, decideFencing, type Ec2Observation, type FenceCandidate } from './domain/fencing/decide-fencing.js';
 import { fencingView, type FencingRepository, type FencingRow } from './adapters/outbound/fencing.repository.js';
 import type { KubeFencing, LeaseReading } from './adapters/outbound/kube-fencing.adapter.js';
 import type { KubeNodes } from './adapters/outbound/kube-nodes.adapter.js';
@@ -50,8 +50,6 @@ export const FENCE_ACTION = 'fence';
 const POLL_MS = 2_000;
 /** Leases are read for at most this many dead-looking nodes at once. */
 const LEASE_READS_AT_ONCE = 8;
-/** EC2 answers that will not change on a retry: the fence fails and the cluster is left as it is. */
-const REFUSED = new Set(['EC2_UNAUTHORIZED', 'AWS_NOT_CONFIGURED', 'VALIDATION_FAILED', 'CONFLICT', 'FORBIDDEN']);
 
 const readyOf = (n: k8s.V1Node): { status: 'True' | 'False' | 'Unknown'; since: Date | null } => {
   const c = conditionOf(n, 'Ready');
@@ -299,29 +297,33 @@ export class FencingService {
     }
 
     if (status === FencingStatus.EC2_REQUESTED) {
-      const deadline = stepAt(FencingStatus.EC2_REQUESTED) + this.config.FENCING_CONFIRM_TIMEOUT_SECONDS * 1000;
+      const deadline = new Date(stepAt(FencingStatus.EC2_REQUESTED) + this.config.FENCING_CONFIRM_TIMEOUT_SECONDS * 1000);
       let asked = false;
-      let state = '';
-      while (!this.shouldStop()) {
-        if (this.clock.now().getTime() >= deadline) {
-          return this.end(op, status, FencingStatus.FAILED, FencingFailureReason.EC2_NOT_CONFIRMED, `EC2 did not confirm ${op.instanceId} ${this.config.FENCING_ACTION === 'stop' ? 'stopped' : 'terminated'} within ${this.config.FENCING_CONFIRM_TIMEOUT_SECONDS}s (last state ${state || 'unknown'}); the cluster was not touched`, state || null);
-        }
+      let state: string | null = null;
+      for (;;) {
+        if (this.shouldStop()) return;
+        let seen: Ec2Observation;
         try {
           if (!asked) {
             const r = await this.bus.send<InstanceFenceReply>('spot-advisor', Commands.instanceFence, { instanceId: op.instanceId, action: op.action, force: true }, newMeta(FENCING_ACTOR, op.id));
             asked = true;
-            state = r.currentState;
+            seen = { state: r.currentState };
           } else {
             const r = await this.bus.send<InstancesDescribeReply>('spot-advisor', Commands.instancesDescribe, { instanceIds: [op.instanceId] }, newMeta(FENCING_ACTOR, op.id));
-            state = r.instances.find((i) => i.instanceId === op.instanceId)?.state ?? (r.missing.includes(op.instanceId) ? 'terminated' : state);
+            // An id EC2 no longer knows is an instance terminated long ago.
+            seen = { state: r.instances.find((i) => i.instanceId === op.instanceId)?.state ?? (r.missing.includes(op.instanceId) ? 'terminated' : (state ?? 'unknown')) };
           }
-          if (state === 'stopped' || state === 'terminated') break;
         } catch (err) {
           const coded = CodedError.from(err);
-          if (REFUSED.has(coded.code)) {
-            return this.end(op, status, FencingStatus.FAILED, FencingFailureReason.EC2_REFUSED, `EC2 refused ${op.action} of ${op.instanceId}: ${coded.message}; the cluster was not touched`);
-          }
-          this.logger.warn('fencing EC2 call failed; retrying', { node: op.node, operationId: op.id, code: coded.code, err: coded.message });
+          seen = { errorCode: coded.code, message: coded.message };
+          this.logger.warn('fencing EC2 call failed', { node: op.node, operationId: op.id, code: coded.code, err: coded.message });
+        }
+        if ('state' in seen) state = seen.state;
+        const d = decideEc2Step(seen, state, this.clock.now(), deadline, op.instanceId);
+        if (d.next === 'failed') return this.end(op, status, FencingStatus.FAILED, d.reason, d.message, state);
+        if (d.next === 'confirmed') {
+          state = d.state;
+          break;
         }
         await this.pause(POLL_MS);
       }

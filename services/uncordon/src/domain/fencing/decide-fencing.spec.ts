@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { FencingReason } from '@nodes-manager/contracts';
-import { decideFencing, type FenceCandidate, type FencingRuleConfig } from './decide-fencing.js';
+import { decideEc2Step, decideFencing, type FenceCandidate, type FencingRuleConfig } from './decide-fencing.js';
 
 const NOW = new Date('2026-12-01T12:00:00Z');
 const ago = (s: number) => new Date(NOW.getTime() - s * 1000);
@@ -50,9 +50,11 @@ describe('decideFencing', () => {
     expect(d.fence.some((c) => c.name === node)).toBe(decision === 'fence');
   });
 
-  it('gives Ready nodes no verdict and counts only opted-in nodes in the shares', () => {
-    const d = decideFencing([hung('n-1'), ...healthy(4), aNode('x', { optedIn: false, ready: 'Unknown', lease: null })], NOW, config);
+  it('gives Ready nodes no verdict — a Ready node with a stale Lease is left alone — and counts only opted-in nodes in the shares', () => {
+    const staleButReady = aNode('r', { lease: { renewTime: ago(3600), durationSeconds: 40 } });
+    const d = decideFencing([hung('n-1'), ...healthy(3), staleButReady, aNode('x', { optedIn: false, ready: 'Unknown', lease: null })], NOW, config);
     expect(d.verdicts.map((v) => v.node).sort()).toEqual(['n-1', 'x']);
+    expect(d.fence.map((c) => c.name)).toEqual(['n-1']);
     expect(d.overall).toEqual({ dead: 1, total: 5, percent: 20, suspended: false });
   });
 
@@ -70,5 +72,25 @@ describe('decideFencing', () => {
   it('asks to look again when the freshest waiting Lease goes stale', () => {
     const d = decideFencing([hung('n-1', 30), hung('n-2', 90), ...healthy(9)], NOW, config);
     expect(d.requeueAfterMs).toBe(10_000);
+  });
+});
+
+describe('decideEc2Step', () => {
+  const deadline = new Date(NOW.getTime() + 60_000);
+  const late = new Date(deadline.getTime() + 1);
+  it.each<[string, Parameters<typeof decideEc2Step>[0], Date, string]>([
+    ['EC2 reports the instance stopped: confirmed', { state: 'stopped' }, NOW, 'confirmed'],
+    ['EC2 reports it terminated (for a stop, too): confirmed', { state: 'terminated' }, NOW, 'confirmed'],
+    ['still stopping before the deadline: poll again', { state: 'stopping' }, NOW, 'poll'],
+    ['EC2 throttles: poll again', { errorCode: 'EC2_THROTTLED', message: 'slow down' }, NOW, 'poll'],
+    ['spot-advisor is away: poll again', { errorCode: 'SERVICE_UNAVAILABLE', message: 'no consumer' }, NOW, 'poll'],
+    ['EC2 refuses (unauthorized): failed, nothing touched', { errorCode: 'EC2_UNAUTHORIZED', message: 'not allowed' }, NOW, 'failed:EC2_REFUSED'],
+    ['EC2 is not configured: failed, nothing touched', { errorCode: 'AWS_NOT_CONFIGURED', message: 'no region' }, NOW, 'failed:EC2_REFUSED'],
+    ['EC2 never confirms: failed at the deadline', { state: 'stopping' }, late, 'failed:EC2_NOT_CONFIRMED'],
+    ['EC2 keeps failing past the deadline: failed', { errorCode: 'UPSTREAM_ERROR', message: '500' }, late, 'failed:EC2_NOT_CONFIRMED'],
+  ])('%s', (_t, seen, now, expected) => {
+    const d = decideEc2Step(seen, 'stopping', now, deadline, 'i-0abc');
+    expect(d.next === 'failed' ? `failed:${d.reason}` : d.next).toBe(expected);
+    if (d.next === 'failed') expect(d.message).toContain('the cluster was not touched');
   });
 });

@@ -156,3 +156,32 @@ export function decideFencing(candidates: readonly FenceCandidate[], now: Date, 
     ...(requeueAfterMs !== undefined ? { requeueAfterMs } : {}),
   };
 }
+
+/** Ec2Observation — what one EC2 round of a fence saw: the instance's state, or the error code of the call. */
+export type Ec2Observation = { readonly state: string } | { readonly errorCode: string; readonly message: string };
+
+export type Ec2StepDecision =
+  | { readonly next: 'confirmed'; readonly state: string }
+  | { readonly next: 'poll' }
+  | { readonly next: 'failed'; readonly reason: 'EC2_REFUSED' | 'EC2_NOT_CONFIRMED'; readonly message: string };
+
+/** EC2 answers that will not change on a retry: the fence fails and the cluster is left as it is. */
+const EC2_REFUSALS = new Set(['EC2_UNAUTHORIZED', 'AWS_NOT_CONFIGURED', 'VALIDATION_FAILED', 'CONFLICT', 'FORBIDDEN']);
+
+/**
+ * decideEc2Step — the fence's EC2 step, pure: `stopped` or `terminated` proves the node dead (confirmed; for a stop,
+ * `terminated` proves it too); a refusal that a retry would not change (unauthorized, not configured, invalid) fails
+ * the fence; anything else (pending states, throttling, spot-advisor away) polls again until the confirm deadline,
+ * after which the fence fails with the last state seen. In both failures the cluster is not touched.
+ */
+export function decideEc2Step(seen: Ec2Observation, lastState: string | null, now: Date, deadline: Date, instanceId: string): Ec2StepDecision {
+  if ('state' in seen && (seen.state === 'stopped' || seen.state === 'terminated')) return { next: 'confirmed', state: seen.state };
+  if ('errorCode' in seen && EC2_REFUSALS.has(seen.errorCode)) {
+    return { next: 'failed', reason: 'EC2_REFUSED', message: `EC2 refused to stop ${instanceId}: ${seen.message}; the cluster was not touched` };
+  }
+  if (now.getTime() >= deadline.getTime()) {
+    const last = 'state' in seen ? seen.state : (lastState ?? 'unknown');
+    return { next: 'failed', reason: 'EC2_NOT_CONFIRMED', message: `EC2 did not confirm ${instanceId} stopped or terminated in time (last state ${last}); the cluster was not touched` };
+  }
+  return { next: 'poll' };
+}
