@@ -16,6 +16,7 @@ import {
 import {
   CLOCK,
   CodedError,
+  CycleRunner,
   DATA_SOURCE,
   LOGGER,
   makeEvent,
@@ -60,8 +61,10 @@ const API_RETRY_MS = 2_000;
 export class DrainService {
   private readonly running = new Map<string, Promise<void>>();
   private stopping = false;
-  /** The pick-up in flight: pick-ups never overlap, so no operation is started twice by one process. */
-  private picking?: Promise<void>;
+  /** Pick-ups never overlap, so no operation is started twice by one process; a kick during one runs one more. */
+  private readonly pickUps = new CycleRunner<void>(() =>
+    this.resumeActive().catch((err) => this.logger.warn('drain pick-up failed', { err: (err as Error).message })),
+  );
   private readonly drains;
 
   constructor(
@@ -117,10 +120,7 @@ export class DrainService {
    * starts within a second or two); on a replica that is not the leader it does nothing, not even a query.
    */
   kick(): void {
-    if (this.picking) return;
-    this.picking = this.resumeActive()
-      .catch((err) => this.logger.warn('drain pick-up failed', { err: (err as Error).message }))
-      .finally(() => (this.picking = undefined));
+    void this.pickUps.request();
   }
 
   private async resumeActive(): Promise<void> {

@@ -15,6 +15,7 @@ import {
 import {
   CLOCK,
   CodedError,
+  CycleRunner,
   DATA_SOURCE,
   LOGGER,
   makeEvent,
@@ -88,8 +89,7 @@ export class UncordonService {
   private readonly budgetWindowMs: number;
   private readonly cordonedGauge;
   private readonly uncordons;
-  private running?: Promise<CycleResult>;
-  private again = false;
+  private readonly cycles = new CycleRunner<CycleResult>(() => this.cycle());
   /** PRESSURE_MEMORY_FULL_THRESHOLD: above it a node is not uncordoned (docs/pressure.md). */
   private readonly pressureThreshold: number;
   private readonly pressureRequeueMs: number;
@@ -117,26 +117,10 @@ export class UncordonService {
 
   /**
    * runCycle — one pass over every cordoned node. Cycles never overlap: a call during a cycle runs one more
-   * cycle after it (a node change seen mid-cycle is not lost).
+   * cycle after it (a node change seen mid-cycle is not lost; docs/design.md#cycles).
    */
-  async runCycle(): Promise<CycleResult> {
-    if (this.running) {
-      this.again = true;
-      return this.running;
-    }
-    this.running = (async () => {
-      try {
-        let result: CycleResult;
-        do {
-          this.again = false;
-          result = await this.cycle();
-        } while (this.again);
-        return result;
-      } finally {
-        this.running = undefined;
-      }
-    })();
-    return this.running;
+  runCycle(): Promise<CycleResult> {
+    return this.cycles.request();
   }
 
   private async cycle(): Promise<CycleResult> {
