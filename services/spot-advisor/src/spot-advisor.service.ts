@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } fro
 import { EventTypes, type CommandMeta } from '@nodes-manager/contracts';
 import { CLOCK, CodedError, HEALTH_REGISTRY, LOGGER, makeEvent, type Clock, type HealthRegistry, type JsonLogger } from '@nodes-manager/platform';
 import { awsConfigProblem, SPOT_ADVISOR_CONFIG, type SpotAdvisorConfig } from './config.js';
-import { PriceCache, type CachedValue } from './domain/price-cache.js';
+import { PriceCache, type CachedValue } from './adapters/outbound/price.cache.js';
 import { onDemandTableFor, summariseMarket } from './domain/spot-market.js';
 import { advisorBucketFor } from './domain/spot-advisor-snapshot.js';
 import {
