@@ -85,6 +85,20 @@ describe('migrations and the start-up schema check', () => {
     expect(problems).toEqual([{ kind: 'COLUMN_TYPE_MISMATCH', message: 'column scaling_events.evidence is json but the code expects jsonb' }]);
   });
 
+  it('names a column a migration added that the code does not declare', async () => {
+    db = await createTestDatabase();
+    const s = SERVICES[1];
+    const ds = await dataSource(specFor(s));
+    await runMigrations(ds, specFor(s));
+    await db.query(`ALTER TABLE nodes.drain_operations ADD COLUMN requested_by text`);
+    expect(await checkSchema(ds, specFor(s))).toEqual([
+      {
+        kind: 'COLUMN_NOT_DECLARED',
+        message: 'column drain_operations.requested_by exists but the code does not declare it (add it to the entity, or drop it in a migration)',
+      },
+    ]);
+  });
+
   it('names an outbox payload column that is json instead of jsonb', async () => {
     db = await createTestDatabase();
     const s = SERVICES[2];
