@@ -6,11 +6,11 @@ import { describe, expect, it } from '@jest/globals';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { getMetadataArgsStorage } from 'typeorm';
-import { entities as nodeSync } from '../../services/node-sync/src/adapters/outbound/entities.js';
-import { entities as uncordon } from '../../services/uncordon/src/adapters/outbound/entities.js';
-import { entities as scheduler } from '../../services/scheduler-scoring/src/adapters/outbound/entities.js';
-import { entities as karpenter } from '../../services/karpenter-gateway/src/adapters/outbound/entities.js';
-import { entities as spot } from '../../services/spot-advisor/src/adapters/outbound/entities.js';
+import { entities as nodeSync } from '../../services/node-sync/src/adapters/outbound/node-sync.entities.js';
+import { entities as uncordon } from '../../services/uncordon/src/adapters/outbound/uncordon.entities.js';
+import { entities as scheduler } from '../../services/scheduler-scoring/src/adapters/outbound/scheduler-scoring.entities.js';
+import { entities as karpenter } from '../../services/karpenter-gateway/src/adapters/outbound/karpenter-gateway.entities.js';
+import { entities as spot } from '../../services/spot-advisor/src/adapters/outbound/spot-advisor.entities.js';
 
 const SERVICES: Record<string, readonly (new () => unknown)[]> = {
   'node-sync': nodeSync,

@@ -14,7 +14,7 @@ import {
 } from '@nodes-manager/platform';
 import { HEALTH_REGISTRY, kubeWatchOptions, METRICS, type HealthRegistry, type Metrics } from '@nodes-manager/platform';
 import { migrations } from '../../../migrations/scheduler-scoring/index.js';
-import { entities } from './adapters/outbound/entities.js';
+import { entities } from './adapters/outbound/scheduler-scoring.entities.js';
 import { SchedulerScoringCommands } from './adapters/inbound/scheduler-scoring.commands.js';
 import { SchedulerScoringLoop } from './adapters/inbound/scheduler-scoring.loop.js';
 import { InformerClusterCache } from './adapters/outbound/cluster-cache.js';

@@ -2,7 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { DATA_SOURCE, METRICS, OUTBOX, PlatformModule, type Metrics, type Outbox } from '@nodes-manager/platform';
 import { migrations } from '../../../migrations/spot-advisor/index.js';
-import { entities } from './adapters/outbound/entities.js';
+import { entities } from './adapters/outbound/spot-advisor.entities.js';
 import { SpotAdvisorCommands } from './adapters/inbound/spot-advisor.commands.js';
 import { Ec2Regions, type Ec2Settings } from './adapters/outbound/ec2-regions.js';
 import { SpotPriceRepository } from './adapters/outbound/spot-price.repository.js';

@@ -3,7 +3,7 @@ import type { DataSource } from 'typeorm';
 import { commandBusProviders, createKubeConfig, DATA_SOURCE, LEADER_FACTORY, LOGGER, PlatformModule, type JsonLogger, type LeaderFactory } from '@nodes-manager/platform';
 import { HEALTH_REGISTRY, kubeRequestCounter, kubeWatchOptions, METRICS, type HealthRegistry, type Metrics } from '@nodes-manager/platform';
 import { migrations } from '../../../migrations/uncordon/index.js';
-import { entities } from './adapters/outbound/entities.js';
+import { entities } from './adapters/outbound/uncordon.entities.js';
 import { UncordonCommands } from './adapters/inbound/uncordon.commands.js';
 import { UncordonLoop } from './adapters/inbound/uncordon.loop.js';
 import { KubeNodes } from './adapters/outbound/kube-nodes.adapter.js';
