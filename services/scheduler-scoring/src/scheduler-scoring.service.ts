@@ -30,10 +30,10 @@ import { decidePlan, decideScaleUp, DecisionKind, recheckRemoval, type DecisionD
 import { bundledCatalog, toCatalog, type CatalogSnapshot, type InstanceTypeFacts } from './domain/instance-catalog.js';
 import { placementAfter, placementPage } from './domain/placement.js';
 import { toSimulateGroups } from './domain/simulate-request.js';
-import type { CatalogSource } from './adapters/outbound/catalog-source.js';
-import type { ClusterCache } from './adapters/outbound/cluster-cache.js';
-import type { Drainer } from './adapters/outbound/drainer.js';
-import type { PriceSource } from './adapters/outbound/price-source.js';
+import type { CatalogSource } from './adapters/outbound/catalog-source.adapter.js';
+import type { ClusterCache } from './adapters/outbound/cluster-cache.adapter.js';
+import type { Drainer } from './adapters/outbound/drainer.adapter.js';
+import type { PriceSource } from './adapters/outbound/price-source.adapter.js';
 import { EXECUTION_LOCK, InvalidCursorError, type DecisionView, type SchedulingRepository } from './adapters/outbound/scheduling.repository.js';
 import { CATALOG_SOURCE, CLUSTER_CACHE, DRAINER, PRICE_SOURCE, SCHEDULER_SCORING_CONFIG, SCHEDULING_REPOSITORY } from './tokens.js';
 

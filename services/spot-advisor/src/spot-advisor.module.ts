@@ -4,7 +4,7 @@ import { DATA_SOURCE, METRICS, OUTBOX, PlatformModule, type Metrics, type Outbox
 import { migrations } from '../../../migrations/spot-advisor/index.js';
 import { entities } from './adapters/outbound/spot-advisor.entities.js';
 import { SpotAdvisorCommands } from './adapters/inbound/spot-advisor.commands.js';
-import { Ec2Regions, type Ec2Settings } from './adapters/outbound/ec2-regions.js';
+import { Ec2Regions, type Ec2Settings } from './adapters/outbound/ec2-regions.adapter.js';
 import { SpotPriceRepository } from './adapters/outbound/spot-price.repository.js';
 import { ProvisioningRepository } from './adapters/outbound/provisioning.repository.js';
 import { EC2_REGIONS, SpotAdvisorService } from './spot-advisor.service.js';

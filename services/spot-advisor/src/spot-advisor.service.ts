@@ -18,7 +18,7 @@ import {
 } from './domain/market-view.js';
 import { provisionArguments, resolveLaunch, sameArguments, type ProvisionRequest } from './domain/provisioning.js';
 import { Ec2Error, type RunInstancesRequest } from './adapters/outbound/ec2.adapter.js';
-import { Ec2Regions } from './adapters/outbound/ec2-regions.js';
+import { Ec2Regions } from './adapters/outbound/ec2-regions.adapter.js';
 import { SpotPriceRepository } from './adapters/outbound/spot-price.repository.js';
 import { ProvisioningRepository } from './adapters/outbound/provisioning.repository.js';
 

@@ -7,7 +7,7 @@ import { entities } from './adapters/outbound/uncordon.entities.js';
 import { UncordonCommands } from './adapters/inbound/uncordon.commands.js';
 import { UncordonLoop } from './adapters/inbound/uncordon.loop.js';
 import { KubeNodes } from './adapters/outbound/kube-nodes.adapter.js';
-import { InformerNodeSource } from './adapters/outbound/node-source.js';
+import { InformerNodeSource } from './adapters/outbound/node-source.adapter.js';
 import { UncordonRepository } from './adapters/outbound/uncordon.repository.js';
 import { DrainRepository } from './adapters/outbound/drain.repository.js';
 import { UncordonService } from './uncordon.service.js';

@@ -41,7 +41,7 @@ import {
   type UncordonRuleConfig,
 } from './domain/decide-uncordon.js';
 import type { KubeNodes } from './adapters/outbound/kube-nodes.adapter.js';
-import type { NodeSource } from './adapters/outbound/node-source.js';
+import type { NodeSource } from './adapters/outbound/node-source.adapter.js';
 import { UNCORDON_ACTION, type ObservationRow, type PendingUncordon, type UncordonRepository } from './adapters/outbound/uncordon.repository.js';
 import { KUBE_NODES, NODE_SOURCE, UNCORDON_CONFIG, UNCORDON_LEADER, UNCORDON_REPOSITORY } from './tokens.js';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { JsonLogger, type LeaderElector } from '@nodes-manager/platform';
 import type { SchedulerScoringConfig } from '../../config.js';
 import type { SchedulerScoringService } from '../../scheduler-scoring.service.js';
-import type { ClusterCache } from '../outbound/cluster-cache.js';
+import type { ClusterCache } from '../outbound/cluster-cache.adapter.js';
 import { SchedulerScoringLoop } from './scheduler-scoring.loop.js';
 
 /** FakeService — records each loop cycle it is asked for; each one runs until the test ends it. */

@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShut
 import { CycleRunner, LOGGER, type JsonLogger, type LeaderElector } from '@nodes-manager/platform';
 import type { SchedulerScoringConfig } from '../../config.js';
 import { SchedulerScoringService } from '../../scheduler-scoring.service.js';
-import type { ClusterCache } from '../outbound/cluster-cache.js';
+import type { ClusterCache } from '../outbound/cluster-cache.adapter.js';
 import { CLUSTER_CACHE, SCHEDULER_LEADER, SCHEDULER_SCORING_CONFIG } from '../../tokens.js';
 
 /**
