@@ -39,7 +39,7 @@ import {
   type DrainPlan,
   type DrainState,
   type EvictionResult,
-} from './domain/plan-drain.js';
+} from './domain/drain/plan-drain.js';
 import { drainPodOf, type KubeNodes, type PatchResult } from './adapters/outbound/kube-nodes.adapter.js';
 import { drainView, type DrainRepository, type DrainRow } from './adapters/outbound/drain.repository.js';
 import type { UncordonRepository } from './adapters/outbound/uncordon.repository.js';

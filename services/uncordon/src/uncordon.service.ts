@@ -30,7 +30,7 @@ import {
 import type { UncordonConfig } from './config.js';
 import { PressureService } from './pressure.service.js';
 import { holdForPressure } from './domain/pressure/decide-pressure.js';
-import { cordonedNodeSnapshot } from './domain/cordoned-node.js';
+import { cordonedNodeSnapshot } from './domain/uncordon/cordoned-node.js';
 import {
   budgetLeft,
   decideUncordon,
@@ -39,7 +39,7 @@ import {
   uncordonPatch,
   type CordonObservation,
   type UncordonRuleConfig,
-} from './domain/decide-uncordon.js';
+} from './domain/uncordon/decide-uncordon.js';
 import type { KubeNodes } from './adapters/outbound/kube-nodes.adapter.js';
 import type { NodeSource } from './adapters/outbound/node-source.adapter.js';
 import { UNCORDON_ACTION, type ObservationRow, type PendingUncordon, type UncordonRepository } from './adapters/outbound/uncordon.repository.js';
