@@ -45,6 +45,16 @@ module.exports = {
       },
     },
     {
+      name: 'repositories-own-transactions',
+      comment:
+        'Only a service\'s repositories (adapters/outbound/) and the module that builds them touch TypeORM: the ' +
+        'repository owns each transaction, so a service, a loop or a command handler never opens one itself ' +
+        '(docs/design.md#transactions).',
+      severity: 'error',
+      from: { path: '^services/[^/]+/src/', pathNot: ['^services/[^/]+/src/adapters/outbound/', '\\.module\\.ts$', TESTS] },
+      to: { path: npm('typeorm') },
+    },
+    {
       name: 'services-stand-apart',
       comment:
         'Services never import each other: they talk over RabbitMQ commands and events (libs/contracts) only. ' +

@@ -58,7 +58,7 @@ export class UncordonModule {
           },
         },
         { provide: UNCORDON_REPOSITORY, inject: [DATA_SOURCE], useFactory: (ds: DataSource) => new UncordonRepository(ds) },
-        { provide: DRAIN_REPOSITORY, inject: [DATA_SOURCE], useFactory: (ds: DataSource) => new DrainRepository(ds) },
+        { provide: DRAIN_REPOSITORY, inject: [DATA_SOURCE, UNCORDON_REPOSITORY], useFactory: (ds: DataSource, events: UncordonRepository) => new DrainRepository(ds, events) },
         { provide: UNCORDON_LEADER, inject: [LEADER_FACTORY], useFactory: (leaders: LeaderFactory) => leaders('uncordon') },
         { provide: KUBE_FENCING, inject: [KUBE_NODES, METRICS], useFactory: (kube: KubeNodes, metrics: Metrics) => new KubeFencing(kube.kc, kubeRequestCounter(metrics, 'uncordon')) },
         { provide: FENCING_REPOSITORY, inject: [DATA_SOURCE], useFactory: (ds: DataSource) => new FencingRepository(ds) },

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { V1Node } from '@kubernetes/client-node';
-import type { DataSource } from 'typeorm';
 import {
   UNCORDONED_AT_ANNOTATION,
   EventTypes,
@@ -16,7 +15,6 @@ import {
   CLOCK,
   CodedError,
   CycleRunner,
-  DATA_SOURCE,
   LOGGER,
   makeEvent,
   METRICS,
@@ -98,7 +96,6 @@ export class UncordonService {
     @Inject(UNCORDON_CONFIG) config: UncordonConfig,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(LOGGER) private readonly logger: JsonLogger,
-    @Inject(DATA_SOURCE) private readonly ds: DataSource,
     @Inject(OUTBOX) private readonly outbox: Outbox,
     @Inject(KUBE_NODES) private readonly kube: KubeNodes,
     @Inject(NODE_SOURCE) private readonly source: NodeSource,
@@ -263,13 +260,8 @@ export class UncordonService {
     const createdAt = new Date(intent.event.createdAt);
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.ds.transaction(async (tx) => {
-          const { inserted } = await this.repo.addEvent(tx, { ...intent.event, createdAt });
-          await this.repo.forget(tx, [name]);
-          if (!inserted) return;
-          const event = makeEvent('uncordon', EventTypes.nodeUncordoned, intent.data, createdAt, { actor: LOOP_ACTOR, subject: name });
-          await this.outbox.add(tx, [{ ...event, id: intent.eventId }]);
-        });
+        const event = makeEvent('uncordon', EventTypes.nodeUncordoned, intent.data, createdAt, { actor: LOOP_ACTOR, subject: name });
+        await this.repo.recordUncordon({ ...intent.event, createdAt }, name, this.outbox, { ...event, id: intent.eventId });
         this.outbox.added();
         return;
       } catch (err) {
@@ -304,18 +296,16 @@ export class UncordonService {
   /** recordDryRun — a dry run records its decision once per cordon (same T), never patching. */
   private async recordDryRun(v: UncordonVerdict): Promise<void> {
     if (await this.repo.hasDryRun(v.node, v.evidence.cordonedSince)) return;
-    await this.ds.transaction((tx) =>
-      this.repo.addEvent(tx, {
-        nodeName: v.node,
-        action: UNCORDON_ACTION,
-        decision: v.decision,
-        reason: v.reason,
-        actor: LOOP_ACTOR,
-        dryRun: true,
-        evidence: { ...v.evidence, description: describeVerdict(v) },
-        createdAt: new Date(v.evaluatedAt),
-      }),
-    );
+    await this.repo.recordScalingEvent({
+      nodeName: v.node,
+      action: UNCORDON_ACTION,
+      decision: v.decision,
+      reason: v.reason,
+      actor: LOOP_ACTOR,
+      dryRun: true,
+      evidence: { ...v.evidence, description: describeVerdict(v) },
+      createdAt: new Date(v.evaluatedAt),
+    });
     this.uncordons.inc({ service: 'uncordon', result: 'dry-run' });
     this.logger.info('would uncordon (dry run)', { node: v.node, decision: v.decision, reason: v.reason });
   }
