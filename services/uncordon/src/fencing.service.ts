@@ -39,7 +39,7 @@ import { decideFencing, type FenceCandidate } from './domain/fencing/decide-fenc
 import { fencingView, type FencingRepository, type FencingRow } from './adapters/outbound/fencing.repository.js';
 import type { KubeFencing, LeaseReading } from './adapters/outbound/kube-fencing.adapter.js';
 import type { KubeNodes } from './adapters/outbound/kube-nodes.adapter.js';
-import type { NodeSource } from './adapters/outbound/node-source.js';
+import type { NodeSource } from './adapters/outbound/node-source.adapter.js';
 import type { UncordonRepository } from './adapters/outbound/uncordon.repository.js';
 import { FENCING_REPOSITORY, KUBE_FENCING, KUBE_NODES, NODE_SOURCE, UNCORDON_CONFIG, UNCORDON_LEADER, UNCORDON_REPOSITORY } from './tokens.js';
 

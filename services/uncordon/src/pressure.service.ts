@@ -8,7 +8,7 @@ import type { UncordonConfig } from './config.js';
 import { decideRelief, nextHighSamples, psiFromSummary, type PodMemory } from './domain/pressure/decide-pressure.js';
 import type { KubeFencing } from './adapters/outbound/kube-fencing.adapter.js';
 import type { KubeNodes } from './adapters/outbound/kube-nodes.adapter.js';
-import type { NodeSource } from './adapters/outbound/node-source.js';
+import type { NodeSource } from './adapters/outbound/node-source.adapter.js';
 import { pressureView, type PressureRepository, type PressureRow } from './adapters/outbound/pressure.repository.js';
 import type { UncordonRepository } from './adapters/outbound/uncordon.repository.js';
 import { KUBE_FENCING, KUBE_NODES, NODE_SOURCE, PRESSURE_REPOSITORY, UNCORDON_CONFIG, UNCORDON_LEADER, UNCORDON_REPOSITORY } from './tokens.js';
