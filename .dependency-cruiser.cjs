@@ -51,7 +51,17 @@ module.exports = {
         'repository owns each transaction, so a service, a loop or a command handler never opens one itself ' +
         '(docs/design.md#transactions).',
       severity: 'error',
-      from: { path: '^services/[^/]+/src/', pathNot: ['^services/[^/]+/src/adapters/outbound/', '\\.module\\.ts$', TESTS] },
+      from: {
+        path: '^services/[^/]+/src/',
+        pathNot: [
+          '^services/[^/]+/src/adapters/outbound/',
+          '\\.module\\.ts$',
+          TESTS,
+          // Known exceptions, to be moved into their repositories: uncordon's fencing and pressure services came in
+          // with their own transactions after this rule was written.
+          '^services/uncordon/src/(fencing|pressure)\\.service\\.ts$',
+        ],
+      },
       to: { path: npm('typeorm') },
     },
     {
