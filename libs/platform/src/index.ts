@@ -22,5 +22,6 @@ export * from './kube/kube-config.js';
 export * from './kube/informer.js';
 export * from './kube/kube-requests.js';
 export * from './runtime/runtime.js';
+export * from './runtime/cycle-runner.js';
 export * from './platform.module.js';
 export * from './bootstrap/bootstrap.js';

@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } fro
 import { EventTypes, type CommandMeta } from '@nodes-manager/contracts';
 import { CLOCK, CodedError, HEALTH_REGISTRY, LOGGER, makeEvent, type Clock, type HealthRegistry, type JsonLogger } from '@nodes-manager/platform';
 import { awsConfigProblem, SPOT_ADVISOR_CONFIG, type SpotAdvisorConfig } from './config.js';
-import { PriceCache, type CachedValue } from './domain/price-cache.js';
+import { PriceCache, type CachedValue } from './adapters/outbound/price.cache.js';
 import { onDemandTableFor, summariseMarket } from './domain/spot-market.js';
 import { advisorBucketFor } from './domain/spot-advisor-snapshot.js';
 import {
@@ -18,7 +18,7 @@ import {
 } from './domain/market-view.js';
 import { provisionArguments, resolveLaunch, sameArguments, type ProvisionRequest } from './domain/provisioning.js';
 import { Ec2Error, type RunInstancesRequest } from './adapters/outbound/ec2.adapter.js';
-import { Ec2Regions } from './adapters/outbound/ec2-regions.js';
+import { Ec2Regions } from './adapters/outbound/ec2-regions.adapter.js';
 import { SpotPriceRepository } from './adapters/outbound/spot-price.repository.js';
 import { ProvisioningRepository } from './adapters/outbound/provisioning.repository.js';
 
