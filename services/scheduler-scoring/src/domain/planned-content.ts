@@ -1,7 +1,7 @@
 /**
  * The content of an `optimize.planned` event — everything but the plan's id — and when it is news. The loop plans
  * every interval; like decisions, a plan is published when its content differs from the last plan recorded, so
- * consumers see changes, not the clock (docs/scoring.md, "Consolidation plans").
+ * consumers see changes, not the clock (docs/scoring.md, "Decisions recorded on change").
  */
 export type PlannedMode = 'plan' | 'execute';
 

@@ -14,8 +14,9 @@ const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
  */
 export function requestLog(logger: JsonLogger, metrics: Metrics) {
   const histogram = metrics.histogram('nodes_manager_http_request_duration_seconds', 'HTTP requests served by the gateway, by method, route and status', ['method', 'route', 'status'], HTTP_BUCKETS);
-  return (req: Request, res: Response, next: NextFunction): void => {
-    const requestId = requestIdFrom(req.headers[REQUEST_ID_HEADER]);
+  return (req: Request & { requestId?: string }, res: Response, next: NextFunction): void => {
+    // One id per request: kept on the request, so anything later in the gateway (the error filter's body) reads the same.
+    const requestId = (req.requestId ??= requestIdFrom(req.headers[REQUEST_ID_HEADER]));
     const started = process.hrtime.bigint();
     res.setHeader('X-Request-Id', requestId);
     runWithRequestId(requestId, () => {
