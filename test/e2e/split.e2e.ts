@@ -32,6 +32,10 @@ beforeAll(async () => {
       COMMAND_TIMEOUT_MS: '3000',
       AUTO_UNCORDON_GRACE_PERIOD_MINUTES: '0.05',
     },
+    perService: {
+      'karpenter-gateway': { KARPENTER_DISCOVERY_CACHE_SECONDS: '1' },
+      'spot-advisor': { PROVISION_IMAGE_ID: 'ami-0123456789abcdef0', PROVISION_SUBNET_ID: 'subnet-0abc' },
+    },
   });
 }, 180_000);
 
@@ -133,6 +137,35 @@ describe('the six services as separate processes on the real broker and database
     expect(['pending', 'running', 'completed', 'failed']).toContain(view.drain!.status);
     const done = await events.waitFor((e) => (e.type === 'node.drain.completed' || e.type === 'node.drain.failed') && e.subject === target, 'the drain to end', 90_000);
     expect(done.type).toBe('node.drain.completed');
+  });
+
+  it('the rest of the catalogue happens for real: a NodePool created, changed, consolidated and deleted, an instance launched, a node gone', async () => {
+    kube.scenario.installKarpenter();
+    const pool = {
+      apiVersion: 'karpenter.sh/v1',
+      kind: 'NodePool',
+      metadata: { name: 'e2e-batch' },
+      spec: {
+        template: { spec: { nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' }, requirements: [{ key: 'karpenter.sh/capacity-type', operator: 'In', values: ['spot'] }] } },
+        disruption: { consolidationPolicy: 'WhenEmptyOrUnderutilized', consolidateAfter: '1m', budgets: [{ nodes: '10%' }] },
+        limits: { cpu: '100' },
+      },
+    };
+    const created = await waitFor(async () => {
+      const r = await api('/api/v1/nodepools', { method: 'POST', body: JSON.stringify(pool) });
+      return r.status === 201 || r.status === 200 ? r : undefined;
+    }, 'karpenter-gateway to see Karpenter installed', 20_000, 500);
+    expect(created.ok).toBe(true);
+    expect((await api('/api/v1/nodepools/e2e-batch', { method: 'PATCH', body: JSON.stringify({ spec: { limits: { cpu: '200' } } }) })).ok).toBe(true);
+    expect((await api('/api/v1/nodepools/e2e-batch/consolidate', { method: 'POST', body: JSON.stringify({ dryRun: false }) })).status).toBeLessThan(300);
+    expect((await api('/api/v1/nodepools/e2e-batch', { method: 'DELETE' })).ok).toBe(true);
+    const launched = await api('/api/v1/instances', { method: 'POST', body: JSON.stringify({ instanceType: 'm5.large', count: 1, clientToken: `e2e-${randomUUID()}` }) });
+    expect(launched.status).toBeLessThan(300);
+    const nodes = ((await (await api('/api/v1/nodes?limit=500&state=Ready')).json()) as { items: { name: string }[] }).items;
+    kube.scenario.deleteNode(nodes[0]!.name);
+    for (const type of ['nodepool.created', 'nodepool.updated', 'nodepool.consolidation.requested', 'nodepool.deleted', 'instance.provisioned', 'node.removed']) {
+      await events.waitFor((e) => e.type === type, type, 20_000);
+    }
   });
 
   it('a request id travels from the caller through the gateway to the service that handles it: answer, access log and service log share it', async () => {
