@@ -15,7 +15,13 @@ const REDACTED = '[REDACTED]';
  * is buffered when the process exits.
  */
 let stdout: DestinationStream | undefined;
-const processDestination = (): DestinationStream => (stdout ??= pino.destination({ dest: 1, sync: false, minLength: 0 }));
+const taps = new Set<(line: string) => void>();
+const processDestination: DestinationStream = {
+  write(s: string) {
+    for (const tap of taps) tap(s);
+    (stdout ??= pino.destination({ dest: 1, sync: false, minLength: 0 })).write(s);
+  },
+};
 
 /**
  * JsonLogger — the Nest LoggerService of every service, over pino: one JSON object per line with stable keys
@@ -41,7 +47,7 @@ export class JsonLogger implements LoggerService {
     level: LogLevel = 'info',
     private readonly write?: (line: string) => void,
   ) {
-    const destination: DestinationStream = write ? { write: (s: string) => write(s.endsWith('\n') ? s.slice(0, -1) : s) } : processDestination();
+    const destination: DestinationStream = write ? { write: (s: string) => write(s.endsWith('\n') ? s.slice(0, -1) : s) } : processDestination;
     this.pino = pino(
       {
         level,
@@ -62,6 +68,15 @@ export class JsonLogger implements LoggerService {
   /** registerSecret — values that must never be printed (JWT secret, AWS keys, passwords in URLs). */
   static registerSecret(value: string | undefined): void {
     if (value && value.length >= 4) JsonLogger.secrets.add(value);
+  }
+
+  /**
+   * tap — also hands every line written to the process's stdout (already redacted, newline included) to `listener`,
+   * until the returned function is called; for tests that check what a service logged.
+   */
+  static tap(listener: (line: string) => void): () => void {
+    taps.add(listener);
+    return () => void taps.delete(listener);
   }
 
   static get registeredSecrets(): ReadonlySet<string> {
