@@ -39,6 +39,8 @@ describe('npm run demo', () => {
     const manual = line(/An operator cordons (\S+) by hand/)!;
     const dataDir = line(/data in (\S+?)[,)]/)!;
     expect([url, token, rebalanced, manual, dataDir].every(Boolean)).toBe(true);
+    // The story reads the node after the uncordon is visible: it reports the state after, never the cordon before.
+    expect(line(new RegExp(`GET /api/v1/nodes/${rebalanced.replace(/[.]/g, '\\.')}: state (\\w+)`))).toBe('Ready');
     const api = async (path: string) => {
       const res = await fetch(url + path, { headers: { authorization: `Bearer ${token}` } });
       expect(`${path} ${res.status}`).toBe(`${path} 200`);

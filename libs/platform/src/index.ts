@@ -2,6 +2,7 @@ export * from './config/config.js';
 export * from './config/common.js';
 export * from './clock/clock.js';
 export * from './logging/logger.js';
+export * from './logging/request-context.js';
 export * from './errors/coded-error.js';
 export * from './database/database.js';
 export * from './database/self-check.js';

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Module, type DynamicModule, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Module, type DynamicModule, type MiddlewareConsumer, type NestModule, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
 import { heartbeatType } from '@nodes-manager/contracts';
@@ -28,6 +28,7 @@ import { NodeSafetyController } from './adapters/inbound/node-safety.controller.
 import { GatewayHealthController } from './adapters/inbound/gateway-health.controller.js';
 import { HttpErrorFilter } from './adapters/inbound/http-error.filter.js';
 import { Forwarder } from './adapters/inbound/forwarder.js';
+import { requestLog } from './adapters/inbound/request-log.middleware.js';
 import type { ApiGatewayConfig } from './config.js';
 
 export const GATEWAY_CONFIG = Symbol('GATEWAY_CONFIG');
@@ -63,7 +64,17 @@ class GatewayLifecycle implements OnModuleInit, OnApplicationShutdown {
 
 /** ApiGatewayModule — wiring only: the REST API, JWT auth, validation, and forwarding to the owning service. */
 @Module({})
-export class ApiGatewayModule {
+export class ApiGatewayModule implements NestModule {
+  constructor(
+    @Inject(GATEWAY_LOGGER) private readonly logger: JsonLogger,
+    @Inject(RUNTIME) private readonly runtime: Runtime,
+  ) {}
+
+  /** Request ids, the access log and the HTTP request histogram, for every route (request-log.middleware.ts). */
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(requestLog(this.logger, this.runtime.metrics)).forRoutes('*');
+  }
+
   static forRoot(config: ApiGatewayConfig): DynamicModule {
     const auth = {
       secret: config.AUTH_JWT_ACCESS_SECRET,

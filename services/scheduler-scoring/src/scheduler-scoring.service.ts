@@ -33,7 +33,8 @@ import type { CatalogSource } from './adapters/outbound/catalog-source.adapter.j
 import type { ClusterCache } from './adapters/outbound/cluster-cache.adapter.js';
 import type { Drainer } from './adapters/outbound/drainer.adapter.js';
 import type { PriceSource } from './adapters/outbound/price-source.adapter.js';
-import { EXECUTION_LOCK, InvalidCursorError, type DecisionView, type SchedulingRepository } from './adapters/outbound/scheduling.repository.js';
+import { EXECUTION_LOCK, InvalidCursorError, type DecisionView, type PlanRow, type SchedulingRepository } from './adapters/outbound/scheduling.repository.js';
+import { decidePublishPlan, plannedContent, type PlanFacts, type PlannedContent } from './domain/planned-content.js';
 import { CATALOG_SOURCE, CLUSTER_CACHE, DRAINER, PRICE_SOURCE, SCHEDULER_SCORING_CONFIG, SCHEDULING_REPOSITORY } from './tokens.js';
 
 export const SYSTEM_ACTOR = 'system:scheduler-scoring';
@@ -293,6 +294,7 @@ export class SchedulerScoringService {
     }
     const now = this.clock.now();
     const planId = plan ? randomUUID() : undefined;
+    const previous = plan ? await this.repo.latestPlan(null) : undefined;
     const planRow = plan && planId
       ? {
           id: planId,
@@ -310,24 +312,13 @@ export class SchedulerScoringService {
     const decisions = await this.repo.recordCycle(drafts, { skipRepeats: meta.actor === SYSTEM_ACTOR, meta: { ...meta, now }, ...(planRow ? { plan: planRow } : {}) }, this.outbox, (rows) => {
       const events: CloudEvent[] = rows.map((d) => makeEvent(SERVICE, EventTypes.schedulingDecided, d, now, { ...meta, subject: d.subject }));
       if (plan && planId) {
-        events.push(
-          makeEvent(
-            SERVICE,
-            EventTypes.optimizePlanned,
-            {
-              planId,
-              mode,
-              dryRun: mode !== 'execute',
-              remove: plan.remove.map((r) => ({ node: r.node, reason: r.reason, utilization: r.utilization, savingsUsdPerHour: r.savingsUsdPerHour })),
-              blocked: plan.blocked.length,
-              hourlySavingsUsd: plan.hourlySavingsUsd,
-              monthlySavingsUsd: plan.monthlySavingsUsd,
-              priceSource: prices.source,
-            },
-            now,
-            meta,
-          ),
-        );
+        const content = plannedContent(plan, mode === 'execute' ? 'execute' : 'plan', prices.source);
+        const publish = decidePublishPlan(content, previousPlanContent(previous), {
+          askedByCaller: meta.actor !== SYSTEM_ACTOR,
+          executing: mode === 'execute' && plan.remove.length > 0,
+        });
+        if (publish.publish) events.push(makeEvent(SERVICE, EventTypes.optimizePlanned, { planId, ...content }, now, meta));
+        else this.logger.debug('plan unchanged, not republished', { planId, reason: publish.reason, correlationId: meta.correlationId });
       }
       return events;
     });
@@ -470,4 +461,12 @@ export class SchedulerScoringService {
     for (const d of drained) this.logger.info('consolidation drain started', { node: d.node, operationId: d.operationId, correlationId: meta.correlationId });
     for (const s of skipped) this.logger.info('consolidation drain skipped', { node: s.node, reason: s.reason, correlationId: meta.correlationId });
   }
+}
+
+/** previousPlanContent — the `optimize.planned` content of a stored plan row (the cluster-wide plan), if there is one. */
+function previousPlanContent(row: PlanRow | undefined): PlannedContent | undefined {
+  if (!row) return undefined;
+  const plan = row.plan as unknown as Partial<PlanFacts> & { priceSource?: string };
+  if (!Array.isArray(plan.remove) || !Array.isArray(plan.blocked)) return undefined;
+  return plannedContent(plan as PlanFacts, row.dryRun ? 'plan' : 'execute', String(plan.priceSource));
 }
