@@ -27,6 +27,8 @@ import { SpotController } from './adapters/inbound/spot.controller.js';
 import { NodeSafetyController } from './adapters/inbound/node-safety.controller.js';
 import { GatewayHealthController } from './adapters/inbound/gateway-health.controller.js';
 import { HttpErrorFilter } from './adapters/inbound/http-error.filter.js';
+import { EVENT_STREAM_HUB, StreamController } from './adapters/inbound/stream.controller.js';
+import { AmqpEventFeed, EventFeedRunner, EventStreamHub, InProcessEventFeed } from './adapters/inbound/event-stream.js';
 import { Forwarder } from './adapters/inbound/forwarder.js';
 import type { ApiGatewayConfig } from './config.js';
 
@@ -83,6 +85,7 @@ export class ApiGatewayModule {
         NodePoolsController,
         SpotController,
         NodeSafetyController,
+        StreamController,
       ],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: config },
@@ -124,6 +127,17 @@ export class ApiGatewayModule {
         },
         Forwarder,
         GatewayLifecycle,
+        // The live stream's feed of nodes.events: the gateway's own exclusive queue, or the in-process bus.
+        {
+          provide: EventFeedRunner,
+          inject: [RUNTIME, GATEWAY_LOGGER],
+          useFactory: (rt: Runtime, logger: JsonLogger) => {
+            const url = config.RABBITMQ_URL ?? rt.rabbitmqUrl;
+            const feed = url ? new AmqpEventFeed(url, logger) : new InProcessEventFeed(rt.eventBus!);
+            return new EventFeedRunner(new EventStreamHub(), feed);
+          },
+        },
+        { provide: EVENT_STREAM_HUB, inject: [EventFeedRunner], useFactory: (r: EventFeedRunner) => r.hub },
         createJwtStrategy(auth),
         { provide: APP_GUARD, useClass: JwtAuthGuard },
         { provide: APP_GUARD, useClass: createWriteScopeGuard(auth.writeScope) },
