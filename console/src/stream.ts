@@ -119,7 +119,7 @@ export class EventStreamClient {
       touch();
       const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: 'text/event-stream' };
       if (this.lastEventId) headers['last-event-id'] = this.lastEventId;
-      const res = await (this.o.fetch ?? fetch)(this.o.url, { headers, signal: abort.signal, cache: 'no-store' });
+      const res = await (this.o.fetch ?? fetch)(this.o.url, { headers, signal: abort.signal });
       if (res.status === 401) {
         const body = (await res.json().catch(() => ({}))) as { message?: string };
         this.stopped = true;

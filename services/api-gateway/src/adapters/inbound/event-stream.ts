@@ -32,6 +32,8 @@ export class EventStreamHub {
   private seq = 0;
   private readonly recent: StreamedEvent[] = [];
   private readonly listeners = new Set<StreamListener>();
+  private readonly enders = new Map<StreamListener, () => void>();
+  private shuttingDown = false;
 
   get size(): number {
     return this.listeners.size;
@@ -50,9 +52,25 @@ export class EventStreamHub {
     for (const l of [...this.listeners]) l(e);
   }
 
-  listen(fn: StreamListener): () => void {
+  /** listen — an open stream: `fn` gets every event, `end` is called when the gateway shuts down. */
+  listen(fn: StreamListener, end?: () => void): () => void {
     this.listeners.add(fn);
-    return () => this.listeners.delete(fn);
+    if (end) this.enders.set(fn, end);
+    return () => {
+      this.listeners.delete(fn);
+      this.enders.delete(fn);
+    };
+  }
+
+  /** True once the gateway shuts down: new streams are refused, so none outlives the HTTP server. */
+  get closing(): boolean {
+    return this.shuttingDown;
+  }
+
+  /** endAll — ends every open stream (shutdown: an open response would keep the HTTP server from closing). */
+  endAll(): void {
+    this.shuttingDown = true;
+    for (const end of [...this.enders.values()]) end();
   }
 
   /** replaySince — the events after `lastEventId`, or a reset when they cannot all be given. */
@@ -160,6 +178,10 @@ export class EventFeedRunner {
   ) {}
   async onModuleInit(): Promise<void> {
     await this.feed.start(this.hub);
+  }
+  /** Before the HTTP server closes: clients see the stream end and reconnect to the next gateway. */
+  beforeApplicationShutdown(): void {
+    this.hub.endAll();
   }
   async onApplicationShutdown(): Promise<void> {
     await this.feed.close();

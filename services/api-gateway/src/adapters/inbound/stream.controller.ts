@@ -57,13 +57,18 @@ export class StreamController {
   @ApiResponse({ status: 200, description: 'The event stream (stays open)', content: { 'text/event-stream': { schema: { type: 'string', description: 'server-sent events: `id`, optional `event`, `data` (a CloudEvent as JSON)' } } } })
   stream(@Query() query: unknown, @Req() req: Request, @Res() res: Response): void {
     const { types } = parseInput(streamQuery, query, 'query');
+    if (this.hub.closing) {
+      res.setHeader('Connection', 'close');
+      throw new CodedError('SERVICE_UNAVAILABLE', 'this gateway is shutting down; retry');
+    }
     if (this.hub.size >= STREAM_MAX_CLIENTS) throw new CodedError('SERVICE_UNAVAILABLE', `this gateway already serves ${STREAM_MAX_CLIENTS} streams; retry later`);
     const wanted = (e: StreamedEvent) => !types || types.some((t) => matchesBinding(t, e.event.type));
 
     res.status(200);
     res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
     res.setHeader('Cache-Control', 'no-cache, no-transform');
-    res.setHeader('Connection', 'keep-alive');
+    // The connection ends with the stream: never reused for another request (which could outlive a shutdown).
+    res.setHeader('Connection', 'close');
     res.setHeader('X-Accel-Buffering', 'no');
     res.flushHeaders();
     req.socket.setNoDelay(true);
@@ -82,7 +87,7 @@ export class StreamController {
     // Subscribe before replaying, and drop what the replay already covered, so nothing falls between the two.
     const pending: StreamedEvent[] = [];
     let replaying = true;
-    const unlisten = this.hub.listen((e) => (replaying ? pending.push(e) : send(e)));
+    const unlisten = this.hub.listen((e) => (replaying ? pending.push(e) : send(e)), () => close());
     write(`retry: ${STREAM_RETRY_MS}\n`);
     write(`event: hello\ndata: ${JSON.stringify({ epoch: this.hub.epoch, lastEventId: this.hub.lastId })}\n\n`);
     const lastEventId = req.header('last-event-id');
@@ -110,9 +115,11 @@ export class StreamController {
       unlisten();
       clearInterval(ping);
       if (expire) clearTimeout(expire);
-      res.end();
+      // The socket goes with the stream: nothing else is ever sent on it (Connection: close).
+      res.end(() => res.socket?.destroy());
     }
     req.on('close', close);
+    res.on('close', close);
     res.on('error', close);
   }
 }
