@@ -232,6 +232,19 @@ describe('the operator’s views, live', () => {
     await page.keyboard.press('5');
     await page.getByRole('heading', { name: 'Spot market' }).waitFor();
     await page.getByTestId('price-chart').locator('canvas').waitFor();
+    await page.getByText(/every change over the last 168 h/).waitFor();
+    // The chart's data: every price change per zone over the window, each zone starting at the window's start.
+    const auth = { headers: { authorization: `Bearer ${testToken()}` } };
+    const market = (await (await fetch(`${system.url}/api/v1/spot/market`, auth)).json()) as { items: { instanceType: string }[] };
+    const type = market.items[0]!.instanceType;
+    const history = (await (await fetch(`${system.url}/api/v1/spot/history?instanceType=${type}`, auth)).json()) as { window: { from: string; to: string }; zones: { zone: string; points: { at: string; usdPerHour: number }[] }[] };
+    expect(history.zones.length).toBeGreaterThan(0);
+    for (const z of history.zones) {
+      const at = z.points.map((p) => p.at);
+      expect({ zone: z.zone, first: at[0], sorted: [...at].sort().join() === at.join(), inWindow: at.every((t) => t >= history.window.from && t <= history.window.to) }).toEqual({ zone: z.zone, first: history.window.from, sorted: true, inWindow: true });
+      expect(z.points.length).toBeGreaterThan(2);
+    }
+    expect((await fetch(`${system.url}/api/v1/spot/history?instanceType=M5`, auth)).status).toBe(400);
     await expect(page.locator('main').textContent()).resolves.toMatch(/price-volatility|spot-advisor-snapshot|EC2 publishes no interruption data/);
     await shot(page, '07-spot');
     await page.getByRole('link', { name: 'NodePools' }).click();

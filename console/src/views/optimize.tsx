@@ -20,7 +20,7 @@ export function OptimizeView() {
     setTrigger({ busy: true });
     try {
       const r = await api.post<{ planId?: string; plan?: Plan }>('/api/v1/optimize/trigger', { dryRun: true });
-      setTrigger({ busy: false, result: `Dry run recorded (plan ${r.planId ?? '—'}): ${r.plan?.remove.length ?? 0} nodes would go, saving ${usd(r.plan?.hourlySavingsUsd)}/h. Nothing was drained.` });
+      setTrigger({ busy: false, result: `Dry run recorded (plan ${r.planId ?? '—'}): ${r.plan?.remove.length ?? 0} node${r.plan?.remove.length === 1 ? '' : 's'} would go, saving ${usd(r.plan?.hourlySavingsUsd)}/h. Nothing was drained.` });
       plan.reload();
     } catch (err) {
       setTrigger({ busy: false, error: err instanceof ApiError && err.status === 403 ? `Not allowed: ${err.message}` : (err as Error).message });

@@ -16,6 +16,7 @@ export function SpotView() {
   const [type, setType] = useState('');
   const chosen = type || types[0] || '';
   const rows = (market.data?.items ?? []).filter((i) => i.instanceType === chosen).sort((a, b) => a.availabilityZone.localeCompare(b.availabilityZone));
+  const history = useResource((signal) => (chosen ? api.get<History>(`/api/v1/spot/history?instanceType=${encodeURIComponent(chosen)}`, signal) : Promise.resolve(undefined)), [api, chosen, market.data]);
 
   return (
     <section className="view" aria-labelledby="spot-title">
@@ -40,7 +41,7 @@ export function SpotView() {
       </div>
       {market.error && <p className="notice error">{market.error}</p>}
       {features.rebalanceSummary && <RebalanceLedger />}
-      {market.data && rows.length > 0 && <PriceChart market={market.data} rows={rows} />}
+      {market.data && rows.length > 0 && <PriceChart market={market.data} rows={rows} history={history.data?.instanceType === chosen ? history.data : undefined} />}
       {market.data && (
         <table>
           <thead>
@@ -87,24 +88,42 @@ export function SpotView() {
   );
 }
 
+/** History — `GET /api/v1/spot/history`: every price change per zone over the window. */
+interface History {
+  instanceType: string;
+  window: { from: string; to: string };
+  zones: { zone: string; points: { at: string; usdPerHour: number }[] }[];
+}
+
 /**
- * PriceChart — one line per zone of the chosen type: the price at the window's start, then the current price from the
- * moment it took effect, against the On-Demand price. The market view gives the window's start, range and current
- * price per zone (not every change), so the lines are drawn from those.
+ * PriceChart — one stepped line per zone of the chosen type: every Spot price change over the advisor's window
+ * (`/spot/history`), against the On-Demand price. While the history has not arrived, the market view's summary
+ * draws it: the price at the window's start, then the current one since it took effect.
  */
-function PriceChart({ market, rows }: { market: Market; rows: MarketItem[] }) {
+function PriceChart({ market, rows, history }: { market: Market; rows: MarketItem[]; history: History | undefined }) {
   const el = useRef<HTMLDivElement>(null);
   useEffect(() => {
     if (!el.current) return;
     const from = Date.parse(market.window.from) / 1000;
     const to = Date.parse(market.window.to) / 1000;
-    const xs = new Set<number>([from, to]);
-    for (const r of rows) if (r.spotPriceSince) xs.add(Math.max(from, Date.parse(r.spotPriceSince) / 1000));
-    const x = [...xs].sort((a, b) => a - b);
-    const series = rows.map((r) => {
+    // Each zone as (time, price) steps; the chart's x axis is the union of every zone's change times.
+    const steps = rows.map((r): [number, number][] => {
+      const pts = history?.zones.find((z) => z.zone === r.availabilityZone)?.points;
+      if (pts && pts.length > 0) return pts.map((p) => [Math.max(from, Date.parse(p.at) / 1000), p.usdPerHour]);
       const since = r.spotPriceSince ? Math.max(from, Date.parse(r.spotPriceSince) / 1000) : from;
-      const start = r.trend?.fromUsdPerHour ?? r.spotUsdPerHour;
-      return x.map((t) => (t >= since ? r.spotUsdPerHour : start));
+      return [
+        [from, r.trend?.fromUsdPerHour ?? r.spotUsdPerHour],
+        [since, r.spotUsdPerHour],
+      ];
+    });
+    const x = [...new Set([from, to, ...steps.flatMap((s) => s.map(([t]) => t))])].sort((a, b) => a - b);
+    const series = steps.map((s) => {
+      let i = 0;
+      let price = s[0]?.[1] ?? null;
+      return x.map((t) => {
+        while (i < s.length && s[i]![0] <= t) price = s[i++]![1];
+        return price;
+      });
     });
     const od = rows.find((r) => r.onDemandKnown !== false)?.onDemandUsdPerHour;
     const data: uPlot.AlignedData = [x, ...series, ...(od !== undefined ? [x.map(() => od)] : [])];
@@ -117,8 +136,8 @@ function PriceChart({ market, rows }: { market: Market; rows: MarketItem[] }) {
         axes: [{}, { label: 'USD / hour', size: 70, values: (_u, v) => v.map((n) => `$${n.toFixed(3)}`) }],
         series: [
           {},
-          ...rows.map((r, i) => ({ label: r.availabilityZone, stroke: ZONE_COLOURS[i % ZONE_COLOURS.length]!, width: 2, paths: uPlot.paths.stepped!({ align: 1 }) })),
-          ...(od !== undefined ? [{ label: 'On-demand', stroke: '#6b7280', dash: [6, 4], width: 1.5 }] : []),
+          ...rows.map((r, i) => ({ label: r.availabilityZone, stroke: ZONE_COLOURS[i % ZONE_COLOURS.length]!, width: 2, points: { show: false }, paths: uPlot.paths.stepped!({ align: 1 }) })),
+          ...(od !== undefined ? [{ label: 'On-demand', stroke: '#6b7280', dash: [6, 4], width: 1.5, points: { show: false } }] : []),
         ],
         legend: { show: true },
       },
@@ -131,11 +150,13 @@ function PriceChart({ market, rows }: { market: Market; rows: MarketItem[] }) {
       window.removeEventListener('resize', onResize);
       plot.destroy();
     };
-  }, [market, rows]);
+  }, [market, rows, history]);
   return (
     <figure className="chart">
       <div ref={el} data-testid="price-chart" role="img" aria-label={`Spot price of ${rows[0]?.instanceType} per zone over the last ${market.window.hours} hours`} />
-      <figcaption className="muted small-text">Spot price per zone: the price at the window’s start and the current one since it took effect; dashed: On-Demand.</figcaption>
+      <figcaption className="muted small-text">
+        {history ? `Spot price per zone, every change over the last ${market.window.hours} h` : 'Spot price per zone: the price at the window’s start and the current one (history loading)'}; dashed: On-Demand.
+      </figcaption>
     </figure>
   );
 }

@@ -28,6 +28,7 @@ import { NodeSafetyController } from './adapters/inbound/node-safety.controller.
 import { GatewayHealthController } from './adapters/inbound/gateway-health.controller.js';
 import { HttpErrorFilter } from './adapters/inbound/http-error.filter.js';
 import { EVENT_STREAM_HUB, StreamController } from './adapters/inbound/stream.controller.js';
+import { SpotHistoryController } from './adapters/inbound/spot-history.controller.js';
 import { AmqpEventFeed, EventFeedRunner, EventStreamHub, InProcessEventFeed } from './adapters/inbound/event-stream.js';
 import { Forwarder } from './adapters/inbound/forwarder.js';
 import type { ApiGatewayConfig } from './config.js';
@@ -86,6 +87,7 @@ export class ApiGatewayModule {
         SpotController,
         NodeSafetyController,
         StreamController,
+        SpotHistoryController,
       ],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: config },
