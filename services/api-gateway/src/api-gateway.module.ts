@@ -27,6 +27,9 @@ import { SpotController } from './adapters/inbound/spot.controller.js';
 import { NodeSafetyController } from './adapters/inbound/node-safety.controller.js';
 import { GatewayHealthController } from './adapters/inbound/gateway-health.controller.js';
 import { HttpErrorFilter } from './adapters/inbound/http-error.filter.js';
+import { EVENT_STREAM_HUB, StreamController } from './adapters/inbound/stream.controller.js';
+import { SpotHistoryController } from './adapters/inbound/spot-history.controller.js';
+import { AmqpEventFeed, EventFeedRunner, EventStreamHub, InProcessEventFeed } from './adapters/inbound/event-stream.js';
 import { Forwarder } from './adapters/inbound/forwarder.js';
 import { requestLog } from './adapters/inbound/request-log.middleware.js';
 import type { ApiGatewayConfig } from './config.js';
@@ -94,6 +97,8 @@ export class ApiGatewayModule implements NestModule {
         NodePoolsController,
         SpotController,
         NodeSafetyController,
+        StreamController,
+        SpotHistoryController,
       ],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: config },
@@ -135,6 +140,17 @@ export class ApiGatewayModule implements NestModule {
         },
         Forwarder,
         GatewayLifecycle,
+        // The live stream's feed of nodes.events: the gateway's own exclusive queue, or the in-process bus.
+        {
+          provide: EventFeedRunner,
+          inject: [RUNTIME, GATEWAY_LOGGER],
+          useFactory: (rt: Runtime, logger: JsonLogger) => {
+            const url = config.RABBITMQ_URL ?? rt.rabbitmqUrl;
+            const feed = url ? new AmqpEventFeed(url, logger) : new InProcessEventFeed(rt.eventBus!);
+            return new EventFeedRunner(new EventStreamHub(), feed);
+          },
+        },
+        { provide: EVENT_STREAM_HUB, inject: [EventFeedRunner], useFactory: (r: EventFeedRunner) => r.hub },
         createJwtStrategy(auth),
         { provide: APP_GUARD, useClass: JwtAuthGuard },
         { provide: APP_GUARD, useClass: createWriteScopeGuard(auth.writeScope) },

@@ -99,6 +99,30 @@ export class SpotAdvisorService implements OnModuleInit, OnApplicationShutdown {
     };
   }
 
+  /**
+   * history — one instance type's Spot price changes per zone over the market's window (the points the last refresh
+   * stored), for the console's chart: each zone starts with the price in effect at the window's start.
+   */
+  async history(q: { region?: string; instanceType: string }) {
+    const region = this.regionFor(q.region);
+    const cached = await this.cached(this.markets, region);
+    const { windowStart, windowEnd } = cached.data;
+    const points = await this.prices.history(region, q.instanceType, windowStart, windowEnd);
+    const zones = new Map<string, { at: string; usdPerHour: number }[]>();
+    for (const p of points) {
+      const list = zones.get(p.zone) ?? [];
+      list.push({ at: (p.at < windowStart ? windowStart : p.at).toISOString(), usdPerHour: p.usdPerHour });
+      zones.set(p.zone, list);
+    }
+    return {
+      region,
+      instanceType: q.instanceType,
+      window: { hours: this.config.SPOT_PRICE_WINDOW_HOURS, from: windowStart.toISOString(), to: windowEnd.toISOString() },
+      ...freshnessOf(cached),
+      zones: [...zones.entries()].map(([zone, pts]) => ({ zone, points: pts })),
+    };
+  }
+
   /** spotPrices — scheduler-scoring's PriceInfo per (type, zone), from the same cached market. */
   async spotPrices(q: MarketQuery) {
     const region = this.regionFor(q.region);
