@@ -45,6 +45,26 @@ module.exports = {
       },
     },
     {
+      name: 'repositories-own-transactions',
+      comment:
+        'Only a service\'s repositories (adapters/outbound/) and the module that builds them touch TypeORM: the ' +
+        'repository owns each transaction, so a service, a loop or a command handler never opens one itself ' +
+        '(docs/design.md#transactions).',
+      severity: 'error',
+      from: {
+        path: '^services/[^/]+/src/',
+        pathNot: [
+          '^services/[^/]+/src/adapters/outbound/',
+          '\\.module\\.ts$',
+          TESTS,
+          // Known exceptions, to be moved into their repositories: uncordon's fencing and pressure services came in
+          // with their own transactions after this rule was written.
+          '^services/uncordon/src/(fencing|pressure)\\.service\\.ts$',
+        ],
+      },
+      to: { path: npm('typeorm') },
+    },
+    {
       name: 'services-stand-apart',
       comment:
         'Services never import each other: they talk over RabbitMQ commands and events (libs/contracts) only. ' +

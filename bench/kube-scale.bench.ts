@@ -18,12 +18,12 @@ import { createDataSource, FakeClock, JsonLogger, Metrics, Outbox, runMigrations
 import { createTestDatabase } from '@nodes-manager/platform/testing';
 import { generateFleet, startKubeSim } from '@nodes-manager/sim';
 import { migrations } from '../migrations/node-sync/index.js';
-import { entities } from '../services/node-sync/src/adapters/outbound/entities.js';
+import { entities } from '../services/node-sync/src/adapters/outbound/node-sync.entities.js';
 import { KubeCache } from '../services/node-sync/src/adapters/outbound/kube-cache.adapter.js';
 import { NodeSyncRepository } from '../services/node-sync/src/adapters/outbound/node-sync.repository.js';
 import { NodeSyncService } from '../services/node-sync/src/node-sync.service.js';
-import { InformerNodeSource } from '../services/uncordon/src/adapters/outbound/node-source.js';
-import { InformerClusterCache } from '../services/scheduler-scoring/src/adapters/outbound/cluster-cache.js';
+import { InformerNodeSource } from '../services/uncordon/src/adapters/outbound/node-source.adapter.js';
+import { InformerClusterCache } from '../services/scheduler-scoring/src/adapters/outbound/cluster-cache.adapter.js';
 
 const arg = (name: string, dflt: string): string => {
   const i = process.argv.indexOf(`--${name}`);

@@ -20,7 +20,7 @@ import { createDataSource, FakeClock, JsonLogger, Metrics, Outbox, runMigrations
 import { createTestDatabase } from '@nodes-manager/platform/testing';
 import { generateFleet, startKubeSim } from '@nodes-manager/sim';
 import { migrations } from '../migrations/node-sync/index.js';
-import { entities } from '../services/node-sync/src/adapters/outbound/entities.js';
+import { entities } from '../services/node-sync/src/adapters/outbound/node-sync.entities.js';
 import { KubeCache } from '../services/node-sync/src/adapters/outbound/kube-cache.adapter.js';
 import { NodeSyncRepository } from '../services/node-sync/src/adapters/outbound/node-sync.repository.js';
 import { planSync, workloadClassOf } from '../services/node-sync/src/domain/plan-sync.js';

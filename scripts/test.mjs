@@ -18,6 +18,7 @@ let failed = 0;
 let broken = false;
 
 if (run('typecheck', process.execPath, ['node_modules/typescript/bin/tsc', '--noEmit', '-p', 'tsconfig.json']) !== 0) broken = true;
+if (run('typecheck (console)', process.execPath, ['node_modules/typescript/bin/tsc', '--noEmit', '-p', 'console/tsconfig.json']) !== 0) broken = true;
 if (run('build', process.execPath, ['scripts/build.mjs']) !== 0) broken = true;
 
 const jest = (label, projects, extra) => {

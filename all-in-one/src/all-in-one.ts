@@ -5,6 +5,7 @@ import { createRuntime, InProcessTransport, JsonLogger, RuntimeModule, type LogL
 import { ApiGatewayModule } from '../../services/api-gateway/src/api-gateway.module.js';
 import { loadApiGatewayConfig } from '../../services/api-gateway/src/config.js';
 import { setupOpenApi } from '../../services/api-gateway/src/openapi.js';
+import { setupConsole } from '../../services/api-gateway/src/adapters/inbound/console-static.js';
 import { NodeSyncModule } from '../../services/node-sync/src/node-sync.module.js';
 import { loadNodeSyncConfig } from '../../services/node-sync/src/config.js';
 import { UncordonModule } from '../../services/uncordon/src/uncordon.module.js';
@@ -57,7 +58,7 @@ export function loadAllConfigs(env: NodeJS.ProcessEnv) {
  * as split mode, wired with the in-process command transport (and the in-process event bus unless RABBITMQ_URL is
  * set, in which case events still go to RabbitMQ).
  */
-export async function startAllInOne(opts: { env: NodeJS.ProcessEnv; runtime?: Runtime; host?: string }): Promise<AllInOne> {
+export async function startAllInOne(opts: { env: NodeJS.ProcessEnv; runtime?: Runtime; host?: string; consoleDir?: string }): Promise<AllInOne> {
   const c = loadAllConfigs(opts.env);
   const level = (c.gateway.LOG_LEVEL as LogLevel) ?? 'info';
   const runtime =
@@ -79,6 +80,7 @@ export async function startAllInOne(opts: { env: NodeJS.ProcessEnv; runtime?: Ru
   app.connectMicroservice({ strategy: new InProcessTransport(runtime.commands!) }, { inheritAppConfig: true });
   await app.startAllMicroservices();
   setupOpenApi(app);
+  setupConsole(app, opts.consoleDir);
   await app.listen(c.gateway.APP_PORT, opts.host ?? '127.0.0.1');
   const port = (app.getHttpServer().address() as { port: number }).port;
   return { app, runtime, url: `http://${opts.host ?? '127.0.0.1'}:${port}`, close: () => app.close() };

@@ -89,6 +89,8 @@ async function main(): Promise<void> {
     if (e.type === 'node.uncordoned' || e.type.startsWith('node.drain.') || e.type === 'node.fenced' || e.type === 'node.pressure.relieved') say(`event ${e.type} published on nodes.events (id ${e.id}, subject ${e.subject}, actor ${e.actor})`);
   });
   const token = signToken(env['AUTH_JWT_ACCESS_SECRET']!, { sub: 'demo-operator', scope: 'nodes:read nodes:write' }, 24 * 3600);
+  // The first line to open: the console, signed in by the token in the fragment (never sent to the server or logged).
+  say(`open the console: ${system.url}/#token=${token}`);
   say(`nodes-manager (all-in-one) is serving the API at ${system.url}/api/v1 — OpenAPI at ${system.url}/api/docs`);
   say(`demo token (read+write scope, 24 h): ${token}`);
   say(`try: curl -H "Authorization: Bearer $TOKEN" ${system.url}/api/v1/cordons`);

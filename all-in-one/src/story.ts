@@ -70,13 +70,26 @@ export async function runRebalanceStory(o: StoryOptions): Promise<StoryResult> {
     o.say(`${spot.name} was not uncordoned within ${Math.round(o.timeoutMs / 1000)} s.`);
     return { rebalanced: spot.name, manual: other.name, uncordoned, manualStillCordoned: true };
   }
-  const after = await api<{ name: string; unschedulable: boolean; state: string }>(`/api/v1/nodes/${spot.name}`).catch(() => undefined);
   o.say(`nodes-manager uncordoned ${spot.name}: it was cordoned by the rebalance recommendation, stayed Ready through the grace period, and the scaling event is recorded (GET /api/v1/events).`);
-  if (after) o.say(`GET /api/v1/nodes/${spot.name}: state ${after.state}.`);
+  // The uncordon is a patch to the API server; the node's row changes when node-sync sees the watch event. Read the
+  // node once that change is visible, so the story never reports the state from before the uncordon.
+  const after = await waitForUncordonVisible(api, spot.name, 30_000);
+  o.say(after ? `GET /api/v1/nodes/${spot.name}: state ${after.state}.` : `GET /api/v1/nodes/${spot.name} still shows the cordon after 30 s (node-sync has not seen the change yet).`);
   const manual = (await api<{ items: CordonView[] }>('/api/v1/cordons')).items.find((c) => c.node === other.name);
   const stays = !!manual && manual.decision !== 'uncordon';
   o.say(stays ? `${other.name} stays cordoned: ${manual!.reason} — a cordon nodes-manager did not prove to be the rebalance one is never touched.` : `${other.name} is no longer listed as cordoned.`);
   return { rebalanced: spot.name, manual: other.name, uncordoned, manualStillCordoned: stays };
+}
+
+/** waitForUncordonVisible — the node as the API shows it once it is schedulable again, or undefined after `timeoutMs`. */
+async function waitForUncordonVisible(api: <T>(p: string) => Promise<T>, name: string, timeoutMs: number): Promise<{ state: string } | undefined> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const node = await api<{ unschedulable: boolean; state: string }>(`/api/v1/nodes/${name}`).catch(() => undefined);
+    if (node && !node.unschedulable) return node;
+    await sleep(250);
+  }
+  return undefined;
 }
 
 interface NodeView {

@@ -6,9 +6,11 @@ import * as apps from 'kubernetes-models/apps/v1';
 import * as rbac from 'kubernetes-models/rbac.authorization.k8s.io/v1';
 import * as policy from 'kubernetes-models/policy/v1';
 import * as autoscaling from 'kubernetes-models/autoscaling/v2';
+import * as networking from 'kubernetes-models/networking.k8s.io/v1';
 import * as monitoring from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
 import { configKeys, defaultPorts, deployFiles, loadManifests, named, ofKind, type Manifest } from './support/manifests.js';
-import { ROOT, SERVICES } from './support/source-graph.js';
+import { deriveAccess } from './support/kube-calls.js';
+import { ROOT, runtimeGraph, SERVICES, serviceEntry } from './support/source-graph.js';
 
 /** The schema modules by apiVersion (no network: the OpenAPI schemas ship inside the packages). */
 const MODELS: Record<string, Record<string, unknown>> = {
@@ -17,6 +19,7 @@ const MODELS: Record<string, Record<string, unknown>> = {
   'rbac.authorization.k8s.io/v1': rbac,
   'policy/v1': policy,
   'autoscaling/v2': autoscaling,
+  'networking.k8s.io/v1': networking,
   'monitoring.coreos.com/v1': monitoring,
 };
 
@@ -118,11 +121,7 @@ describe('deploy/ manifests', () => {
     });
   });
 
-  it('the gateway has a PodDisruptionBudget; the stateless services have an HPA and the leader-elected loops none', () => {
-    const gw = named(manifests, 'Deployment', 'api-gateway')!.doc;
-    const pdb = named(manifests, 'PodDisruptionBudget', 'api-gateway')!.doc;
-    expect(pdb.spec.selector.matchLabels).toEqual(gw.spec.selector.matchLabels);
-    expect(pdb.spec.minAvailable).toBeLessThan(gw.spec.replicas);
+  it('the stateless services have an HPA, the leader-elected loops none, and no HPA goes below what the PDB keeps', () => {
     const hpas = ofKind(manifests, 'HorizontalPodAutoscaler').map((m: Manifest) => m.doc.spec.scaleTargetRef.name);
     expect(hpas.sort()).toEqual(['api-gateway', 'karpenter-gateway', 'spot-advisor']);
     for (const name of hpas) {
@@ -130,7 +129,62 @@ describe('deploy/ manifests', () => {
       const hpa = named(manifests, 'HorizontalPodAutoscaler', name)!.doc.spec;
       expect(`${name} ${hpa.minReplicas <= replicas && replicas <= hpa.maxReplicas}`).toBe(`${name} true`);
     }
+    const pdb = named(manifests, 'PodDisruptionBudget', 'api-gateway')!.doc;
     expect(named(manifests, 'HorizontalPodAutoscaler', 'api-gateway')!.doc.spec.minReplicas).toBeGreaterThanOrEqual(pdb.spec.minAvailable + 1);
+  });
+
+  describe.each(SERVICES.map((s) => [s]))('%s survives a drain and a zone outage', (svc) => {
+    const dep = named(manifests, 'Deployment', svc)!.doc;
+    const labels = dep.spec.selector.matchLabels;
+
+    it('has a PodDisruptionBudget over its pods that lets at most one replica go at a time, never all', () => {
+      const pdb = named(manifests, 'PodDisruptionBudget', svc)?.doc;
+      expect(pdb).toBeDefined();
+      expect(pdb.spec.selector.matchLabels).toEqual(labels);
+      const away = pdb.spec.maxUnavailable ?? dep.spec.replicas - pdb.spec.minAvailable;
+      expect(typeof away).toBe('number');
+      expect(away).toBeGreaterThanOrEqual(1); // a drain can still make progress
+      expect(away).toBeLessThan(dep.spec.replicas);
+    });
+
+    it('spreads its replicas across zones and across hosts', () => {
+      const spread = dep.spec.template.spec.topologySpreadConstraints ?? [];
+      for (const key of ['topology.kubernetes.io/zone', 'kubernetes.io/hostname']) {
+        const c = spread.find((x: any) => x.topologyKey === key);
+        expect({ key, maxSkew: c?.maxSkew, selects: c?.labelSelector?.matchLabels }).toEqual({ key, maxSkew: 1, selects: labels });
+      }
+    });
+  });
+
+  describe.each(SERVICES.map((s) => [s]))('%s NetworkPolicy', (svc) => {
+    const dep = named(manifests, 'Deployment', svc)!.doc;
+    const policy = named(manifests, 'NetworkPolicy', svc)?.doc;
+    const port = dep.spec.template.spec.containers[0].ports[0].containerPort;
+    const egressPorts = (): number[] => (policy?.spec.egress ?? []).flatMap((r: any) => (r.ports ?? []).map((p: any) => p.port));
+    const talksToApiServer = deriveAccess(runtimeGraph([serviceEntry(svc)]).files).needs.length > 0;
+    const usesDatabase = configKeys(svc).has('DATABASE_URL') && svc !== 'api-gateway';
+
+    it('selects its pods and restricts both directions', () => {
+      expect(policy).toBeDefined();
+      expect(policy.spec.podSelector.matchLabels).toEqual(dep.spec.selector.matchLabels);
+      expect([...policy.spec.policyTypes].sort()).toEqual(['Egress', 'Ingress']);
+    });
+
+    it('lets in only its own port: from anywhere for the gateway (its API), from the monitoring namespace otherwise', () => {
+      const rules = policy.spec.ingress;
+      expect(rules.flatMap((r: any) => r.ports.map((p: any) => p.port))).toEqual([port]);
+      if (svc === 'api-gateway') expect(rules.every((r: any) => r.from === undefined)).toBe(true);
+      else expect(rules.every((r: any) => r.from?.length > 0 && r.from.every((f: any) => f.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'] === 'monitoring'))).toBe(true);
+    });
+
+    it('lets out DNS and the broker, the database and the API server only if it uses them, HTTPS for EC2 only for spot-advisor', () => {
+      const ports = egressPorts();
+      expect(ports).toEqual(expect.arrayContaining([53, 5672]));
+      expect(`database ${ports.includes(5432)}`).toBe(`database ${usesDatabase}`);
+      expect(`api server ${ports.includes(6443)}`).toBe(`api server ${talksToApiServer}`);
+      expect(`https ${ports.includes(443)}`).toBe(`https ${talksToApiServer || svc === 'spot-advisor'}`);
+      expect(ports.filter((p) => ![53, 5671, 5672, 5432, 443, 6443].includes(p))).toEqual([]);
+    });
   });
 
   it('one Namespace, enforcing the restricted Pod Security profile', () => {

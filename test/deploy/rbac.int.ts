@@ -38,13 +38,6 @@ function grantsOf(svc: string): Grant[] {
 const same = (a: { group: string; resource: string; verb: string }, b: { group: string; resource: string; verb: string }) =>
   a.group === b.group && a.resource === b.resource && a.verb === b.verb;
 
-/**
- * ALLOWANCE — what may be granted beyond the calls the code makes (docs/deploy.md, "RBAC"): `get` on a resource the
- * service may already `list` (list returns the same objects, so get widens nothing; it lets an operator debug with the
- * service account's identity and keeps the rules in the usual get/list/watch shape).
- */
-const allowed = (g: Grant, needs: ApiAccess[]): boolean => g.verb === 'get' && needs.some((n) => same(n, { ...g, verb: 'list' }));
-
 const covers = (g: Grant, n: ApiAccess): boolean => same(g, n) && (g.namespace === undefined || g.namespace === n.namespace);
 
 const fmt = (x: { group: string; resource: string; verb: string; namespace?: string }) => `${x.group || 'core'}/${x.resource}:${x.verb}${x.namespace ? ` in ${x.namespace}` : ''}`;
@@ -65,8 +58,8 @@ describe('RBAC matches the Kubernetes API calls each service makes', () => {
       expect(missing.map((n) => `${fmt(n)} (${n.source})`)).toEqual([]);
     });
 
-    it('is granted nothing beyond them and the documented allowance, and no wildcard', () => {
-      const extra = grants.filter((g) => !derived.needs.some((n) => covers(g, n) && (g.namespace === undefined || n.namespace === g.namespace)) && !allowed(g, derived.needs));
+    it('is granted nothing beyond them (not even a `get` beside a `list`), and no wildcard', () => {
+      const extra = grants.filter((g) => !derived.needs.some((n) => covers(g, n) && (g.namespace === undefined || n.namespace === g.namespace)));
       expect(extra.map((g) => `${fmt(g)} (${g.from})`)).toEqual([]);
       expect(grants.filter((g) => [g.group, g.resource, g.verb].includes('*'))).toEqual([]);
     });

@@ -39,6 +39,15 @@ describe('npm run demo', () => {
     const manual = line(/An operator cordons (\S+) by hand/)!;
     const dataDir = line(/data in (\S+?)[,)]/)!;
     expect([url, token, rebalanced, manual, dataDir].every(Boolean)).toBe(true);
+    // The story reads the node after the uncordon is visible: it reports the state after, never the cordon before.
+    expect(line(new RegExp(`GET /api/v1/nodes/${rebalanced.replace(/[.]/g, '\\.')}: state (\\w+)`))).toBe('Ready');
+    // The first line to open once it serves is the console, with the token in the fragment (not in a query string).
+    const ready = out.slice(out.indexOf('[demo] open the console:'));
+    expect(ready.split('\n')[0]).toBe(`[demo] open the console: ${url}/#token=${token}`);
+    expect(ready.indexOf('open the console')).toBeLessThan(ready.indexOf('serving the API at'));
+    const page = await fetch(`${url}/`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<div id="root">');
     const api = async (path: string) => {
       const res = await fetch(url + path, { headers: { authorization: `Bearer ${token}` } });
       expect(`${path} ${res.status}`).toBe(`${path} 200`);

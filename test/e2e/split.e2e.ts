@@ -1,6 +1,11 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { ServiceNames, heartbeatType } from '@nodes-manager/contracts';
-import { createTestDatabase, EventCollector, testToken, waitFor, type TestDatabase } from '@nodes-manager/platform/testing';
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { parse } from 'yaml';
+import { ALL_EVENT_TYPES, messageName, ServiceNames, heartbeatType, type CloudEvent, type ServiceName } from '@nodes-manager/contracts';
+import { createTestDatabase, EventCollector, lintExposition, promtoolProblems, testToken, waitFor, type TestDatabase } from '@nodes-manager/platform/testing';
 import { generateFleet, startEc2Sim, startKubeSim, type Ec2Sim, type KubeSim } from '@nodes-manager/sim';
 import { startSplitSystem, type SplitSystem } from './harness.js';
 
@@ -14,6 +19,7 @@ beforeAll(async () => {
   db = await createTestDatabase();
   kube = await startKubeSim();
   kube.load(generateFleet({ seed: 7, nodes: 12 }));
+  kube.scenario.installKarpenter(); // NodePools and NodeClaims are served, as on a cluster that runs Karpenter
   ec2 = await startEc2Sim();
   events = await EventCollector.start(['#']);
   system = await startSplitSystem({
@@ -27,6 +33,9 @@ beforeAll(async () => {
       COMMAND_TIMEOUT_MS: '3000',
       AUTO_UNCORDON_GRACE_PERIOD_MINUTES: '0.05',
     },
+    perService: {
+      'spot-advisor': { PROVISION_IMAGE_ID: 'ami-0123456789abcdef0', PROVISION_SUBNET_ID: 'subnet-0abc' },
+    },
   });
 }, 180_000);
 
@@ -37,6 +46,21 @@ afterAll(async () => {
   await kube?.stop();
   await db?.drop();
 });
+
+/** logLines — the JSON log lines a service printed so far. */
+const logLines = (service: ServiceName): Record<string, unknown>[] =>
+  system.processes
+    .get(service)!
+    .output.join('')
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => {
+      try {
+        return JSON.parse(l) as Record<string, unknown>;
+      } catch {
+        return {};
+      }
+    });
 
 const api = (path: string, init: RequestInit = {}) =>
   fetch(system.gatewayUrl + path, { ...init, headers: { authorization: `Bearer ${testToken()}`, 'content-type': 'application/json', ...init.headers } });
@@ -115,9 +139,48 @@ describe('the six services as separate processes on the real broker and database
     expect(done.type).toBe('node.drain.completed');
   });
 
-  it('every service serves Prometheus metrics with its outbox gauges, and uncordon counted the uncordon', async () => {
+  it('the rest of the catalogue happens for real: a NodePool created, changed, consolidated and deleted, an instance launched, a node gone', async () => {
+    const pool = {
+      apiVersion: 'karpenter.sh/v1',
+      kind: 'NodePool',
+      metadata: { name: 'e2e-batch' },
+      spec: {
+        template: { spec: { nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' }, requirements: [{ key: 'karpenter.sh/capacity-type', operator: 'In', values: ['spot'] }] } },
+        disruption: { consolidationPolicy: 'WhenEmptyOrUnderutilized', consolidateAfter: '1m', budgets: [{ nodes: '10%' }] },
+        limits: { cpu: '100' },
+      },
+    };
+    expect((await api('/api/v1/nodepools', { method: 'POST', body: JSON.stringify(pool) })).ok).toBe(true);
+    expect((await api('/api/v1/nodepools/e2e-batch', { method: 'PATCH', body: JSON.stringify({ spec: { limits: { cpu: '200' } } }) })).ok).toBe(true);
+    expect((await api('/api/v1/nodepools/e2e-batch/consolidate', { method: 'POST', body: JSON.stringify({ dryRun: false }) })).status).toBeLessThan(300);
+    expect((await api('/api/v1/nodepools/e2e-batch', { method: 'DELETE' })).ok).toBe(true);
+    const launched = await api('/api/v1/instances', { method: 'POST', body: JSON.stringify({ instanceType: 'm5.large', count: 1, clientToken: `e2e-${randomUUID()}` }) });
+    expect(launched.status).toBeLessThan(300);
+    const nodes = ((await (await api('/api/v1/nodes?limit=500&state=Ready')).json()) as { items: { name: string }[] }).items;
+    kube.scenario.deleteNode(nodes[0]!.name);
+    for (const type of ['nodepool.created', 'nodepool.updated', 'nodepool.consolidation.requested', 'nodepool.deleted', 'instance.provisioned', 'node.removed']) {
+      await events.waitFor((e) => e.type === type, type, 20_000);
+    }
+  });
+
+  it('a request id travels from the caller through the gateway to the service that handles it: answer, access log and service log share it', async () => {
+    const requestId = `e2e-${randomUUID()}`;
+    const res = await api('/api/v1/nodes?limit=1', { headers: { 'x-request-id': requestId } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-request-id')).toBe(requestId);
+    const access = await waitFor(() => logLines('api-gateway').find((l) => l['requestId'] === requestId && l['msg'] === 'request'), 'the access log line', 10_000, 100);
+    expect(access).toMatchObject({ service: 'api-gateway', level: 'info', method: 'GET', path: '/api/v1/nodes', route: '/api/v1/nodes', status: 200, actor: 'test-operator' });
+    const handled = await waitFor(() => logLines('node-sync').find((l) => l['requestId'] === requestId), "node-sync's log line", 10_000, 100);
+    expect(handled).toMatchObject({ service: 'node-sync', msg: 'command handled', handler: expect.any(String), outcome: 'ok', actor: 'test-operator' });
+
+    const generated = await api('/api/v1/nodes?limit=1', { headers: { 'x-request-id': 'not a "safe" id' } });
+    expect(generated.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('every service serves Prometheus metrics that pass promtool check metrics, with its outbox gauges, and uncordon counted the uncordon', async () => {
     for (const [service, p] of system.processes) {
       const text = await (await fetch(`http://127.0.0.1:${p.port}/metrics`)).text();
+      expect({ service, lint: lintExposition(text), promtool: promtoolProblems(text) ?? [] }).toEqual({ service, lint: [], promtool: [] });
       expect(`${service}: ${text.includes('nodes_manager_process_')}`).toBe(`${service}: true`);
       if (service !== 'api-gateway') expect(`${service}: ${text.includes(`nodes_manager_outbox_pending{service="${service}"}`)}`).toBe(`${service}: true`);
     }
@@ -125,6 +188,9 @@ describe('the six services as separate processes on the real broker and database
     expect(uncordon).toMatch(/nodes_manager_uncordons_total\{service="uncordon",result="uncordoned"\} [1-9]/);
     const sync = await (await fetch(`http://127.0.0.1:${system.processes.get('node-sync')!.port}/metrics`)).text();
     expect(sync).toMatch(/nodes_manager_node_sync_rows_written_total\{[^}]*\} [1-9]/);
+    expect(sync).toMatch(/nodes_manager_command_duration_seconds_count\{service="node-sync",handler="[^"]+",outcome="ok"\} [1-9]/);
+    const gateway = await (await fetch(`http://127.0.0.1:${system.processes.get('api-gateway')!.port}/metrics`)).text();
+    expect(gateway).toMatch(/nodes_manager_http_request_duration_seconds_count\{service="api-gateway",method="GET",route="\/api\/v1\/nodes",status="200"\} [1-9]/);
   });
 
   it('a service that is slow gives 504 with a JSON error, and answers again when it resumes', async () => {
@@ -152,4 +218,26 @@ describe('the six services as separate processes on the real broker and database
     }, 'the gateway to notice node-sync is gone', 15_000, 500);
     expect(await res.json()).toMatchObject({ code: 'SERVICE_UNAVAILABLE', message: expect.stringContaining('node-sync') });
   });
+
+  it('every event the services published validates against docs/asyncapi.yaml (and, with UPDATE_DOCS=1, becomes its example)', () => {
+    const doc = parse(readFileSync('docs/asyncapi.yaml', 'utf8')) as { components: { messages: Record<string, { payload: object }> } };
+    const ajv = (addFormatsModule as unknown as (a: Ajv) => Ajv)(new Ajv({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true }));
+    const seen = new Map<string, CloudEvent[]>();
+    for (const ev of events.events) {
+      const validate = ajv.getSchema(ev.type) ?? (ajv.addSchema(doc.components.messages[messageName(ev.type)]!.payload, ev.type), ajv.getSchema(ev.type)!);
+      expect({ type: ev.type, ok: validate(ev), errors: validate.errors ?? [] }).toEqual({ type: ev.type, ok: true, errors: [] });
+      seen.set(ev.type, [...(seen.get(ev.type) ?? []), ev]);
+    }
+    expect(seen.size).toBeGreaterThanOrEqual(10);
+    if (process.env['UPDATE_DOCS'] === '1') writeEventExamples(seen);
+  });
 });
+
+/** writeEventExamples — the first event of each routing key the run saw, as libs/contracts' examples. */
+function writeEventExamples(seen: Map<string, CloudEvent[]>): void {
+  const path = 'libs/contracts/src/event-examples.ts';
+  const current = readFileSync(path, 'utf8');
+  const head = current.slice(0, current.indexOf('export const EVENT_EXAMPLES'));
+  const examples = Object.fromEntries(ALL_EVENT_TYPES.filter((t) => seen.has(t)).map((t) => [t, [seen.get(t)![0]!]]));
+  writeFileSync(path, `${head}export const EVENT_EXAMPLES: Readonly<Partial<Record<EventType, readonly CloudEvent[]>>> = ${JSON.stringify(examples, null, 2)} as const;\n`);
+}

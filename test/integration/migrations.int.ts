@@ -2,11 +2,11 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import type { DataSource } from 'typeorm';
 import { checkSchema, createDataSource, runMigrations, type ServiceDatabaseSpec } from '@nodes-manager/platform';
 import { createTestDatabase, type TestDatabase } from '@nodes-manager/platform/testing';
-import { entities as nodeSyncEntities } from '../../services/node-sync/src/adapters/outbound/entities.js';
-import { entities as uncordonEntities } from '../../services/uncordon/src/adapters/outbound/entities.js';
-import { entities as schedulerEntities } from '../../services/scheduler-scoring/src/adapters/outbound/entities.js';
-import { entities as karpenterEntities } from '../../services/karpenter-gateway/src/adapters/outbound/entities.js';
-import { entities as spotEntities } from '../../services/spot-advisor/src/adapters/outbound/entities.js';
+import { entities as nodeSyncEntities } from '../../services/node-sync/src/adapters/outbound/node-sync.entities.js';
+import { entities as uncordonEntities } from '../../services/uncordon/src/adapters/outbound/uncordon.entities.js';
+import { entities as schedulerEntities } from '../../services/scheduler-scoring/src/adapters/outbound/scheduler-scoring.entities.js';
+import { entities as karpenterEntities } from '../../services/karpenter-gateway/src/adapters/outbound/karpenter-gateway.entities.js';
+import { entities as spotEntities } from '../../services/spot-advisor/src/adapters/outbound/spot-advisor.entities.js';
 import { migrations as nodeSyncMigrations } from '../../migrations/node-sync/index.js';
 import { migrations as uncordonMigrations } from '../../migrations/uncordon/index.js';
 import { migrations as schedulerMigrations } from '../../migrations/scheduler-scoring/index.js';
@@ -83,6 +83,20 @@ describe('migrations and the start-up schema check', () => {
     await db.query(`ALTER TABLE nodes.scaling_events ALTER COLUMN evidence TYPE json USING evidence::json`);
     const problems = await checkSchema(ds, specFor(s));
     expect(problems).toEqual([{ kind: 'COLUMN_TYPE_MISMATCH', message: 'column scaling_events.evidence is json but the code expects jsonb' }]);
+  });
+
+  it('names a column a migration added that the code does not declare', async () => {
+    db = await createTestDatabase();
+    const s = SERVICES[1];
+    const ds = await dataSource(specFor(s));
+    await runMigrations(ds, specFor(s));
+    await db.query(`ALTER TABLE nodes.drain_operations ADD COLUMN requested_by text`);
+    expect(await checkSchema(ds, specFor(s))).toEqual([
+      {
+        kind: 'COLUMN_NOT_DECLARED',
+        message: 'column drain_operations.requested_by exists but the code does not declare it (add it to the entity, or drop it in a migration)',
+      },
+    ]);
   });
 
   it('names an outbox payload column that is json instead of jsonb', async () => {

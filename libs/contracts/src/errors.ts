@@ -38,6 +38,8 @@ export type CommandReply<T = unknown> = { ok: true; data: T } | { ok: false; err
 export interface CommandMeta {
   actor: string;
   correlationId: string;
+  /** The HTTP request this command serves (`X-Request-Id`): the handling service logs with it. */
+  requestId?: string;
 }
 
 /** CommandRequest — the body of every command on the bus. */

@@ -2,9 +2,11 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { Parser } from '@asyncapi/parser';
 import { parse, stringify } from 'yaml';
 import { ALL_EVENT_TYPES, EventTypes, type EventType } from './events.js';
 import { asyncApiDocument, cloudEventSchema, EVENT_DATA_SCHEMAS, EVENT_SOURCES, messageName } from './event-schemas.js';
+import { EVENT_EXAMPLES } from './event-examples.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 const ASYNCAPI_PATH = new URL('../../../docs/asyncapi.yaml', import.meta.url);
@@ -16,7 +18,8 @@ if (process.env['UPDATE_DOCS'] === '1') writeFileSync(ASYNCAPI_PATH, HEADER + st
 const published = parse(readFileSync(ASYNCAPI_PATH, 'utf8')) as {
   asyncapi: string;
   channels: Record<string, { address: string; messages: Record<string, { $ref: string }> }>;
-  components: { messages: Record<string, { name: string; payload: object }> };
+  operations: Record<string, { action: string; bindings: { amqp: Record<string, unknown> } }>;
+  components: { messages: Record<string, { name: string; payload: object; bindings: { amqp: Record<string, unknown> }; examples?: { payload: unknown }[] }> };
 };
 
 /** A validator over the message payloads as docs/asyncapi.yaml publishes them (not the TypeScript objects). */
@@ -67,7 +70,32 @@ const sampleOf = (type: EventType) => (type.startsWith('heartbeat.') ? { ...hear
 describe('docs/asyncapi.yaml', () => {
   it('is what libs/contracts generates (regenerate with UPDATE_DOCS=1)', () => {
     expect(published).toEqual(JSON.parse(JSON.stringify(asyncApiDocument(VERSION))));
-    expect(published.asyncapi).toBe('3.0.0');
+    expect(published.asyncapi).toBe('3.1.0');
+  });
+
+  it('validates under @asyncapi/parser with no error and no warning', async () => {
+    const { document, diagnostics } = await new Parser().parse(readFileSync(ASYNCAPI_PATH, 'utf8'));
+    const problems = diagnostics.filter((d) => d.severity <= 1).map((d) => `${d.path.join('.')}: ${d.message}`);
+    expect(problems).toEqual([]);
+    expect(document).toBeDefined();
+  });
+
+  it('publishes: every operation is a send, persistent (deliveryMode 2) in its operation binding, and no message binding carries delivery properties', () => {
+    const ops = Object.values(published.operations);
+    expect(ops).toHaveLength(ALL_EVENT_TYPES.length);
+    for (const op of ops) expect({ action: op.action, deliveryMode: op.bindings.amqp['deliveryMode'] }).toEqual({ action: 'send', deliveryMode: 2 });
+    for (const m of Object.values(published.components.messages)) expect(Object.keys(m.bindings.amqp).sort()).toEqual(['bindingVersion', 'messageType']);
+  });
+
+  it('carries recorded events as examples, and each validates against its message schema', () => {
+    const recorded = Object.entries(EVENT_EXAMPLES);
+    expect(recorded.length).toBeGreaterThanOrEqual(20); // all but node.drain.failed and optimize.executed, which the recording run does not cause
+    for (const [type, evs] of recorded) {
+      const m = published.components.messages[messageName(type as EventType)]!;
+      expect(m.examples?.map((e) => e.payload)).toEqual(JSON.parse(JSON.stringify(evs)));
+      const validate = validatorOf(type as EventType);
+      for (const ev of evs!) expect({ type, ok: validate(ev), errors: validate.errors ?? [] }).toEqual({ type, ok: true, errors: [] });
+    }
   });
 
   it('lists exactly ALL_EVENT_TYPES, as channels and as messages', () => {

@@ -5,7 +5,8 @@
  * false`) so that a producer adding a field fails the contract test until the field is documented here; consumers
  * should still ignore fields they do not know.
  */
-import { ALL_EVENT_TYPES, EVENTS_EXCHANGE, EventTypes, ServiceNames, heartbeatType, type EventType, type ServiceName } from './events.js';
+import { ALL_EVENT_TYPES, EVENTS_EXCHANGE, EventTypes, ServiceNames, heartbeatType, type CloudEvent, type EventType, type ServiceName } from './events.js';
+import { EVENT_EXAMPLES } from './event-examples.js';
 import { NODE_STATES } from './api.js';
 import { DrainFailureReason, DrainPodOutcome, DrainStatus, UNCORDON_REASONS } from './uncordon.js';
 import { FENCING_ACTIONS, PRESSURE_MODES, PressureReliefOutcome } from './fencing.js';
@@ -367,27 +368,29 @@ export function cloudEventSchema(type: EventType): JsonSchema {
 export const messageName = (type: EventType): string => type.replace(/[.-]([a-z])/g, (_, c: string) => c.toUpperCase());
 
 /**
- * asyncApiDocument — AsyncAPI 3.0 for `nodes.events`: one channel per routing key (an AMQP topic exchange binding),
- * one receive operation per channel (what a subscriber does), one message per routing key whose payload is the
- * CloudEvent with that key's data schema.
+ * asyncApiDocument — AsyncAPI 3.1 for `nodes.events`, written from the producer's side: one channel per routing key
+ * (an AMQP topic exchange binding), one `send` operation per channel (nodes-manager publishes; a subscriber reads the
+ * same document as what it may receive), one message per routing key whose payload is the CloudEvent with that
+ * key's data schema. Delivery properties (persistent, timestamped) are AMQP *operation* bindings; the message
+ * binding only names the message type. `examples` are events nodes-manager really published ({@link EVENT_EXAMPLES}).
  */
-export function asyncApiDocument(version: string): Record<string, unknown> {
+export function asyncApiDocument(version: string, examples: Readonly<Partial<Record<EventType, readonly CloudEvent[]>>> = EVENT_EXAMPLES): Record<string, unknown> {
   const channels: Record<string, unknown> = {};
   const operations: Record<string, unknown> = {};
   const messages: Record<string, unknown> = {};
   for (const type of ALL_EVENT_TYPES) {
     const name = messageName(type);
+    const summary = (EVENT_DATA_SCHEMAS[type]['description'] as string | undefined) ?? `${type} from ${EVENT_SOURCES[type]}`;
+    const seen = examples[type] ?? [];
     messages[name] = {
       name: type,
       title: type,
-      summary: (EVENT_DATA_SCHEMAS[type]['description'] as string | undefined) ?? `${type} from ${EVENT_SOURCES[type]}`,
+      summary,
       contentType: 'application/cloudevents+json',
-      headers: {
-        type: 'object',
-        properties: { 'content-type': { type: 'string', const: 'application/cloudevents+json' } },
-      },
       payload: cloudEventSchema(type),
-      bindings: { amqp: { deliveryMode: 2, bindingVersion: '0.3.0' } },
+      correlationId: { description: 'The CloudEvents `correlationid` extension: the request, the action and its events.', location: '$message.payload#/correlationid' },
+      bindings: { amqp: { messageType: type, bindingVersion: '0.3.0' } },
+      ...(seen.length ? { examples: seen.map((ev, i) => ({ name: `${name}Example${i + 1}`, summary: `A ${type} event as published`, payload: ev })) } : {}),
     };
     channels[name] = {
       address: type,
@@ -398,15 +401,17 @@ export function asyncApiDocument(version: string): Record<string, unknown> {
         amqp: { is: 'routingKey', exchange: { name: EVENTS_EXCHANGE, type: 'topic', durable: true, autoDelete: false, vhost: '/' }, bindingVersion: '0.3.0' },
       },
     };
-    operations[`receive${name[0]!.toUpperCase()}${name.slice(1)}`] = {
-      action: 'receive',
+    operations[`send${name[0]!.toUpperCase()}${name.slice(1)}`] = {
+      action: 'send',
+      title: `Publish ${type}`,
+      summary,
       channel: { $ref: `#/channels/${name}` },
       messages: [{ $ref: `#/channels/${name}/messages/${name}` }],
-      bindings: { amqp: { ack: true, bindingVersion: '0.3.0' } },
+      bindings: { amqp: { deliveryMode: 2, mandatory: false, timestamp: true, bindingVersion: '0.3.0' } },
     };
   }
   return {
-    asyncapi: '3.0.0',
+    asyncapi: '3.1.0',
     info: {
       title: 'nodes-manager events',
       version,
@@ -416,6 +421,7 @@ export function asyncApiDocument(version: string): Record<string, unknown> {
         'more than once — deduplicate on the CloudEvents `id`. The routing key equals the CloudEvents `type`; bind your own queue with',
         'a key or a pattern (`node.#`, `nodepool.*`, `heartbeat.*`). Generated from libs/contracts/src/event-schemas.ts.',
       ].join(' '),
+      license: { name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' },
     },
     defaultContentType: 'application/cloudevents+json',
     servers: {

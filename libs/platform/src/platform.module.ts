@@ -25,7 +25,8 @@ import type { HealthRegistry } from './health/health.js';
 
 export const SERVICE_NAME = Symbol('SERVICE_NAME');
 export const SERVICE_CONFIG = Symbol('SERVICE_CONFIG');
-export const LOGGER = Symbol('LOGGER');
+export { LOGGER } from './runtime/tokens.js';
+import { LOGGER } from './runtime/tokens.js';
 export const DATA_SOURCE = Symbol('DATA_SOURCE');
 export const OUTBOX = Symbol('OUTBOX');
 export const OUTBOX_RELAY = Symbol('OUTBOX_RELAY');

@@ -4,6 +4,7 @@ jest.setTimeout(30_000);
 import * as k8s from '@kubernetes/client-node';
 import { generateFleet, startKubeSim, type KubeSim } from '@nodes-manager/sim';
 import { waitFor } from '@nodes-manager/platform/testing';
+import { aKubeNode } from '@nodes-manager/kube/testing';
 import { Informer, type SyncedInfo } from '../src/kube/informer.js';
 
 /** LeanNode — what a caller of the informer keeps: a few fields, not the whole API object. */
@@ -23,13 +24,7 @@ const projectNode = (o: any): LeanNode => ({
 /** The simulator's resource key for nodes (its helpers take a ResourceDef; only group and plural are read). */
 const NODES = { group: '', plural: 'nodes' } as never;
 
-const aNode = (name: string): k8s.V1Node => ({
-  apiVersion: 'v1',
-  kind: 'Node',
-  metadata: { name, labels: { 'topology.kubernetes.io/zone': 'us-east-1a' } },
-  spec: {},
-  status: { conditions: [{ type: 'Ready', status: 'True' }] },
-});
+const aNode = (name: string): k8s.V1Node => aKubeNode(name);
 
 describe('Informer against the Kubernetes simulator', () => {
   let sim: KubeSim;

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Module, type DynamicModule, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Module, type DynamicModule, type MiddlewareConsumer, type NestModule, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
 import { heartbeatType } from '@nodes-manager/contracts';
@@ -27,7 +27,11 @@ import { SpotController } from './adapters/inbound/spot.controller.js';
 import { NodeSafetyController } from './adapters/inbound/node-safety.controller.js';
 import { GatewayHealthController } from './adapters/inbound/gateway-health.controller.js';
 import { HttpErrorFilter } from './adapters/inbound/http-error.filter.js';
+import { EVENT_STREAM_HUB, StreamController } from './adapters/inbound/stream.controller.js';
+import { SpotHistoryController } from './adapters/inbound/spot-history.controller.js';
+import { AmqpEventFeed, EventFeedRunner, EventStreamHub, InProcessEventFeed } from './adapters/inbound/event-stream.js';
 import { Forwarder } from './adapters/inbound/forwarder.js';
+import { requestLog } from './adapters/inbound/request-log.middleware.js';
 import type { ApiGatewayConfig } from './config.js';
 
 export const GATEWAY_CONFIG = Symbol('GATEWAY_CONFIG');
@@ -63,7 +67,17 @@ class GatewayLifecycle implements OnModuleInit, OnApplicationShutdown {
 
 /** ApiGatewayModule — wiring only: the REST API, JWT auth, validation, and forwarding to the owning service. */
 @Module({})
-export class ApiGatewayModule {
+export class ApiGatewayModule implements NestModule {
+  constructor(
+    @Inject(GATEWAY_LOGGER) private readonly logger: JsonLogger,
+    @Inject(RUNTIME) private readonly runtime: Runtime,
+  ) {}
+
+  /** Request ids, the access log and the HTTP request histogram, for every route (request-log.middleware.ts). */
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(requestLog(this.logger, this.runtime.metrics)).forRoutes('*');
+  }
+
   static forRoot(config: ApiGatewayConfig): DynamicModule {
     const auth = {
       secret: config.AUTH_JWT_ACCESS_SECRET,
@@ -83,6 +97,8 @@ export class ApiGatewayModule {
         NodePoolsController,
         SpotController,
         NodeSafetyController,
+        StreamController,
+        SpotHistoryController,
       ],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: config },
@@ -124,6 +140,17 @@ export class ApiGatewayModule {
         },
         Forwarder,
         GatewayLifecycle,
+        // The live stream's feed of nodes.events: the gateway's own exclusive queue, or the in-process bus.
+        {
+          provide: EventFeedRunner,
+          inject: [RUNTIME, GATEWAY_LOGGER],
+          useFactory: (rt: Runtime, logger: JsonLogger) => {
+            const url = config.RABBITMQ_URL ?? rt.rabbitmqUrl;
+            const feed = url ? new AmqpEventFeed(url, logger) : new InProcessEventFeed(rt.eventBus!);
+            return new EventFeedRunner(new EventStreamHub(), feed);
+          },
+        },
+        { provide: EVENT_STREAM_HUB, inject: [EventFeedRunner], useFactory: (r: EventFeedRunner) => r.hub },
         createJwtStrategy(auth),
         { provide: APP_GUARD, useClass: JwtAuthGuard },
         { provide: APP_GUARD, useClass: createWriteScopeGuard(auth.writeScope) },

@@ -2,6 +2,7 @@ import { loadConfig, runMain, splitMode, startSplitService } from '@nodes-manage
 import { apiGatewayConfigSpec } from './config.js';
 import { ApiGatewayModule } from './api-gateway.module.js';
 import { setupOpenApi } from './openapi.js';
+import { setupConsole } from './adapters/inbound/console-static.js';
 
 await runMain('api-gateway', () => loadConfig(splitMode(apiGatewayConfigSpec)), apiGatewayConfigSpec.secrets, (config) =>
   startSplitService({
@@ -11,6 +12,9 @@ await runMain('api-gateway', () => loadConfig(splitMode(apiGatewayConfigSpec)), 
     port: config.APP_PORT,
     logLevel: config.LOG_LEVEL,
     http: 'own',
-    configure: (app) => void setupOpenApi(app),
+    configure: (app) => {
+      setupOpenApi(app);
+      setupConsole(app);
+    },
   }),
 );

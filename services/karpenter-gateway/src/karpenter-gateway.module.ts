@@ -1,7 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { CLOCK, commandBusProviders, createKubeConfig, HEALTH_REGISTRY, LOGGER, PlatformModule, type Clock, type HealthRegistry, type JsonLogger } from '@nodes-manager/platform';
 import { migrations } from '../../../migrations/karpenter-gateway/index.js';
-import { entities } from './adapters/outbound/entities.js';
+import { entities } from './adapters/outbound/karpenter-gateway.entities.js';
 import { KARPENTER_KUBE, KarpenterKube } from './adapters/outbound/karpenter-kube.adapter.js';
 import { NodePoolChangesRepository } from './adapters/outbound/nodepool-changes.repository.js';
 import { KarpenterGatewayCommands } from './adapters/inbound/karpenter-gateway.commands.js';

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { JsonLogger } from '@nodes-manager/platform';
 import { testToken, waitFor } from '@nodes-manager/platform/testing';
 import { aNodePool } from './nodepool.builder.js';
 import { startHarness, type Harness } from './harness.js';
@@ -8,18 +9,15 @@ const ABSENT_WARNING = 'Karpenter is not installed';
 describe('karpenter-gateway without Karpenter (through the REST API)', () => {
   let h: Harness;
   const logLines: string[] = [];
-  const originalWrite = process.stdout.write;
+  let untap: (() => void) | undefined;
   const warnings = () => logLines.filter((l) => l.includes(ABSENT_WARNING) && l.includes('"level":"warn"')).length;
 
   beforeAll(async () => {
-    process.stdout.write = ((chunk: unknown, ...rest: unknown[]) => {
-      logLines.push(String(chunk));
-      return (originalWrite as (...a: unknown[]) => boolean).call(process.stdout, chunk, ...rest);
-    }) as typeof process.stdout.write;
+    untap = JsonLogger.tap((line) => logLines.push(line));
     h = await startHarness({ karpenter: false });
   }, 60_000);
   afterAll(async () => {
-    process.stdout.write = originalWrite;
+    untap?.();
     await h?.stop();
   });
 

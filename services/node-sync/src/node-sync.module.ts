@@ -3,7 +3,7 @@ import type { DataSource } from 'typeorm';
 import { createKubeConfig, kubeWatchOptions, DATA_SOURCE, LEADER_FACTORY, LOGGER, PlatformModule, type JsonLogger, type LeaderFactory } from '@nodes-manager/platform';
 import { METRICS, type Metrics } from '@nodes-manager/platform';
 import { migrations } from '../../../migrations/node-sync/index.js';
-import { entities } from './adapters/outbound/entities.js';
+import { entities } from './adapters/outbound/node-sync.entities.js';
 import { NodeSyncCommands } from './adapters/inbound/node-sync.commands.js';
 import { NodeSyncLoop } from './adapters/inbound/node-sync.loop.js';
 import { KubeCache } from './adapters/outbound/kube-cache.adapter.js';

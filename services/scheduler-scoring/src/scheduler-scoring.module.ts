@@ -14,13 +14,13 @@ import {
 } from '@nodes-manager/platform';
 import { HEALTH_REGISTRY, kubeWatchOptions, METRICS, type HealthRegistry, type Metrics } from '@nodes-manager/platform';
 import { migrations } from '../../../migrations/scheduler-scoring/index.js';
-import { entities } from './adapters/outbound/entities.js';
+import { entities } from './adapters/outbound/scheduler-scoring.entities.js';
 import { SchedulerScoringCommands } from './adapters/inbound/scheduler-scoring.commands.js';
 import { SchedulerScoringLoop } from './adapters/inbound/scheduler-scoring.loop.js';
-import { InformerClusterCache } from './adapters/outbound/cluster-cache.js';
-import { BusDrainer } from './adapters/outbound/drainer.js';
-import { BusCatalogSource } from './adapters/outbound/catalog-source.js';
-import { BusPriceSource } from './adapters/outbound/price-source.js';
+import { InformerClusterCache } from './adapters/outbound/cluster-cache.adapter.js';
+import { BusDrainer } from './adapters/outbound/drainer.adapter.js';
+import { BusCatalogSource } from './adapters/outbound/catalog-source.adapter.js';
+import { BusPriceSource } from './adapters/outbound/price-source.adapter.js';
 import { SchedulingRepository } from './adapters/outbound/scheduling.repository.js';
 import { SchedulerScoringService } from './scheduler-scoring.service.js';
 import type { SchedulerScoringConfig } from './config.js';

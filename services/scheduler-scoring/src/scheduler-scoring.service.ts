@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import type { DataSource } from 'typeorm';
 import {
   EventTypes,
   type CloudEvent,
@@ -9,7 +8,7 @@ import {
   type PlacementListQuery,
   type SimulateRequest,
 } from '@nodes-manager/contracts';
-import { CLOCK, CodedError, DATA_SOURCE, LOGGER, makeEvent, OUTBOX, type Clock, type JsonLogger, type Outbox } from '@nodes-manager/platform';
+import { CLOCK, CodedError, LOGGER, makeEvent, OUTBOX, type Clock, type JsonLogger, type Outbox } from '@nodes-manager/platform';
 import {
   countWorkloadZones,
   lowerBoundCost,
@@ -30,11 +29,12 @@ import { decidePlan, decideScaleUp, DecisionKind, recheckRemoval, type DecisionD
 import { bundledCatalog, toCatalog, type CatalogSnapshot, type InstanceTypeFacts } from './domain/instance-catalog.js';
 import { placementAfter, placementPage } from './domain/placement.js';
 import { toSimulateGroups } from './domain/simulate-request.js';
-import type { CatalogSource } from './adapters/outbound/catalog-source.js';
-import type { ClusterCache } from './adapters/outbound/cluster-cache.js';
-import type { Drainer } from './adapters/outbound/drainer.js';
-import type { PriceSource } from './adapters/outbound/price-source.js';
-import { EXECUTION_LOCK, InvalidCursorError, type DecisionView, type SchedulingRepository } from './adapters/outbound/scheduling.repository.js';
+import type { CatalogSource } from './adapters/outbound/catalog-source.adapter.js';
+import type { ClusterCache } from './adapters/outbound/cluster-cache.adapter.js';
+import type { Drainer } from './adapters/outbound/drainer.adapter.js';
+import type { PriceSource } from './adapters/outbound/price-source.adapter.js';
+import { EXECUTION_LOCK, InvalidCursorError, type DecisionView, type PlanRow, type SchedulingRepository } from './adapters/outbound/scheduling.repository.js';
+import { decidePublishPlan, plannedContent, type PlanFacts, type PlannedContent } from './domain/planned-content.js';
 import { CATALOG_SOURCE, CLUSTER_CACHE, DRAINER, PRICE_SOURCE, SCHEDULER_SCORING_CONFIG, SCHEDULING_REPOSITORY } from './tokens.js';
 
 export const SYSTEM_ACTOR = 'system:scheduler-scoring';
@@ -92,7 +92,6 @@ export class SchedulerScoringService {
     @Inject(CATALOG_SOURCE) private readonly catalogSource: CatalogSource,
     @Inject(DRAINER) private readonly drainer: Drainer,
     @Inject(SCHEDULING_REPOSITORY) private readonly repo: SchedulingRepository,
-    @Inject(DATA_SOURCE) private readonly ds: DataSource,
     @Inject(OUTBOX) private readonly outbox: Outbox,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(LOGGER) private readonly logger: JsonLogger,
@@ -295,12 +294,9 @@ export class SchedulerScoringService {
     }
     const now = this.clock.now();
     const planId = plan ? randomUUID() : undefined;
-    const decisions = await this.ds.transaction(async (tx) => {
-      const fresh = meta.actor === SYSTEM_ACTOR ? await this.repo.withoutRepeats(tx, drafts) : drafts;
-      const rows = await this.repo.insertDecisions(tx, fresh, { ...meta, now });
-      const events: CloudEvent[] = rows.map((d) => makeEvent(SERVICE, EventTypes.schedulingDecided, d, now, { ...meta, subject: d.subject }));
-      if (plan && planId) {
-        await this.repo.insertPlan(tx, {
+    const previous = plan ? await this.repo.latestPlan(null) : undefined;
+    const planRow = plan && planId
+      ? {
           id: planId,
           status: mode === 'execute' && plan.remove.length > 0 ? 'executing' : 'planned',
           nodePool: null,
@@ -311,28 +307,20 @@ export class SchedulerScoringService {
           actor: meta.actor,
           correlationId: meta.correlationId,
           now,
+        }
+      : undefined;
+    const decisions = await this.repo.recordCycle(drafts, { skipRepeats: meta.actor === SYSTEM_ACTOR, meta: { ...meta, now }, ...(planRow ? { plan: planRow } : {}) }, this.outbox, (rows) => {
+      const events: CloudEvent[] = rows.map((d) => makeEvent(SERVICE, EventTypes.schedulingDecided, d, now, { ...meta, subject: d.subject }));
+      if (plan && planId) {
+        const content = plannedContent(plan, mode === 'execute' ? 'execute' : 'plan', prices.source);
+        const publish = decidePublishPlan(content, previousPlanContent(previous), {
+          askedByCaller: meta.actor !== SYSTEM_ACTOR,
+          executing: mode === 'execute' && plan.remove.length > 0,
         });
-        events.push(
-          makeEvent(
-            SERVICE,
-            EventTypes.optimizePlanned,
-            {
-              planId,
-              mode,
-              dryRun: mode !== 'execute',
-              remove: plan.remove.map((r) => ({ node: r.node, reason: r.reason, utilization: r.utilization, savingsUsdPerHour: r.savingsUsdPerHour })),
-              blocked: plan.blocked.length,
-              hourlySavingsUsd: plan.hourlySavingsUsd,
-              monthlySavingsUsd: plan.monthlySavingsUsd,
-              priceSource: prices.source,
-            },
-            now,
-            meta,
-          ),
-        );
+        if (publish.publish) events.push(makeEvent(SERVICE, EventTypes.optimizePlanned, { planId, ...content }, now, meta));
+        else this.logger.debug('plan unchanged, not republished', { planId, reason: publish.reason, correlationId: meta.correlationId });
       }
-      await this.outbox.add(tx, events);
-      return rows;
+      return events;
     });
     this.outbox.added();
     // A cycle that decided nothing new is a repeat: logged at debug only.
@@ -465,16 +453,20 @@ export class SchedulerScoringService {
       })),
     ];
     const execution = { drained, skipped };
-    await this.ds.transaction(async (tx) => {
-      const rows = await this.repo.insertDecisions(tx, drafts, { ...meta, now });
-      await this.repo.markExecuted(tx, planId, drained.length > 0 ? 'executed' : 'skipped', execution, now);
-      await this.outbox.add(tx, [
-        ...rows.map((d) => makeEvent(SERVICE, EventTypes.schedulingDecided, d, now, { ...meta, subject: d.subject })),
-        makeEvent(SERVICE, EventTypes.optimizeExecuted, { planId, drained, skipped }, now, meta),
-      ]);
-    });
+    await this.repo.recordExecution(planId, drained.length > 0 ? 'executed' : 'skipped', execution, drafts, { ...meta, now }, this.outbox, (rows) => [
+      ...rows.map((d) => makeEvent(SERVICE, EventTypes.schedulingDecided, d, now, { ...meta, subject: d.subject })),
+      makeEvent(SERVICE, EventTypes.optimizeExecuted, { planId, drained, skipped }, now, meta),
+    ]);
     this.outbox.added();
     for (const d of drained) this.logger.info('consolidation drain started', { node: d.node, operationId: d.operationId, correlationId: meta.correlationId });
     for (const s of skipped) this.logger.info('consolidation drain skipped', { node: s.node, reason: s.reason, correlationId: meta.correlationId });
   }
+}
+
+/** previousPlanContent — the `optimize.planned` content of a stored plan row (the cluster-wide plan), if there is one. */
+function previousPlanContent(row: PlanRow | undefined): PlannedContent | undefined {
+  if (!row) return undefined;
+  const plan = row.plan as unknown as Partial<PlanFacts> & { priceSource?: string };
+  if (!Array.isArray(plan.remove) || !Array.isArray(plan.blocked)) return undefined;
+  return plannedContent(plan as PlanFacts, row.dryRun ? 'plan' : 'execute', String(plan.priceSource));
 }

@@ -109,6 +109,16 @@ describe('scheduler-scoring through the gateway (all-in-one, real Postgres, Kube
     ]);
   });
 
+  it('publishes optimize.planned when the plan changes, not again for an unchanged plan every cycle', async () => {
+    const loopPlans = async () => (await h.db.query(`SELECT id FROM nodes.consolidation_plans WHERE actor = 'system:scheduler-scoring'`)).length;
+    const before = await loopPlans();
+    await waitFor(async () => (await loopPlans()) >= before + 3, 'three more loop cycles', 15_000);
+    const planned = h.events.filter((e) => e.type === 'optimize.planned' && e.actor === 'system:scheduler-scoring');
+    expect(await loopPlans()).toBeGreaterThanOrEqual(4);
+    expect(planned).toHaveLength(1); // the same cluster, the same prices: one plan announced, the rest recorded only
+    expect((planned[0]!.data as { remove: { node: string }[] }).remove.map((r) => r.node).sort()).toEqual(['idle-api', 'idle-web']);
+  });
+
   it('pages the decision log and filters it by kind and subject', async () => {
     // The loop records a decision once; a user's trigger records it again.
     expect((await h.call('POST', '/api/v1/optimize/trigger', { dryRun: true })).status).toBe(202);

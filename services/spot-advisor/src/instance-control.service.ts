@@ -3,7 +3,7 @@ import type { CommandMeta, InstanceFenceReply, InstanceFenceRequest, InstancesDe
 import { CodedError, LOGGER, type JsonLogger } from '@nodes-manager/platform';
 import { awsConfigProblem, SPOT_ADVISOR_CONFIG, type SpotAdvisorConfig } from './config.js';
 import { Ec2Error } from './adapters/outbound/ec2.adapter.js';
-import { Ec2Regions } from './adapters/outbound/ec2-regions.js';
+import { Ec2Regions } from './adapters/outbound/ec2-regions.adapter.js';
 import { EC2_REGIONS } from './spot-advisor.service.js';
 
 /**

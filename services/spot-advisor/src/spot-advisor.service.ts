@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } fro
 import { EventTypes, type CommandMeta } from '@nodes-manager/contracts';
 import { CLOCK, CodedError, HEALTH_REGISTRY, LOGGER, makeEvent, type Clock, type HealthRegistry, type JsonLogger } from '@nodes-manager/platform';
 import { awsConfigProblem, SPOT_ADVISOR_CONFIG, type SpotAdvisorConfig } from './config.js';
-import { PriceCache, type CachedValue } from './domain/price-cache.js';
+import { PriceCache, type CachedValue } from './adapters/outbound/price.cache.js';
 import { onDemandTableFor, summariseMarket } from './domain/spot-market.js';
 import { advisorBucketFor } from './domain/spot-advisor-snapshot.js';
 import {
@@ -18,7 +18,7 @@ import {
 } from './domain/market-view.js';
 import { provisionArguments, resolveLaunch, sameArguments, type ProvisionRequest } from './domain/provisioning.js';
 import { Ec2Error, type RunInstancesRequest } from './adapters/outbound/ec2.adapter.js';
-import { Ec2Regions } from './adapters/outbound/ec2-regions.js';
+import { Ec2Regions } from './adapters/outbound/ec2-regions.adapter.js';
 import { SpotPriceRepository } from './adapters/outbound/spot-price.repository.js';
 import { ProvisioningRepository } from './adapters/outbound/provisioning.repository.js';
 
@@ -96,6 +96,30 @@ export class SpotAdvisorService implements OnModuleInit, OnApplicationShutdown {
       onDemand: onDemandSource(region),
       items: selectPools(cached.data.entries, q),
       unmatched: unmatched(cached.data.entries, q),
+    };
+  }
+
+  /**
+   * history — one instance type's Spot price changes per zone over the market's window (the points the last refresh
+   * stored), for the console's chart: each zone starts with the price in effect at the window's start.
+   */
+  async history(q: { region?: string; instanceType: string }) {
+    const region = this.regionFor(q.region);
+    const cached = await this.cached(this.markets, region);
+    const { windowStart, windowEnd } = cached.data;
+    const points = await this.prices.history(region, q.instanceType, windowStart, windowEnd);
+    const zones = new Map<string, { at: string; usdPerHour: number }[]>();
+    for (const p of points) {
+      const list = zones.get(p.zone) ?? [];
+      list.push({ at: (p.at < windowStart ? windowStart : p.at).toISOString(), usdPerHour: p.usdPerHour });
+      zones.set(p.zone, list);
+    }
+    return {
+      region,
+      instanceType: q.instanceType,
+      window: { hours: this.config.SPOT_PRICE_WINDOW_HOURS, from: windowStart.toISOString(), to: windowEnd.toISOString() },
+      ...freshnessOf(cached),
+      zones: [...zones.entries()].map(([zone, pts]) => ({ zone, points: pts })),
     };
   }
 

@@ -2,7 +2,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import { INSTANCE_TYPES } from '@nodes-manager/contracts';
 import { startEc2Sim, type Ec2Sim } from '@nodes-manager/sim';
 import { Ec2Adapter, Ec2Error, type RunInstancesRequest } from '../src/adapters/outbound/ec2.adapter.js';
-import { PriceCache, type Clock } from '../src/domain/price-cache.js';
+import type { Clock } from '@nodes-manager/platform';
+import { PriceCache } from '../src/adapters/outbound/price.cache.js';
 import type { SpotPriceSample } from '../src/domain/spot-price.js';
 
 process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import type { DataSource } from 'typeorm';
 import {
   DRAIN_OPERATION_ANNOTATION,
   DrainFailureReason,
@@ -16,7 +15,7 @@ import {
 import {
   CLOCK,
   CodedError,
-  DATA_SOURCE,
+  CycleRunner,
   LOGGER,
   makeEvent,
   METRICS,
@@ -38,11 +37,10 @@ import {
   type DrainPlan,
   type DrainState,
   type EvictionResult,
-} from './domain/plan-drain.js';
+} from './domain/drain/plan-drain.js';
 import { drainPodOf, type KubeNodes, type PatchResult } from './adapters/outbound/kube-nodes.adapter.js';
-import { drainView, type DrainRepository, type DrainRow } from './adapters/outbound/drain.repository.js';
-import type { UncordonRepository } from './adapters/outbound/uncordon.repository.js';
-import { DRAIN_REPOSITORY, KUBE_NODES, UNCORDON_CONFIG, UNCORDON_LEADER, UNCORDON_REPOSITORY } from './tokens.js';
+import { drainView, type DrainRecord, type DrainRepository, type DrainRow } from './adapters/outbound/drain.repository.js';
+import { DRAIN_REPOSITORY, KUBE_NODES, UNCORDON_CONFIG, UNCORDON_LEADER } from './tokens.js';
 
 const podName = (p: { namespace: string; name: string }): string => `${p.namespace}/${p.name}`;
 /** How long a step waits after a failed API call before it looks again (the drain timeout still bounds it). */
@@ -60,19 +58,19 @@ const API_RETRY_MS = 2_000;
 export class DrainService {
   private readonly running = new Map<string, Promise<void>>();
   private stopping = false;
-  /** The pick-up in flight: pick-ups never overlap, so no operation is started twice by one process. */
-  private picking?: Promise<void>;
+  /** Pick-ups never overlap, so no operation is started twice by one process; a kick during one runs one more. */
+  private readonly pickUps = new CycleRunner<void>(() =>
+    this.resumeActive().catch((err) => this.logger.warn('drain pick-up failed', { err: (err as Error).message })),
+  );
   private readonly drains;
 
   constructor(
     @Inject(UNCORDON_CONFIG) private readonly config: UncordonConfig,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(LOGGER) private readonly logger: JsonLogger,
-    @Inject(DATA_SOURCE) private readonly ds: DataSource,
     @Inject(OUTBOX) private readonly outbox: Outbox,
     @Inject(KUBE_NODES) private readonly kube: KubeNodes,
     @Inject(DRAIN_REPOSITORY) private readonly repo: DrainRepository,
-    @Inject(UNCORDON_REPOSITORY) private readonly events: UncordonRepository,
     @Inject(UNCORDON_LEADER) private readonly leader: LeaderElector,
     @Inject(METRICS) metrics: Metrics,
   ) {
@@ -92,9 +90,7 @@ export class DrainService {
     };
     const id = randomUUID();
     const now = this.clock.now();
-    const inserted = await this.ds.transaction((tx) =>
-      this.repo.insert(tx, { id, node: req.node, status: DrainStatus.PENDING, actor: meta.actor, correlationId: meta.correlationId, options, progress: {}, startedAt: now }),
-    );
+    const inserted = await this.repo.create({ id, node: req.node, status: DrainStatus.PENDING, actor: meta.actor, correlationId: meta.correlationId, options, progress: {}, startedAt: now });
     if (!inserted) {
       const active = await this.repo.latestForNode(req.node);
       throw new CodedError('CONFLICT', `node ${req.node} is already being drained`, { node: req.node, operationId: active?.id });
@@ -117,10 +113,7 @@ export class DrainService {
    * starts within a second or two); on a replica that is not the leader it does nothing, not even a query.
    */
   kick(): void {
-    if (this.picking) return;
-    this.picking = this.resumeActive()
-      .catch((err) => this.logger.warn('drain pick-up failed', { err: (err as Error).message }))
-      .finally(() => (this.picking = undefined));
+    void this.pickUps.request();
   }
 
   private async resumeActive(): Promise<void> {
@@ -189,11 +182,12 @@ export class DrainService {
       ({ ...progressOf(plan, s, { resumed: base.resumed, pdbWaits, errors }), ...extra }) as Record<string, unknown>;
 
     if (!resumed) {
-      const started = await this.ds.transaction(async (tx) => {
-        if (!(await this.repo.transition(tx, op.id, DrainStatus.RUNNING, progress(state), this.clock.now()))) return false;
-        await this.record(tx, op, 'drain.started', 'STARTED', DrainStatus.RUNNING, progress(state));
-        return true;
-      });
+      const now = this.clock.now();
+      const started = await this.repo.transitionAndRecord(
+        op.id, DrainStatus.RUNNING, progress(state), now, null,
+        this.recordOf(op, 'drain.started', 'STARTED', DrainStatus.RUNNING, progress(state), now),
+        this.outbox,
+      );
       this.outbox.added();
       if (!started) return;
     } else {
@@ -274,11 +268,11 @@ export class DrainService {
       message,
       ...(plan && state ? { outcomes: drainPodOutcomes(plan, state).map(({ pod, outcome }) => ({ pod, outcome })) } : {}),
     };
-    const ended = await this.ds.transaction(async (tx) => {
-      if (!(await this.repo.transition(tx, op.id, status, final, now, reason))) return false;
-      await this.record(tx, op, status === DrainStatus.COMPLETED ? 'drain.completed' : 'drain.failed', reason ?? 'COMPLETED', status, final, message);
-      return true;
-    });
+    const ended = await this.repo.transitionAndRecord(
+      op.id, status, final, now, reason ?? null,
+      this.recordOf(op, status === DrainStatus.COMPLETED ? 'drain.completed' : 'drain.failed', reason ?? 'COMPLETED', status, final, now, message),
+      this.outbox,
+    );
     if (!ended) {
       this.logger.info('drain already ended elsewhere; left as it is', { node: op.node, operationId: op.id });
       return;
@@ -295,17 +289,17 @@ export class DrainService {
     }
   }
 
-  private async record(
-    tx: { query(sql: string, params?: unknown[]): Promise<unknown> },
+  /** recordOf — a drain step's `scaling_events` row and its `node.drain.*` CloudEvent, written with the step. */
+  private recordOf(
     op: DrainRow,
     action: string,
     reason: string,
     status: DrainStatus,
     progress: Record<string, unknown>,
+    now: Date,
     message?: string,
-  ): Promise<void> {
-    const now = this.clock.now();
-    await this.events.addEvent(tx, {
+  ): DrainRecord {
+    const row = {
       nodeName: op.node,
       action,
       decision: status,
@@ -315,7 +309,7 @@ export class DrainService {
       operationId: op.id,
       evidence: { options: op.options, progress, ...(message ? { message } : {}) },
       createdAt: now,
-    });
+    };
     const type = action === 'drain.started' ? EventTypes.nodeDrainStarted : action === 'drain.completed' ? EventTypes.nodeDrainCompleted : EventTypes.nodeDrainFailed;
     const data: NodeDrainEventData = {
       operationId: op.id,
@@ -325,9 +319,7 @@ export class DrainService {
       ...(message ? { message } : {}),
       progress: progress as unknown as DrainProgress,
     };
-    await this.outbox.add(tx, [
-      makeEvent('uncordon', type, data, now, { actor: op.actor, subject: op.node, ...(op.correlationId ? { correlationId: op.correlationId } : {}) }),
-    ]);
+    return { row, event: makeEvent('uncordon', type, data, now, { actor: op.actor, subject: op.node, ...(op.correlationId ? { correlationId: op.correlationId } : {}) }) };
   }
 }
 

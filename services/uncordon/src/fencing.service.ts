@@ -16,6 +16,7 @@ import {
 import {
   CLOCK,
   CodedError,
+  CycleRunner,
   COMMAND_BUS,
   DATA_SOURCE,
   HEALTH_REGISTRY,
@@ -39,7 +40,7 @@ import { decideEc2Step, decideFencing, type Ec2Observation, type FenceCandidate 
 import { fencingView, type FencingRepository, type FencingRow } from './adapters/outbound/fencing.repository.js';
 import type { KubeFencing, LeaseReading } from './adapters/outbound/kube-fencing.adapter.js';
 import type { KubeNodes } from './adapters/outbound/kube-nodes.adapter.js';
-import type { NodeSource } from './adapters/outbound/node-source.js';
+import type { NodeSource } from './adapters/outbound/node-source.adapter.js';
 import type { UncordonRepository } from './adapters/outbound/uncordon.repository.js';
 import { FENCING_REPOSITORY, KUBE_FENCING, KUBE_NODES, NODE_SOURCE, UNCORDON_CONFIG, UNCORDON_LEADER, UNCORDON_REPOSITORY } from './tokens.js';
 
@@ -71,7 +72,7 @@ const zoneOf = (n: k8s.V1Node): string | null => nodeZoneOf(n.metadata?.labels ?
 export class FencingService {
   private readonly running = new Map<string, Promise<void>>();
   private stopping = false;
-  private picking?: Promise<void>;
+  private readonly pickUps = new CycleRunner<void>(() => this.pickUp());
   private readonly fences;
   private readonly suspendedGauge;
   private suspendedDetail?: string;
@@ -190,8 +191,14 @@ export class FencingService {
 
   /** kick — the leader runs every active operation it is not running yet (a restart or failover resumes them). */
   kick(): void {
-    if (this.picking || this.stopping || !this.leader.isLeader) return;
-    this.picking = this.repo
+    if (this.stopping || !this.leader.isLeader) return;
+    void this.pickUps.request();
+  }
+
+  /** pickUp — one pick-up; they never overlap, and a kick during one runs one more (docs/design.md#cycles). */
+  private async pickUp(): Promise<void> {
+    if (this.stopping || !this.leader.isLeader) return;
+    await this.repo
       .active()
       .then((ops) => {
         for (const op of ops) {
@@ -202,13 +209,12 @@ export class FencingService {
           this.running.set(op.id, run);
         }
       })
-      .catch((err) => this.logger.warn('fencing pick-up failed', { err: (err as Error).message }))
-      .finally(() => (this.picking = undefined));
+      .catch((err) => this.logger.warn('fencing pick-up failed', { err: (err as Error).message }));
   }
 
   /** settled — resolves once every fence this process runs has ended or paused; for tests and shutdown. */
   async settled(): Promise<void> {
-    await this.picking;
+    await this.pickUps.idle();
     await Promise.allSettled([...this.running.values()]);
   }
 

@@ -2,13 +2,13 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import type * as k8s from '@kubernetes/client-node';
 import { EventTypes, PRESSURE_LABEL, PRESSURE_MODES, PressureReliefOutcome, type NodePressure, type PressureMode, type PsiResource } from '@nodes-manager/contracts';
-import { CLOCK, DATA_SOURCE, LOGGER, makeEvent, METRICS, OUTBOX, type Clock, type JsonLogger, type LeaderElector, type Metrics, type Outbox } from '@nodes-manager/platform';
+import { CLOCK, CycleRunner, DATA_SOURCE, LOGGER, makeEvent, METRICS, OUTBOX, type Clock, type JsonLogger, type LeaderElector, type Metrics, type Outbox } from '@nodes-manager/platform';
 import { effectiveResources, MIRROR_ANNOTATION, podQos } from '@nodes-manager/kube';
 import type { UncordonConfig } from './config.js';
 import { decideRelief, nextHighSamples, psiFromSummary, type PodMemory } from './domain/pressure/decide-pressure.js';
 import type { KubeFencing } from './adapters/outbound/kube-fencing.adapter.js';
 import type { KubeNodes } from './adapters/outbound/kube-nodes.adapter.js';
-import type { NodeSource } from './adapters/outbound/node-source.js';
+import type { NodeSource } from './adapters/outbound/node-source.adapter.js';
 import { pressureView, type PressureRepository, type PressureRow } from './adapters/outbound/pressure.repository.js';
 import type { UncordonRepository } from './adapters/outbound/uncordon.repository.js';
 import { KUBE_FENCING, KUBE_NODES, NODE_SOURCE, PRESSURE_REPOSITORY, UNCORDON_CONFIG, UNCORDON_LEADER, UNCORDON_REPOSITORY } from './tokens.js';
@@ -33,7 +33,7 @@ const modeOf = (n: k8s.V1Node): PressureMode | undefined => {
 export class PressureService {
   private readonly reliefs;
   private readonly psiGauge;
-  private running?: Promise<void>;
+  private readonly cycles = new CycleRunner<void>(() => this.cycle());
 
   constructor(
     @Inject(UNCORDON_CONFIG) private readonly config: UncordonConfig,
@@ -53,10 +53,9 @@ export class PressureService {
     this.psiGauge = metrics.gauge('nodes_manager_node_memory_psi_full_avg10', 'Memory PSI full avg10 (percent) of nodes opted in to pressure watching', ['node']);
   }
 
-  /** runCycle — one reading of every opted-in node by the leader; a call during a cycle waits for that cycle. */
+  /** runCycle — one reading of every opted-in node by the leader; a call during a cycle runs one more after it (docs/design.md#cycles). */
   runCycle(): Promise<void> {
-    this.running ??= this.cycle().finally(() => (this.running = undefined));
-    return this.running;
+    return this.cycles.request();
   }
 
   async list(node?: string): Promise<NodePressure[]> {

@@ -3,11 +3,11 @@ import type { DataSource } from 'typeorm';
 import { commandBusProviders, createKubeConfig, DATA_SOURCE, LEADER_FACTORY, LOGGER, PlatformModule, type JsonLogger, type LeaderFactory } from '@nodes-manager/platform';
 import { HEALTH_REGISTRY, kubeRequestCounter, kubeWatchOptions, METRICS, type HealthRegistry, type Metrics } from '@nodes-manager/platform';
 import { migrations } from '../../../migrations/uncordon/index.js';
-import { entities } from './adapters/outbound/entities.js';
+import { entities } from './adapters/outbound/uncordon.entities.js';
 import { UncordonCommands } from './adapters/inbound/uncordon.commands.js';
 import { UncordonLoop } from './adapters/inbound/uncordon.loop.js';
 import { KubeNodes } from './adapters/outbound/kube-nodes.adapter.js';
-import { InformerNodeSource } from './adapters/outbound/node-source.js';
+import { InformerNodeSource } from './adapters/outbound/node-source.adapter.js';
 import { UncordonRepository } from './adapters/outbound/uncordon.repository.js';
 import { DrainRepository } from './adapters/outbound/drain.repository.js';
 import { UncordonService } from './uncordon.service.js';
@@ -58,7 +58,7 @@ export class UncordonModule {
           },
         },
         { provide: UNCORDON_REPOSITORY, inject: [DATA_SOURCE], useFactory: (ds: DataSource) => new UncordonRepository(ds) },
-        { provide: DRAIN_REPOSITORY, inject: [DATA_SOURCE], useFactory: (ds: DataSource) => new DrainRepository(ds) },
+        { provide: DRAIN_REPOSITORY, inject: [DATA_SOURCE, UNCORDON_REPOSITORY], useFactory: (ds: DataSource, events: UncordonRepository) => new DrainRepository(ds, events) },
         { provide: UNCORDON_LEADER, inject: [LEADER_FACTORY], useFactory: (leaders: LeaderFactory) => leaders('uncordon') },
         { provide: KUBE_FENCING, inject: [KUBE_NODES, METRICS], useFactory: (kube: KubeNodes, metrics: Metrics) => new KubeFencing(kube.kc, kubeRequestCounter(metrics, 'uncordon')) },
         { provide: FENCING_REPOSITORY, inject: [DATA_SOURCE], useFactory: (ds: DataSource) => new FencingRepository(ds) },

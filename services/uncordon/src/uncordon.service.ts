@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { V1Node } from '@kubernetes/client-node';
-import type { DataSource } from 'typeorm';
 import {
   UNCORDONED_AT_ANNOTATION,
   EventTypes,
@@ -15,7 +14,7 @@ import {
 import {
   CLOCK,
   CodedError,
-  DATA_SOURCE,
+  CycleRunner,
   LOGGER,
   makeEvent,
   METRICS,
@@ -29,7 +28,7 @@ import {
 import type { UncordonConfig } from './config.js';
 import { PressureService } from './pressure.service.js';
 import { holdForPressure } from './domain/pressure/decide-pressure.js';
-import { cordonedNodeSnapshot } from './domain/cordoned-node.js';
+import { cordonedNodeSnapshot } from './domain/uncordon/cordoned-node.js';
 import {
   budgetLeft,
   decideUncordon,
@@ -38,9 +37,9 @@ import {
   uncordonPatch,
   type CordonObservation,
   type UncordonRuleConfig,
-} from './domain/decide-uncordon.js';
+} from './domain/uncordon/decide-uncordon.js';
 import type { KubeNodes } from './adapters/outbound/kube-nodes.adapter.js';
-import type { NodeSource } from './adapters/outbound/node-source.js';
+import type { NodeSource } from './adapters/outbound/node-source.adapter.js';
 import { UNCORDON_ACTION, type ObservationRow, type PendingUncordon, type UncordonRepository } from './adapters/outbound/uncordon.repository.js';
 import { KUBE_NODES, NODE_SOURCE, UNCORDON_CONFIG, UNCORDON_LEADER, UNCORDON_REPOSITORY } from './tokens.js';
 
@@ -88,8 +87,7 @@ export class UncordonService {
   private readonly budgetWindowMs: number;
   private readonly cordonedGauge;
   private readonly uncordons;
-  private running?: Promise<CycleResult>;
-  private again = false;
+  private readonly cycles = new CycleRunner<CycleResult>(() => this.cycle());
   /** PRESSURE_MEMORY_FULL_THRESHOLD: above it a node is not uncordoned (docs/pressure.md). */
   private readonly pressureThreshold: number;
   private readonly pressureRequeueMs: number;
@@ -98,7 +96,6 @@ export class UncordonService {
     @Inject(UNCORDON_CONFIG) config: UncordonConfig,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(LOGGER) private readonly logger: JsonLogger,
-    @Inject(DATA_SOURCE) private readonly ds: DataSource,
     @Inject(OUTBOX) private readonly outbox: Outbox,
     @Inject(KUBE_NODES) private readonly kube: KubeNodes,
     @Inject(NODE_SOURCE) private readonly source: NodeSource,
@@ -117,26 +114,10 @@ export class UncordonService {
 
   /**
    * runCycle — one pass over every cordoned node. Cycles never overlap: a call during a cycle runs one more
-   * cycle after it (a node change seen mid-cycle is not lost).
+   * cycle after it (a node change seen mid-cycle is not lost; docs/design.md#cycles).
    */
-  async runCycle(): Promise<CycleResult> {
-    if (this.running) {
-      this.again = true;
-      return this.running;
-    }
-    this.running = (async () => {
-      try {
-        let result: CycleResult;
-        do {
-          this.again = false;
-          result = await this.cycle();
-        } while (this.again);
-        return result;
-      } finally {
-        this.running = undefined;
-      }
-    })();
-    return this.running;
+  runCycle(): Promise<CycleResult> {
+    return this.cycles.request();
   }
 
   private async cycle(): Promise<CycleResult> {
@@ -279,13 +260,8 @@ export class UncordonService {
     const createdAt = new Date(intent.event.createdAt);
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.ds.transaction(async (tx) => {
-          const { inserted } = await this.repo.addEvent(tx, { ...intent.event, createdAt });
-          await this.repo.forget(tx, [name]);
-          if (!inserted) return;
-          const event = makeEvent('uncordon', EventTypes.nodeUncordoned, intent.data, createdAt, { actor: LOOP_ACTOR, subject: name });
-          await this.outbox.add(tx, [{ ...event, id: intent.eventId }]);
-        });
+        const event = makeEvent('uncordon', EventTypes.nodeUncordoned, intent.data, createdAt, { actor: LOOP_ACTOR, subject: name });
+        await this.repo.recordUncordon({ ...intent.event, createdAt }, name, this.outbox, { ...event, id: intent.eventId });
         this.outbox.added();
         return;
       } catch (err) {
@@ -320,18 +296,16 @@ export class UncordonService {
   /** recordDryRun — a dry run records its decision once per cordon (same T), never patching. */
   private async recordDryRun(v: UncordonVerdict): Promise<void> {
     if (await this.repo.hasDryRun(v.node, v.evidence.cordonedSince)) return;
-    await this.ds.transaction((tx) =>
-      this.repo.addEvent(tx, {
-        nodeName: v.node,
-        action: UNCORDON_ACTION,
-        decision: v.decision,
-        reason: v.reason,
-        actor: LOOP_ACTOR,
-        dryRun: true,
-        evidence: { ...v.evidence, description: describeVerdict(v) },
-        createdAt: new Date(v.evaluatedAt),
-      }),
-    );
+    await this.repo.recordScalingEvent({
+      nodeName: v.node,
+      action: UNCORDON_ACTION,
+      decision: v.decision,
+      reason: v.reason,
+      actor: LOOP_ACTOR,
+      dryRun: true,
+      evidence: { ...v.evidence, description: describeVerdict(v) },
+      createdAt: new Date(v.evaluatedAt),
+    });
     this.uncordons.inc({ service: 'uncordon', result: 'dry-run' });
     this.logger.info('would uncordon (dry run)', { node: v.node, decision: v.decision, reason: v.reason });
   }

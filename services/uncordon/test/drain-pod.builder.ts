@@ -1,4 +1,4 @@
-import type { DrainPod } from '../src/domain/plan-drain.js';
+import type { DrainPod } from '../src/domain/drain/plan-drain.js';
 
 let seq = 0;
 

@@ -3,7 +3,7 @@ import { DB_SCHEMA, inboxTable, migrationsTable, outboxTable, type ServiceDataba
 
 /** SchemaProblem — one way the database does not match what this build's code expects. */
 export interface SchemaProblem {
-  kind: 'NO_MIGRATIONS_IN_BUILD' | 'MIGRATION_NOT_APPLIED' | 'TABLE_MISSING' | 'COLUMN_MISSING' | 'COLUMN_TYPE_MISMATCH';
+  kind: 'NO_MIGRATIONS_IN_BUILD' | 'MIGRATION_NOT_APPLIED' | 'TABLE_MISSING' | 'COLUMN_MISSING' | 'COLUMN_TYPE_MISMATCH' | 'COLUMN_NOT_DECLARED';
   message: string;
 }
 
@@ -60,9 +60,11 @@ function expectedUdt(type: unknown, isArray: boolean): string | undefined {
 }
 
 /**
- * checkSchema — the start-up self-check: the build carries migrations, all of them are applied, and every table and
- * column the entities declare exists in schema `nodes` with the declared type (a JSON column that is `json` instead of
- * `jsonb` is a mismatch). Returns every problem found; the caller refuses to start when there is any.
+ * checkSchema — the start-up self-check: the build carries migrations, all of them are applied, and the service's
+ * tables in schema `nodes` have exactly the columns its entities declare — each declared column exists with the
+ * declared type (a JSON column that is `json` instead of `jsonb` is a mismatch), and a column the migrations created
+ * but no entity declares is a problem too, so the migration and the entity describe a table the same way
+ * (docs/design.md#data). Returns every problem found; the caller refuses to start when there is any.
  */
 export async function checkSchema(ds: DataSource, spec: ServiceDatabaseSpec): Promise<SchemaProblem[]> {
   const problems: SchemaProblem[] = [];
@@ -105,6 +107,7 @@ export async function checkSchema(ds: DataSource, spec: ServiceDatabaseSpec): Pr
       if (!actual) problems.push({ kind: 'COLUMN_MISSING', message: `column ${tableName}.${column} does not exist` });
       else if (actual !== expected) problems.push({ kind: 'COLUMN_TYPE_MISMATCH', message: `column ${tableName}.${column} is ${actual} but the code expects ${expected}` });
     }
+    problems.push(...undeclared(tableName, table, new Set(Object.keys(columns))));
   }
   for (const meta of ds.entityMetadatas) {
     const table = byTable.get(meta.tableName);
@@ -129,8 +132,17 @@ export async function checkSchema(ds: DataSource, spec: ServiceDatabaseSpec): Pr
         });
       }
     }
+    problems.push(...undeclared(meta.tableName, table, new Set(meta.columns.map((c) => c.databaseName))));
   }
   return problems;
+}
+
+/** undeclared — columns of a table that the code does not declare (added by a migration and forgotten in the entity). */
+function undeclared(tableName: string, table: ReadonlyMap<string, string>, declared: ReadonlySet<string>): SchemaProblem[] {
+  return [...table.keys()]
+    .filter((c) => !declared.has(c))
+    .sort()
+    .map((c) => ({ kind: 'COLUMN_NOT_DECLARED' as const, message: `column ${tableName}.${c} exists but the code does not declare it (add it to the entity, or drop it in a migration)` }));
 }
 
 /** migrateAndCheck — migrations under the lock, then the self-check; throws SchemaCheckError on any problem. */

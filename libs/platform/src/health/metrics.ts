@@ -1,14 +1,23 @@
 import client from 'prom-client';
 
+/** The process prefix of prom-client's default metrics: `nodes_manager_process_cpu_seconds_total`, `nodes_manager_nodejs_…`. */
+export const METRICS_PREFIX = 'nodes_manager_';
+
 /**
- * Metrics — one prom-client registry per process; metric names are `nodes_manager_*` with a `service` label so
- * the all-in-one process and split services expose the same series. `gauge`/`counter`/`histogram` return the
- * existing metric when a name is registered twice (several service modules in one process).
+ * Metrics — one prom-client registry per process; metric names are `nodes_manager_*` with a `service` label (the
+ * service's name, `node-sync`, never a class name) so the all-in-one process and split services expose the same
+ * series. `gauge`/`counter`/`histogram` return the existing metric when a name is registered twice (several service
+ * modules in one process). The exposition passes `promtool check metrics` (docs/deploy.md, "Metrics").
  */
 export class Metrics {
   readonly registry = new client.Registry();
   constructor() {
-    client.collectDefaultMetrics({ register: this.registry, prefix: 'nodes_manager_process_' });
+    client.collectDefaultMetrics({ register: this.registry, prefix: METRICS_PREFIX });
+    // prom-client's `nodejs_active_{handles,requests,resources}_total` are gauges named like counters; the same
+    // counts stay available, by type, in the `nodejs_active_*` gauges without the suffix.
+    for (const m of this.registry.getMetricsAsArray()) {
+      if (m.name.endsWith('_total') && !(m instanceof client.Counter)) this.registry.removeSingleMetric(m.name);
+    }
   }
   counter(name: string, help: string, labelNames: string[] = []): client.Counter<string> {
     return (this.registry.getSingleMetric(name) as client.Counter<string>) ??

@@ -1,3 +1,5 @@
+// Longer than 500 lines because Informer is one state machine — paged list, watch, resync, backoff, staleness and
+// health — whose steps share its private state; the option and health types around it are what is small.
 import type * as k8s from '@kubernetes/client-node';
 import fetch from 'node-fetch';
 import type { JsonLogger } from '../logging/logger.js';

@@ -30,7 +30,9 @@ import {
   type ServiceName,
 } from '@nodes-manager/contracts';
 import { CodedError } from '../errors/coded-error.js';
-import { RUNTIME } from '../runtime/tokens.js';
+import type { JsonLogger } from '../logging/logger.js';
+import { currentRequestId, runWithRequestId } from '../logging/request-context.js';
+import { LOGGER, RUNTIME } from '../runtime/tokens.js';
 import type { Runtime } from '../runtime/runtime.js';
 
 /**
@@ -57,24 +59,33 @@ export function rmqServerOptions(service: ServiceName, url: string): RmqOptions 
 
 /**
  * CommandReplyInterceptor — every command handler's reply becomes a {@link CommandReply} (data or a coded error,
- * never a transport-level exception), and the RMQ delivery is acknowledged once the reply is produced.
+ * never a transport-level exception), and the RMQ delivery is acknowledged once the reply is produced. The handler
+ * runs with the command's `meta.requestId`, so its log lines carry the id of the HTTP request it serves; one line per
+ * command (`command handled`, debug for readiness probes) records the outcome and the time taken.
  */
 @Injectable()
 export class CommandReplyInterceptor implements NestInterceptor {
-  constructor(@Optional() @Inject(RUNTIME) private readonly runtime?: Runtime) {}
+  constructor(
+    @Optional() @Inject(RUNTIME) private readonly runtime?: Runtime,
+    @Optional() @Inject(LOGGER) private readonly logger?: JsonLogger,
+  ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<CommandReply> {
     const rpc = context.switchToRpc().getContext();
     const started = process.hrtime.bigint();
     const pattern = String(context.getHandler().name);
+    const command = context.switchToRpc().getData() as Partial<CommandRequest> | undefined;
+    const requestId = command?.meta?.requestId;
+    const service = this.logger?.service ?? 'unknown';
     const observe = (outcome: string) => {
-      const m = this.runtime?.metrics;
-      if (!m) return;
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      m.histogram('nodes_manager_command_duration_seconds', 'Command handling time by handler and outcome', ['handler', 'outcome'], [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]).observe(
-        { service: context.getClass().name, handler: pattern, outcome },
-        seconds,
-      );
+      this.runtime?.metrics
+        .histogram('nodes_manager_command_duration_seconds', 'Command handling time by handler and outcome', ['handler', 'outcome'], [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10])
+        .observe({ service, handler: pattern, outcome }, seconds);
+      const fields = { handler: pattern, outcome, durationMs: Math.round(seconds * 1e4) / 10, ...(command?.meta?.actor ? { actor: command.meta.actor } : {}) };
+      const log = () => (pattern === 'status' ? this.logger?.debug('command handled', fields) : this.logger?.info('command handled', fields));
+      if (requestId && currentRequestId() !== requestId) runWithRequestId(requestId, log);
+      else log();
     };
     const ack = () => {
       if (rpc instanceof RmqContext) {
@@ -86,7 +97,9 @@ export class CommandReplyInterceptor implements NestInterceptor {
         }
       }
     };
-    return next.handle().pipe(
+    // The handler's async scope is bound when handle() is called, so calling it inside the request context is enough.
+    const handled = requestId ? runWithRequestId(requestId, () => next.handle()) : next.handle();
+    return handled.pipe(
       map((data): CommandReply => {
         ack();
         observe('ok');

@@ -4,3 +4,4 @@ export * from './test-app.js';
 export * from './wait-for.js';
 export * from './tcp-proxy.js';
 export * from './api-caller.js';
+export * from './metrics-lint.js';

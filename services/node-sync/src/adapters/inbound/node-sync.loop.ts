@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { HEALTH_REGISTRY, LOGGER, type HealthRegistry, type JsonLogger, type LeaderElector } from '@nodes-manager/platform';
+import { CycleRunner, HEALTH_REGISTRY, LOGGER, type HealthRegistry, type JsonLogger, type LeaderElector } from '@nodes-manager/platform';
 import type { NodeSyncConfig } from '../../config.js';
 import { NodeSyncService, type SyncCycleResult } from '../../node-sync.service.js';
 import type { KubeCache } from '../outbound/kube-cache.adapter.js';
@@ -18,8 +18,7 @@ const PURGE_EVERY_MS = 3600_000;
 @Injectable()
 export class NodeSyncLoop implements OnApplicationBootstrap, OnApplicationShutdown {
   private debounce?: NodeJS.Timeout;
-  private running?: Promise<void>;
-  private pending?: string;
+  private readonly cycles = new CycleRunner<void, string>((trigger) => this.runOne(trigger));
   private stopped = false;
   /** The last cycle's result, for tests and the status command. */
   last?: SyncCycleResult;
@@ -75,26 +74,18 @@ export class NodeSyncLoop implements OnApplicationBootstrap, OnApplicationShutdo
   /** request — run a cycle now, or right after the one in progress. Resolves when that cycle is done. */
   request(trigger: string): Promise<void> {
     if (this.stopped) return Promise.resolve();
-    if (this.running) {
-      this.pending ??= trigger;
-      return this.running;
+    return this.cycles.request(trigger);
+  }
+
+  private async runOne(trigger: string): Promise<void> {
+    if (this.stopped) return;
+    try {
+      const r = await this.sync.runCycle(trigger);
+      this.last = r;
+      for (const l of this.listeners) l(r);
+    } catch (err) {
+      this.logger.warn('node sync cycle failed', { trigger, err: (err as Error).message });
     }
-    this.running = (async () => {
-      let next: string | undefined = trigger;
-      while (next && !this.stopped) {
-        this.pending = undefined;
-        try {
-          const r = await this.sync.runCycle(next);
-          this.last = r;
-          for (const l of this.listeners) l(r);
-        } catch (err) {
-          this.logger.warn('node sync cycle failed', { trigger: next, err: (err as Error).message });
-        }
-        next = this.pending;
-      }
-      this.running = undefined;
-    })();
-    return this.running;
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -102,6 +93,6 @@ export class NodeSyncLoop implements OnApplicationBootstrap, OnApplicationShutdo
     if (this.purgeTimer) clearInterval(this.purgeTimer);
     if (this.debounce) clearTimeout(this.debounce);
     await this.cache.stop();
-    await this.running;
+    await this.cycles.idle();
   }
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { JsonLogger, type LeaderElector } from '@nodes-manager/platform';
 import type { SchedulerScoringConfig } from '../../config.js';
 import type { SchedulerScoringService } from '../../scheduler-scoring.service.js';
-import type { ClusterCache } from '../outbound/cluster-cache.js';
+import type { ClusterCache } from '../outbound/cluster-cache.adapter.js';
 import { SchedulerScoringLoop } from './scheduler-scoring.loop.js';
 
 /** FakeService — records each loop cycle it is asked for; each one runs until the test ends it. */
@@ -24,17 +24,21 @@ function aLoop() {
 }
 
 describe('SchedulerScoringLoop', () => {
-  it('skips a tick while the previous cycle still runs, instead of queueing it', async () => {
+  it('makes one more cycle of the ticks that come while a cycle runs, never more', async () => {
     const { loop, svc } = aLoop();
     const first = loop.cycle();
-    await loop.cycle();
-    await loop.cycle();
+    const second = loop.cycle();
+    const third = loop.cycle();
     expect(svc.calls).toHaveLength(1);
     svc.calls[0]!.end();
-    await first;
-    const next = loop.cycle();
+    await new Promise((r) => setImmediate(r));
     expect(svc.calls).toHaveLength(2);
     svc.calls[1]!.end();
+    await Promise.all([first, second, third]);
+    expect(svc.calls).toHaveLength(2);
+    const next = loop.cycle();
+    expect(svc.calls).toHaveLength(3);
+    svc.calls[2]!.end();
     await next;
   });
 

@@ -1,8 +1,8 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { LOGGER, type JsonLogger, type LeaderElector } from '@nodes-manager/platform';
+import { CycleRunner, LOGGER, type JsonLogger, type LeaderElector } from '@nodes-manager/platform';
 import type { SchedulerScoringConfig } from '../../config.js';
 import { SchedulerScoringService } from '../../scheduler-scoring.service.js';
-import type { ClusterCache } from '../outbound/cluster-cache.js';
+import type { ClusterCache } from '../outbound/cluster-cache.adapter.js';
 import { CLUSTER_CACHE, SCHEDULER_LEADER, SCHEDULER_SCORING_CONFIG } from '../../tokens.js';
 
 /**
@@ -14,7 +14,7 @@ import { CLUSTER_CACHE, SCHEDULER_LEADER, SCHEDULER_SCORING_CONFIG } from '../..
 export class SchedulerScoringLoop implements OnApplicationBootstrap, OnApplicationShutdown {
   private tick?: NodeJS.Timeout;
   private stopped = false;
-  private current?: Promise<void>;
+  private readonly passes = new CycleRunner<void>(() => this.pass());
 
   constructor(
     @Inject(SCHEDULER_SCORING_CONFIG) private readonly config: SchedulerScoringConfig,
@@ -36,29 +36,22 @@ export class SchedulerScoringLoop implements OnApplicationBootstrap, OnApplicati
 
   /**
    * cycle — one loop pass, if leader and synced; leadership is verified on the server when the pass gets its
-   * turn (`runLoopCycle`), not when it was scheduled. A tick while a pass is still running is skipped, so slow
-   * passes never queue up behind each other. Failures are logged, never thrown; another replica's execution in
-   * progress (CONFLICT) is an expected skip.
+   * turn (`runLoopCycle`), not when it was scheduled. Passes never overlap: a tick while one runs makes one more
+   * pass right after it, never more (docs/design.md#cycles), so slow passes never queue up behind each other.
+   * Failures are logged, never thrown; another replica's execution in progress (CONFLICT) is an expected skip.
    */
   async cycle(): Promise<void> {
     if (this.stopped || !this.leader.isLeader || !this.cluster.synced) return;
-    if (this.current) {
-      this.logger.debug('scheduling cycle skipped: the previous one is still running', {});
-      return;
-    }
-    const run = (async () => {
-      try {
-        await this.svc.runLoopCycle(this.config.OPTIMIZE_MODE, () => (this.stopped ? Promise.resolve(false) : this.leader.stillLeader()));
-      } catch (err) {
-        if ((err as { code?: string }).code === 'CONFLICT') this.logger.debug('scheduling cycle skipped', { reason: (err as Error).message });
-        else this.logger.warn('scheduling cycle failed', { err: (err as Error).message });
-      }
-    })();
-    this.current = run;
+    await this.passes.request();
+  }
+
+  private async pass(): Promise<void> {
+    if (this.stopped || !this.leader.isLeader || !this.cluster.synced) return;
     try {
-      await run;
-    } finally {
-      this.current = undefined;
+      await this.svc.runLoopCycle(this.config.OPTIMIZE_MODE, () => (this.stopped ? Promise.resolve(false) : this.leader.stillLeader()));
+    } catch (err) {
+      if ((err as { code?: string }).code === 'CONFLICT') this.logger.debug('scheduling cycle skipped', { reason: (err as Error).message });
+      else this.logger.warn('scheduling cycle failed', { err: (err as Error).message });
     }
   }
 

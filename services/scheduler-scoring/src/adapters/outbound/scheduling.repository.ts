@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
-import { decodeCursor, encodeCursor } from '@nodes-manager/contracts';
+import { decodeCursor, encodeCursor, type CloudEvent } from '@nodes-manager/contracts';
+import type { Outbox } from '@nodes-manager/platform';
 import type { DecisionDraft } from '../../domain/decisions.js';
 
 export interface DecisionView {
@@ -118,6 +119,43 @@ export class SchedulingRepository {
     if (rows.length <= q.limit) return { items };
     const last = items[items.length - 1]!;
     return { items, nextCursor: encodeCursor([last.createdAt, last.id]) };
+  }
+
+  /**
+   * recordCycle — a scheduling cycle's record in one transaction: its decisions (with `skipRepeats`, a loop cycle's
+   * decisions that repeat the latest one of their kind and subject are left out), its consolidation plan if any, and
+   * the events `events` builds from the decision rows written, in the outbox. Returns the rows written.
+   */
+  recordCycle(
+    drafts: readonly DecisionDraft[],
+    o: { skipRepeats: boolean; meta: { actor: string; correlationId: string; now: Date }; plan?: Omit<PlanRow, 'createdAt' | 'executedAt'> & { now: Date } },
+    outbox: Pick<Outbox, 'add'>,
+    events: (rows: readonly DecisionView[]) => CloudEvent[],
+  ): Promise<DecisionView[]> {
+    return this.ds.transaction(async (tx) => {
+      const fresh = o.skipRepeats ? await this.withoutRepeats(tx, drafts) : drafts;
+      const rows = await this.insertDecisions(tx, fresh, o.meta);
+      if (o.plan) await this.insertPlan(tx, o.plan);
+      await outbox.add(tx, events(rows));
+      return rows;
+    });
+  }
+
+  /** recordExecution — an executed plan's record in one transaction: its decisions, the plan marked, their events. */
+  async recordExecution(
+    planId: string,
+    status: string,
+    execution: Record<string, unknown>,
+    drafts: readonly DecisionDraft[],
+    meta: { actor: string; correlationId: string; now: Date },
+    outbox: Pick<Outbox, 'add'>,
+    events: (rows: readonly DecisionView[]) => CloudEvent[],
+  ): Promise<void> {
+    await this.ds.transaction(async (tx) => {
+      const rows = await this.insertDecisions(tx, drafts, meta);
+      await this.markExecuted(tx, planId, status, execution, meta.now);
+      await outbox.add(tx, events(rows));
+    });
   }
 
   async insertPlan(tx: EntityManager, row: Omit<PlanRow, 'createdAt' | 'executedAt'> & { now: Date }): Promise<void> {

@@ -15,6 +15,7 @@ const typesInput = z.strictObject({ region: region.optional(), instanceTypes: na
 const instanceId = z.string().regex(/^i-[0-9a-f]{8,17}$/, 'must be an EC2 instance id (i-…)');
 const fenceInput = z.strictObject({ instanceId, action: z.enum(['stop', 'terminate']), force: z.boolean().default(true) });
 const describeInput = z.strictObject({ instanceIds: z.array(instanceId).min(1).max(1000) });
+const historyInput = z.strictObject({ region: region.optional(), instanceType: z.string().min(1) });
 
 function parse<S extends z.ZodType>(schema: S, data: unknown, pattern: string): z.infer<S> {
   const r = schema.safeParse(data ?? {});
@@ -41,6 +42,12 @@ export class SpotAdvisorCommands {
   @MessagePattern(Commands.spotPrices)
   prices(@Payload() req: CommandRequest) {
     return this.spot.spotPrices(parse(pricesInput, req.data, Commands.spotPrices));
+  }
+
+  /** spot.history — `{ instanceType, region? }` → that type's price points per zone over the window (GET /api/v1/spot/history). */
+  @MessagePattern(Commands.spotHistory)
+  history(@Payload() req: CommandRequest) {
+    return this.spot.history(parse(historyInput, req.data, Commands.spotHistory));
   }
 
   /** instancetypes.list — `{ region?, instanceTypes? }` → the instance-type catalog. */

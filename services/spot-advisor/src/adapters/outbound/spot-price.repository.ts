@@ -14,6 +14,26 @@ export class SpotPriceRepository {
     private readonly outbox: Outbox,
   ) {}
 
+  /**
+   * history — one instance type's Spot price points per zone in [from, to], each zone starting with the price in
+   * effect at `from` (its last point before it), oldest first; at most `limit` points in all.
+   */
+  async history(region: string, instanceType: string, from: Date, to: Date, product = 'Linux/UNIX', limit = 20_000): Promise<{ zone: string; at: Date; usdPerHour: number }[]> {
+    const rows = (await this.ds.query(
+      `SELECT zone, sampled_at, price_usd FROM (
+         SELECT DISTINCT ON (zone) zone, sampled_at, price_usd FROM nodes.spot_price_samples
+          WHERE region = $1 AND instance_type = $2 AND product_description = $5 AND sampled_at < $3
+          ORDER BY zone, sampled_at DESC) AS in_effect_at_start
+       UNION ALL
+       SELECT zone, sampled_at, price_usd FROM nodes.spot_price_samples
+        WHERE region = $1 AND instance_type = $2 AND product_description = $5 AND sampled_at >= $3 AND sampled_at <= $4
+       ORDER BY zone, sampled_at
+       LIMIT $6`,
+      [region, instanceType, from.toISOString(), to.toISOString(), product, limit],
+    )) as { zone: string; sampled_at: Date; price_usd: number }[];
+    return rows.map((r) => ({ zone: r.zone, at: new Date(r.sampled_at), usdPerHour: Number(r.price_usd) }));
+  }
+
   /** recordRefresh — stores the samples and the event built from how many were new; returns that count. */
   async recordRefresh(
     region: string,

@@ -3,7 +3,7 @@ import { LOGGER, type JsonLogger, type LeaderElector } from '@nodes-manager/plat
 import type { UncordonConfig } from '../../config.js';
 import { DrainService } from '../../drain.service.js';
 import { UncordonService } from '../../uncordon.service.js';
-import type { NodeSource } from '../outbound/node-source.js';
+import type { NodeSource } from '../outbound/node-source.adapter.js';
 import { NODE_SOURCE, UNCORDON_CONFIG, UNCORDON_LEADER } from '../../tokens.js';
 
 /** A burst of node changes is evaluated once, this long after the first. */

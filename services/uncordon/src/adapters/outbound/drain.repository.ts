@@ -1,8 +1,16 @@
 import type { DataSource } from 'typeorm';
 import type { DrainOperation, DrainOptions, DrainStatus } from '@nodes-manager/contracts';
-import type { SqlRunner } from '@nodes-manager/platform';
+import type { CloudEvent } from '@nodes-manager/contracts';
+import type { Outbox, SqlRunner } from '@nodes-manager/platform';
+import type { ScalingEventInput, UncordonRepository } from './uncordon.repository.js';
 
 const COLUMNS = `id, node_name, status, actor, correlation_id, options, progress, reason, started_at, updated_at, finished_at`;
+
+/** DrainRecord — what a drain step writes besides the operation: its scaling event and its CloudEvent. */
+export interface DrainRecord {
+  readonly row: ScalingEventInput;
+  readonly event: CloudEvent;
+}
 
 export interface DrainRow {
   id: string;
@@ -52,7 +60,38 @@ export function drainView(r: DrainRow): DrainOperation {
 
 /** DrainRepository — `drain_operations`. One active (pending or running) operation per node, by a partial unique index. */
 export class DrainRepository {
-  constructor(private readonly ds: DataSource) {}
+  constructor(
+    private readonly ds: DataSource,
+    /** Where a drain step's `scaling_events` row goes, in the step's own transaction. */
+    private readonly events: UncordonRepository,
+  ) {}
+
+  /** create — records a pending operation; false when the node already has an active one (the partial unique index). */
+  create(r: Omit<DrainRow, 'updatedAt' | 'finishedAt' | 'reason'>): Promise<boolean> {
+    return this.ds.transaction((tx) => this.insert(tx, r));
+  }
+
+  /**
+   * transitionAndRecord — one drain step in one transaction: the operation moves on, and its `scaling_events` row and
+   * its `node.drain.*` event are written with it; false, with nothing written, when the operation is no longer
+   * active (someone else ended it).
+   */
+  transitionAndRecord(
+    id: string,
+    status: DrainStatus,
+    progress: Record<string, unknown>,
+    now: Date,
+    reason: string | null,
+    record: DrainRecord,
+    outbox: Pick<Outbox, 'add'>,
+  ): Promise<boolean> {
+    return this.ds.transaction(async (tx) => {
+      if (!(await this.transition(tx, id, status, progress, now, reason))) return false;
+      await this.events.addEvent(tx, record.row);
+      await outbox.add(tx, [record.event]);
+      return true;
+    });
+  }
 
   /** insert — undefined when the node already has an active drain (the unique index said so). */
   async insert(tx: SqlRunner, r: Omit<DrainRow, 'updatedAt' | 'finishedAt' | 'reason'>): Promise<boolean> {

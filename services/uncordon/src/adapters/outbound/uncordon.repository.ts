@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { decodeCursor, encodeCursor } from '@nodes-manager/contracts';
-import type { SqlRunner } from '@nodes-manager/platform';
+import type { CloudEvent } from '@nodes-manager/contracts';
+import type { Outbox, SqlRunner } from '@nodes-manager/platform';
 
 /** ObservationRow — `cordon_observations`: the first time we saw a node's current cordon, and its latest verdict. */
 export interface ObservationRow {
@@ -164,6 +165,24 @@ export class UncordonRepository {
    * addEvent — inserts a `scaling_events` row inside the caller's transaction. With `e.id` given, a row with that id
    * already there makes it a no-op: `inserted` is false (a retried record).
    */
+  /**
+   * recordUncordon — the record of an uncordon that landed, in one transaction: its `scaling_events` row (once:
+   * the row's id comes from the intent, so a retry is a no-op), the node's observation forgotten, and — only when
+   * the row is new — its `node.uncordoned` event in the outbox.
+   */
+  async recordUncordon(e: ScalingEventInput & { id: string }, node: string, outbox: Pick<Outbox, 'add'>, event: CloudEvent): Promise<void> {
+    await this.ds.transaction(async (tx) => {
+      const { inserted } = await this.addEvent(tx, e);
+      await this.forget(tx, [node]);
+      if (inserted) await outbox.add(tx, [event]);
+    });
+  }
+
+  /** recordScalingEvent — one `scaling_events` row on its own (a dry run's record). */
+  async recordScalingEvent(e: ScalingEventInput & { id?: string }): Promise<void> {
+    await this.ds.transaction((tx) => this.addEvent(tx, e));
+  }
+
   async addEvent(tx: SqlRunner, e: ScalingEventInput & { id?: string }): Promise<{ id: string; inserted: boolean }> {
     const id = e.id ?? randomUUID();
     const result = (await tx.query(

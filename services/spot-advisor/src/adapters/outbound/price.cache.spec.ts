@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { PriceCache, type Clock } from './price-cache.js';
+import type { Clock } from '@nodes-manager/platform';
+import { PriceCache } from './price.cache.js';
 
 class TestClock implements Clock {
   private t = Date.parse('2026-03-10T12:00:00Z');

@@ -12,7 +12,7 @@ import {
   kubeletEntry,
   minutes,
   taint,
-} from '../../test/cordoned-node.builder.js';
+} from '../../../test/cordoned-node.builder.js';
 import type { CordonedNodeSnapshot } from './cordoned-node.js';
 import {
   cordonOwner,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { aKubeNode, aKubePdb, aKubePod, type KubePodOptions } from '@nodes-manager/kube/testing';
-import { claimsOf, projectCachedPod, projectClaim, projectNode, projectPdb, projectPod, projectVolume } from './kube-projection.js';
+import { claimsOf, projectCachedPod, projectClaim, projectNode, projectPdb, projectPod, projectVolume } from './kube-projection.mapper.js';
 
 const aNode = (name: string): any => aKubeNode(name);
 const aPod = (name: string, node: string | undefined, o: KubePodOptions = {}): any => aKubePod(name, node, o);

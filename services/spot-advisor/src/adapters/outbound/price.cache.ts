@@ -1,7 +1,6 @@
-/** Clock — the source of "now" (structurally the same as libs/platform's Clock). */
-export interface Clock {
-  now(): Date;
-}
+// A stateful async cache in front of EC2 (TTL, one refresh in flight per key, stale data served after a failed
+// refresh) — I/O-side state, so it lives with the adapters, not in domain/.
+import type { Clock } from '@nodes-manager/platform';
 
 export interface PriceCacheOptions {
   /** How long fetched data is served without refetching. Default 5 minutes. */

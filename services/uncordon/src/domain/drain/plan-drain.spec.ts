@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { aDrainPod, aNakedPod } from '../../test/drain-pod.builder.js';
+import { aDrainPod, aNakedPod } from '../../../test/drain-pod.builder.js';
 import {
   DRAIN_POLL_MS,
   drainPodOutcomes,

@@ -3,7 +3,7 @@ import { Informer, informersHealth, kubeErrorCode, kubeRequestCounter, makeCount
 import type { Metrics } from '@nodes-manager/platform';
 import type { PdbInfo, ScoringNode, ScoringPod } from '@nodes-manager/scoring';
 import { withRequested, withVolumeZones, type CachedPod, type ClusterSnapshot, type VolumeIndex } from '../../domain/cluster.js';
-import { projectCachedPod, projectClaim, projectNode, projectPdb, projectVolume, type ClaimBinding } from './kube-projection.js';
+import { projectCachedPod, projectClaim, projectNode, projectPdb, projectVolume, type ClaimBinding } from './kube-projection.mapper.js';
 
 /** ClusterCache — the service's own view of nodes, pods, PDBs and the pods' volumes (port; the informer-backed one below). */
 export interface ClusterCache {

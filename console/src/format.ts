@@ -1,0 +1,64 @@
+/** Formatting shared by the views: money, durations, times, and auto-uncordon reasons in plain words. */
+export const usd = (v: number | undefined | null, digits = 2): string => (v === undefined || v === null || Number.isNaN(v) ? '—' : `$${v.toFixed(digits)}`);
+export const pct = (v: number | undefined | null, digits = 0): string => (v === undefined || v === null ? '—' : `${(v * 100).toFixed(digits)}%`);
+
+/** duration — `1 h 05 m`, `4 m 12 s`, `9 s`. */
+export function duration(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const sec = s % 60;
+  if (h > 0) return `${h} h ${String(m).padStart(2, '0')} m`;
+  if (m > 0) return `${m} m ${String(sec).padStart(2, '0')} s`;
+  return `${sec} s`;
+}
+
+export const ago = (iso: string | undefined | null, now: number): string => (iso ? `${duration(now - Date.parse(iso))} ago` : '—');
+export const clock = (iso: string | undefined | null): string => (iso ? new Date(iso).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' }) : '—');
+export const dateTime = (iso: string | undefined | null): string => (iso ? new Date(iso).toLocaleString([], { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' }) : '—');
+
+export const gib = (bytes: number | undefined): string => (bytes === undefined ? '—' : `${(bytes / 2 ** 30).toFixed(bytes >= 10 * 2 ** 30 ? 0 : 1)} GiB`);
+export const cores = (milli: number | undefined): string => (milli === undefined ? '—' : `${(milli / 1000).toFixed(milli >= 10_000 ? 0 : 1)}`);
+
+/** REASON_WORDS — each auto-uncordon reason (docs/auto-uncordon.md) as an operator would say it. */
+export const REASON_WORDS: Record<string, string> = {
+  UNCORDON: 'A Spot rebalance cordon, Ready all along: nodes-manager uncordons it on the next cycle.',
+  WAITING_GRACE_PERIOD: 'A Spot rebalance cordon by NTH: waiting out the grace period before uncordoning.',
+  NOT_CORDONED: 'Not cordoned.',
+  CORDON_TAINT_MISSING: 'Cordoned, but the unschedulable taint is not there yet.',
+  EXTRA_TAINTS: 'Has other taints besides the cordon: left alone.',
+  CORDONED_BY_OTHER_MANAGER: 'Cordoned by someone else (not NTH): never touched.',
+  NO_PROVENANCE: 'Nothing shows who cordoned it: left alone.',
+  KARPENTER_DISRUPTION_TAINT: 'Karpenter is disrupting this node: left alone.',
+  CLUSTER_AUTOSCALER_DELETION_TAINT: 'The cluster autoscaler is deleting this node: left alone.',
+  BEING_DELETED: 'The node is being deleted.',
+  EXCLUDED_FROM_LOAD_BALANCERS: 'Excluded from load balancers: a sign of an interruption, left alone.',
+  NTH_ACTION_LABEL: 'NTH is acting on an interruption here: left alone.',
+  OPTED_OUT: 'Opted out of auto-uncordon by annotation.',
+  CORDON_TIME_UNKNOWN: 'When it was cordoned is not known yet: waiting for evidence.',
+  NOT_READY: 'Not Ready now: stays cordoned.',
+  NOT_READY_SINCE_CORDON: 'Was not Ready throughout since the cordon: stays cordoned.',
+  BUDGET_EXHAUSTED: 'Would be uncordoned, but this cycle’s budget is used up: next cycle.',
+  DISABLED: 'Would be uncordoned, but auto-uncordon is disabled.',
+  DRY_RUN: 'Would be uncordoned, but auto-uncordon runs in dry-run mode.',
+  DRAINING: 'A nodes-manager drain runs on it: the cordon is ours.',
+};
+
+export const reasonWords = (reason: string | undefined, description?: string): string => (reason && REASON_WORDS[reason]) || description || reason || '—';
+
+/** EVENT_WORDS — a CloudEvent type in words, for the activity timeline. */
+export const EVENT_WORDS: Record<string, string> = {
+  'node.uncordoned': 'Uncordoned',
+  'node.drain.started': 'Drain started',
+  'node.drain.completed': 'Drain completed',
+  'node.drain.failed': 'Drain failed',
+  'optimize.planned': 'Consolidation planned',
+  'optimize.executed': 'Consolidation executed',
+  'nodepool.created': 'NodePool created',
+  'nodepool.updated': 'NodePool changed',
+  'nodepool.deleted': 'NodePool deleted',
+  'nodepool.consolidation.requested': 'NodePool consolidation',
+  'instance.provisioned': 'Instances launched',
+  'node.added': 'Node joined',
+  'node.removed': 'Node left',
+};

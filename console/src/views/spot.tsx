@@ -1,0 +1,183 @@
+import { useEffect, useMemo, useRef, useState } from 'react';
+import uPlot from 'uplot';
+import { useApp, useDebounced, useLive, useResource } from '../context';
+import { dateTime, usd } from '../format';
+import type { Market, MarketItem } from '../types';
+
+const ZONE_COLOURS = ['#2563eb', '#d97706', '#059669', '#dc2626', '#7c3aed', '#0891b2'];
+
+/** SpotView — Spot prices per instance type and zone over the advisor's window, the interruption estimate and its basis. */
+export function SpotView() {
+  const { api, features } = useApp();
+  const market = useResource((signal) => api.get<Market>('/api/v1/spot/market', signal), [api]);
+  const reload = useDebounced(market.reload, 1000);
+  useLive((t) => t === 'spot.prices.refreshed', reload, market.reload);
+  const types = useMemo(() => [...new Set((market.data?.items ?? []).map((i) => i.instanceType))].sort(), [market.data]);
+  const [type, setType] = useState('');
+  const chosen = type || types[0] || '';
+  const rows = (market.data?.items ?? []).filter((i) => i.instanceType === chosen).sort((a, b) => a.availabilityZone.localeCompare(b.availabilityZone));
+  const history = useResource((signal) => (chosen ? api.get<History>(`/api/v1/spot/history?instanceType=${encodeURIComponent(chosen)}`, signal) : Promise.resolve(undefined)), [api, chosen, market.data]);
+
+  return (
+    <section className="view" aria-labelledby="spot-title">
+      <div className="view-head">
+        <h1 id="spot-title">Spot market</h1>
+        {market.data && (
+          <span className="muted">
+            {market.data.region} · window {market.data.window.hours} h · fetched {dateTime(market.data.fetchedAt)}
+            {market.data.stale ? ' · STALE' : ''}
+          </span>
+        )}
+        <label className="select">
+          <span>Instance type</span>
+          <select value={chosen} onChange={(e) => setType(e.target.value)}>
+            {types.map((t) => (
+              <option key={t} value={t}>
+                {t}
+              </option>
+            ))}
+          </select>
+        </label>
+      </div>
+      {market.error && <p className="notice error">{market.error}</p>}
+      {features.rebalanceSummary && <RebalanceLedger />}
+      {market.data && rows.length > 0 && <PriceChart market={market.data} rows={rows} history={history.data?.instanceType === chosen ? history.data : undefined} />}
+      {market.data && (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Zone</th>
+              <th scope="col" className="num">
+                Spot now
+              </th>
+              <th scope="col" className="num">
+                On-demand
+              </th>
+              <th scope="col" className="num">
+                Saving
+              </th>
+              <th scope="col">Over the window</th>
+              <th scope="col">Interruption estimate</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((r) => (
+              <tr key={r.availabilityZone}>
+                <td className="nowrap">{r.availabilityZone}</td>
+                <td className="num">{usd(r.spotUsdPerHour, 4)}/h</td>
+                <td className="num">{r.onDemandKnown === false ? 'unknown' : `${usd(r.onDemandUsdPerHour, 4)}/h`}</td>
+                <td className="num">{r.savingsPct === undefined ? '—' : `${r.savingsPct}%`}</td>
+                <td>
+                  {r.trend ? `${r.trend.direction} (${r.trend.changePct > 0 ? '+' : ''}${r.trend.changePct}% from ${usd(r.trend.fromUsdPerHour, 4)})` : '—'}
+                  {r.interruption?.volatility && (
+                    <div className="muted small-text">
+                      range {usd(r.interruption.volatility.minUsdPerHour, 4)}–{usd(r.interruption.volatility.maxUsdPerHour, 4)}, {r.interruption.volatility.changes} changes
+                    </div>
+                  )}
+                </td>
+                <td>
+                  <strong>{r.interruption?.bucket ?? 'unknown'}</strong> <span className="badge">{r.interruption?.basis ?? '—'}</span>
+                  <div className="muted small-text">{r.interruption?.explanation}</div>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+/** History — `GET /api/v1/spot/history`: every price change per zone over the window. */
+interface History {
+  instanceType: string;
+  window: { from: string; to: string };
+  zones: { zone: string; points: { at: string; usdPerHour: number }[] }[];
+}
+
+/**
+ * PriceChart — one stepped line per zone of the chosen type: every Spot price change over the advisor's window
+ * (`/spot/history`), against the On-Demand price. While the history has not arrived, the market view's summary
+ * draws it: the price at the window's start, then the current one since it took effect.
+ */
+function PriceChart({ market, rows, history }: { market: Market; rows: MarketItem[]; history: History | undefined }) {
+  const el = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (!el.current) return;
+    const from = Date.parse(market.window.from) / 1000;
+    const to = Date.parse(market.window.to) / 1000;
+    // Each zone as (time, price) steps; the chart's x axis is the union of every zone's change times.
+    const steps = rows.map((r): [number, number][] => {
+      const pts = history?.zones.find((z) => z.zone === r.availabilityZone)?.points;
+      if (pts && pts.length > 0) return pts.map((p) => [Math.max(from, Date.parse(p.at) / 1000), p.usdPerHour]);
+      const since = r.spotPriceSince ? Math.max(from, Date.parse(r.spotPriceSince) / 1000) : from;
+      return [
+        [from, r.trend?.fromUsdPerHour ?? r.spotUsdPerHour],
+        [since, r.spotUsdPerHour],
+      ];
+    });
+    const x = [...new Set([from, to, ...steps.flatMap((s) => s.map(([t]) => t))])].sort((a, b) => a - b);
+    const series = steps.map((s) => {
+      let i = 0;
+      let price = s[0]?.[1] ?? null;
+      return x.map((t) => {
+        while (i < s.length && s[i]![0] <= t) price = s[i++]![1];
+        return price;
+      });
+    });
+    const od = rows.find((r) => r.onDemandKnown !== false)?.onDemandUsdPerHour;
+    const data: uPlot.AlignedData = [x, ...series, ...(od !== undefined ? [x.map(() => od)] : [])];
+    const width = Math.max(400, el.current.clientWidth);
+    const plot = new uPlot(
+      {
+        width,
+        height: 260,
+        scales: { x: { time: true } },
+        axes: [{}, { label: 'USD / hour', size: 70, values: (_u, v) => v.map((n) => `$${n.toFixed(3)}`) }],
+        series: [
+          {},
+          ...rows.map((r, i) => ({ label: r.availabilityZone, stroke: ZONE_COLOURS[i % ZONE_COLOURS.length]!, width: 2, points: { show: false }, paths: uPlot.paths.stepped!({ align: 1 }) })),
+          ...(od !== undefined ? [{ label: 'On-demand', stroke: '#6b7280', dash: [6, 4], width: 1.5, points: { show: false } }] : []),
+        ],
+        legend: { show: true },
+      },
+      data,
+      el.current,
+    );
+    const onResize = () => el.current && plot.setSize({ width: Math.max(400, el.current.clientWidth), height: 260 });
+    window.addEventListener('resize', onResize);
+    return () => {
+      window.removeEventListener('resize', onResize);
+      plot.destroy();
+    };
+  }, [market, rows, history]);
+  return (
+    <figure className="chart">
+      <div ref={el} data-testid="price-chart" role="img" aria-label={`Spot price of ${rows[0]?.instanceType} per zone over the last ${market.window.hours} hours`} />
+      <figcaption className="muted small-text">
+        {history ? `Spot price per zone, every change over the last ${market.window.hours} h` : 'Spot price per zone: the price at the window’s start and the current one (history loading)'}; dashed: On-Demand.
+      </figcaption>
+    </figure>
+  );
+}
+
+/** RebalanceLedger — the rebalance outcomes ledger's summary, shown only when this gateway offers it. */
+function RebalanceLedger() {
+  const { api } = useApp();
+  const summary = useResource((signal) => api.get<Record<string, unknown>>('/api/v1/rebalances/summary', signal), [api]);
+  const figures = Object.entries(summary.data ?? {}).filter(([, v]) => typeof v === 'number' || typeof v === 'string');
+  return (
+    <div className="ledger" data-testid="rebalance-ledger">
+      <h2>Rebalance recommendations: what happened after</h2>
+      {summary.error && <p className="notice error">{summary.error}</p>}
+      <div className="cards">
+        {figures.map(([k, v]) => (
+          <div className="card" key={k}>
+            <div className="card-label">{k.replace(/([A-Z])/g, ' $1').toLowerCase()}</div>
+            <div className="card-value">{typeof v === 'number' && !Number.isInteger(v) ? v.toFixed(2) : String(v)}</div>
+          </div>
+        ))}
+      </div>
+    </div>
+  );
+}

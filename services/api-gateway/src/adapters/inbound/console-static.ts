@@ -1,0 +1,58 @@
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { INestApplication } from '@nestjs/common';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { Response } from 'express';
+
+/**
+ * The console's Content-Security-Policy: everything from the gateway itself, no inline script, no framing, API calls
+ * only to this origin. The bundle carries no CDN reference (docs/console.md), so nothing else is needed.
+ */
+export const CONSOLE_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "font-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/**
+ * consoleDir — where `npm run build` wrote the console (scripts/build-console.mjs): `CONSOLE_DIR` when set, else
+ * `dist/console` found from this file in the compiled tree (dist/services/…) or in the sources (services/…).
+ */
+export function consoleDir(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (env['CONSOLE_DIR']) return resolve(env['CONSOLE_DIR']);
+  const up = resolve(dirname(fileURLToPath(import.meta.url)), '../../../../..');
+  for (const dir of [join(up, 'console'), join(up, 'dist', 'console')]) if (existsSync(join(dir, 'index.html'))) return dir;
+  return undefined;
+}
+
+/**
+ * setupConsole — serves the operator console's static files at `/` (index.html, `assets/*`) from the HTTP adapter,
+ * outside the controllers: no token is needed for the files (they hold no data; every API call they make carries the
+ * user's token), and the route is not part of the API's OpenAPI document. Hashed assets are cached for a year,
+ * index.html never. Call before the app listens, like setupOpenApi. Returns the folder served, or undefined when the
+ * console was not built (then `/` is the API's 404).
+ */
+export function setupConsole(app: INestApplication, dir = consoleDir()): string | undefined {
+  if (!dir) return undefined;
+  (app as NestExpressApplication).useStaticAssets(dir, {
+    index: ['index.html'],
+    redirect: false,
+    dotfiles: 'ignore',
+    fallthrough: true,
+    setHeaders: (res: Response, path: string) => {
+      res.setHeader('Content-Security-Policy', CONSOLE_CSP);
+      res.setHeader('X-Content-Type-Options', 'nosniff');
+      res.setHeader('Referrer-Policy', 'no-referrer');
+      res.setHeader('Cache-Control', path.endsWith('.html') ? 'no-cache' : 'public, max-age=31536000, immutable');
+    },
+  });
+  return dir;
+}
