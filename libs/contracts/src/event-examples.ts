@@ -1,4 +1,5 @@
 /**
+ * Longer than 500 lines because it is recorded data, not code (regenerated, never edited by hand).
  * EVENT_EXAMPLES — events nodes-manager really published on `nodes.events`, one or two per routing key, recorded
  * by the split-mode end-to-end test (the six services against the simulators) and used as the `examples` of
  * docs/asyncapi.yaml. Regenerate: `UPDATE_DOCS=1 npm run test:e2e -- test/e2e/split.e2e.ts`, then the AsyncAPI
