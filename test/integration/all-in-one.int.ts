@@ -22,6 +22,9 @@ beforeAll(async () => {
   kube = await startKubeSim({ karpenter: true, podTerminationMs: 50 } as never);
   kube.load(generateFleet({ seed: 11, nodes: 16, karpenter: true }));
   ec2 = await startEc2Sim({ region: 'us-east-1' });
+  // The SDK reads its endpoint from the process environment when spot-advisor builds its client, which can happen
+  // during start (the first optimisation cycle asks for prices): set it before the system starts.
+  process.env['AWS_ENDPOINT_URL_EC2'] = ec2.url;
   const runtime = createRuntime({ mode: 'all-in-one', logLevel: 'error' });
   runtime.eventBus!.tap((e) => events.push(e));
   system = await startAllInOne({
@@ -43,7 +46,6 @@ beforeAll(async () => {
       KARPENTER_DISCOVERY_CACHE_SECONDS: '1',
     },
   });
-  process.env['AWS_ENDPOINT_URL_EC2'] = ec2.url;
 }, 120_000);
 
 afterAll(async () => {
