@@ -17,7 +17,7 @@ export type ChannelSetup = (ch: ConfirmChannel) => Promise<void>;
  * channels on the same connection for the command bus, and every reconnection in one place. Every connection and
  * channel it opens has an `error` listener, so a reset, a cut or a closed channel never crashes the process; the
  * loss is logged and the registered {@link ChannelSetup}s run again on the next channel, which is opened in the
- * background with back-off as long as any setup is registered. Callers that fail while the broker is gone retry
+ * background with back-off (and the outbox relay told at once when it is back). Callers that fail meanwhile retry
  * later (the outbox keeps their events).
  *
  * Several users in one process (all-in-one: every service module; split: platform, command bus, gateway) share it
@@ -33,6 +33,7 @@ export class AmqpConnection {
   private attempt = 0;
   private readonly setups: ChannelSetup[] = [];
   private readonly lostListeners: (() => void)[] = [];
+  private readonly restoredListeners: (() => void)[] = [];
   /** Why the last attempt to reach the broker failed, for readiness ("degraded: broker"). */
   lastError?: string;
 
@@ -106,9 +107,13 @@ export class AmqpConnection {
         throw new Error('broker connection closed');
       }
       this.ch = ch;
-      if (this.lastError !== undefined) this.logger?.info('broker connection restored', { connection: this.name, attempt: this.attempt });
+      const restored = this.lastError !== undefined;
       this.lastError = undefined;
       this.attempt = 0;
+      if (restored) {
+        this.logger?.info('broker connection restored', { connection: this.name });
+        for (const l of this.restoredListeners) l();
+      }
       return ch;
     } catch (err) {
       this.lastError = (err as Error).message;
@@ -139,9 +144,9 @@ export class AmqpConnection {
     return conn;
   }
 
-  /** scheduleReconnect — reopen in the background (with back-off) while setups need a channel. */
+  /** scheduleReconnect — reopen in the background (with back-off), so setups and the relay resume on their own. */
   private scheduleReconnect(): void {
-    if (this.closed || this.reconnectTimer || this.setups.length === 0) return;
+    if (this.closed || this.reconnectTimer) return;
     const ms = Math.min(MAX_RECONNECT_MS, 250 * 2 ** Math.min(this.attempt++, 6));
     this.reconnectTimer = setTimeout(() => {
       this.reconnectTimer = undefined;
@@ -154,6 +159,11 @@ export class AmqpConnection {
   /** onLost — called when the open channel or connection goes away (broker restart, reset, network cut). */
   onLost(fn: () => void): void {
     this.lostListeners.push(fn);
+  }
+
+  /** onRestored — called when a channel opens again after the broker was unreachable (the outbox relays at once). */
+  onRestored(fn: () => void): void {
+    this.restoredListeners.push(fn);
   }
 
   /** close — one user is done; the connection closes when the last one is (or at once when never retained). */

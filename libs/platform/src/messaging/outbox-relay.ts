@@ -81,6 +81,14 @@ export class OutboxRelay {
     clearTimeout(timer);
   }
 
+  /** retryNow — the publisher is reachable again: forget the back-off and relay at once. */
+  retryNow(): void {
+    if (this.stopped) return;
+    this.failures = 0;
+    if (this.running) this.again = true;
+    else this.schedule(0);
+  }
+
   kick(): void {
     if (this.stopped) return;
     if (this.running) this.again = true;
