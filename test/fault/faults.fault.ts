@@ -18,7 +18,7 @@ import { FaultSystem, figure, figures, isLeader, proxiedKubeconfig, type Replica
 const BROKER_CUT_MS = 20_000;
 const DB_CUT_MS = 10_000;
 const GRACE_MS = 3_000;
-const NODES = 20;
+const NODES = 24;
 
 let db: TestDatabase;
 let kube: KubeSim;
@@ -65,7 +65,12 @@ beforeAll(async () => {
   kube = await startKubeSim();
   ec2 = await startEc2Sim();
   const fleet = generateFleet({ seed: 12, nodes: NODES, podsPerNode: 4, karpenter: false });
-  names = fleet.nodes!.map((n) => n.metadata!.name!).sort();
+  // Plain nodes only: a node with its own taints (GPU) or not Ready is rightly never uncordoned.
+  names = fleet.nodes!
+    .filter((n) => (n.spec?.taints ?? []).length === 0 && !n.spec?.unschedulable && n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'))
+    .map((n) => n.metadata!.name!)
+    .sort();
+  expect(names.length).toBeGreaterThanOrEqual(16);
   const guardedNode = names[names.length - 1]!;
   kube.load({
     ...fleet,

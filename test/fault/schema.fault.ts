@@ -35,15 +35,15 @@ const start = () =>
 
 describe('6. a schema changed behind the service', () => {
   it.each([
-    ['a column dropped', 'ALTER TABLE nodes.nodes DROP COLUMN annotations', 'ALTER TABLE nodes.nodes ADD COLUMN annotations jsonb NOT NULL DEFAULT \'{}\'', 'annotations'],
-    ['a jsonb column made json', 'ALTER TABLE nodes.nodes ALTER COLUMN labels TYPE json USING labels::json', 'ALTER TABLE nodes.nodes ALTER COLUMN labels TYPE jsonb USING labels::jsonb', 'labels'],
-  ])('%s: exit 78, naming the table and the column', async (_what, tamper, undo, column) => {
+    ['a column dropped', 'ALTER TABLE nodes.nodes DROP COLUMN annotations', 'ALTER TABLE nodes.nodes ADD COLUMN annotations jsonb NOT NULL DEFAULT \'{}\'', 'annotations', 'COLUMN_MISSING'],
+    ['a jsonb column made json', 'ALTER TABLE nodes.nodes ALTER COLUMN labels TYPE json USING labels::json', 'ALTER TABLE nodes.nodes ALTER COLUMN labels TYPE jsonb USING labels::jsonb', 'labels', 'COLUMN_TYPE_MISMATCH'],
+  ])('%s: exit 78, naming the table and the column', async (_what, tamper, undo, column, problem) => {
     await db.query(tamper);
     try {
       const { code, output } = await start();
       expect(code).toBe(78);
-      expect(output).toContain('nodes.nodes');
-      expect(output).toContain(column);
+      // `column <table>.<column>`: the table is `nodes` (in schema `nodes`).
+      expect(output).toContain(`${problem}: column nodes.${column}`);
     } finally {
       await db.query(undo);
     }
