@@ -42,5 +42,11 @@ export default {
       testMatch: ['<rootDir>/test/e2e/**/*.e2e.ts'],
       slowTestThreshold: 60,
     },
+    {
+      ...common,
+      displayName: 'fault',
+      testMatch: ['<rootDir>/test/fault/**/*.fault.ts'],
+      slowTestThreshold: 120,
+    },
   ],
 };

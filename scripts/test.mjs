@@ -1,4 +1,5 @@
-// The README's test command: typecheck, build, unit + integration tests, then the end-to-end suite (six processes),
+// The README's test command: typecheck, build, unit + integration tests, then the end-to-end suite (six processes)
+// and the fault suite (docs/reliability.md),
 // and one closing line "tests: N passed, N failed". Exits non-zero if anything failed.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
@@ -38,6 +39,7 @@ if (!broken || process.env.CONTINUE_ON_BUILD_ERROR) {
   if (only.length === 0 || only.includes('unit')) jest('unit', ['unit'], ['--maxWorkers=2']);
   if (only.length === 0 || only.includes('integration')) jest('integration', ['integration'], ['--maxWorkers=2', '--testTimeout=90000', '--forceExit']);
   if (only.length === 0 || only.includes('e2e')) jest('e2e', ['e2e'], ['--runInBand', '--testTimeout=180000', '--forceExit']);
+  if (only.length === 0 || only.includes('fault')) jest('fault', ['fault'], ['--runInBand', '--testTimeout=300000', '--forceExit']);
 }
 
 process.stdout.write(`\ntests: ${passed} passed, ${failed} failed\n`);

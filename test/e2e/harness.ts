@@ -30,8 +30,8 @@ export function assertBuilt(): void {
 }
 
 /** spawnService — one service from the build, as production runs it. */
-export function spawnService(service: ServiceName, env: NodeJS.ProcessEnv, port: number): ServiceProcess {
-  const child = spawn(process.execPath, [`${DIST}/${service}/src/main.js`], {
+export function spawnService(service: ServiceName, env: NodeJS.ProcessEnv, port: number, dist = DIST): ServiceProcess {
+  const child = spawn(process.execPath, [`${dist}/${service}/src/main.js`], {
     env: { PATH: process.env['PATH'], AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

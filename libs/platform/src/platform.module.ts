@@ -13,14 +13,14 @@ import { heartbeatType, serviceStatusPattern, type ServiceName } from '@nodes-ma
 import { createDataSource, runMigrations, type EntityTarget, type MigrationClass } from './database/database.js';
 import { assertSchema } from './database/self-check.js';
 import { JsonLogger, type LogLevel } from './logging/logger.js';
-import { AmqpConnection } from './messaging/amqp-connection.js';
+import { brokerCheck, type AmqpConnection } from './messaging/amqp-connection.js';
 import { AmqpEventPublisher, EVENT_PUBLISHER, type EventPublisher } from './messaging/event-publisher.js';
 import { AmqpEventSubscriber, EVENT_SUBSCRIBER, InProcessEventSubscriber, type EventSubscriber } from './messaging/event-subscriber.js';
 import { makeEvent, Outbox } from './messaging/outbox.js';
 import { OutboxRelay } from './messaging/outbox-relay.js';
 import { CommandController } from './messaging/commands.js';
 import { LeaderElector } from './leader/leader-elector.js';
-import { RUNTIME, type Runtime } from './runtime/runtime.js';
+import { processBroker, RUNTIME, type Runtime } from './runtime/runtime.js';
 import type { HealthRegistry } from './health/health.js';
 
 export const SERVICE_NAME = Symbol('SERVICE_NAME');
@@ -50,9 +50,13 @@ export interface ServicePlatformSpec<C extends PlatformConfig> {
 
 export type LeaderFactory = (name?: string) => LeaderElector;
 
+/** How long shutdown spends publishing what is still in the outbox before it closes the broker connection. */
+export const SHUTDOWN_FLUSH_MS = 3_000;
+
 /**
- * PlatformLifecycle — starts the outbox relay and the heartbeat, and closes the pools and connections in order on
- * shutdown (relay drained before the broker connection and the database pool close).
+ * PlatformLifecycle — starts the outbox relay and the heartbeat, and on shutdown (after the service's own loops
+ * stopped: Nest runs this module's hook last) releases the leader locks at once, flushes the outbox (bounded), then
+ * closes the subscriber, the broker connection and the database pool, in that order (docs/reliability.md).
  */
 @Injectable()
 class PlatformLifecycle implements OnModuleInit, OnApplicationShutdown {
@@ -90,6 +94,7 @@ class PlatformLifecycle implements OnModuleInit, OnApplicationShutdown {
     if (this.heartbeat) clearInterval(this.heartbeat);
     for (const l of this.leaders) await l.stop();
     await this.subscriber.close();
+    await this.relay.flush(SHUTDOWN_FLUSH_MS);
     await this.relay.stop();
     await this.amqp?.close();
     if (this.ds.isInitialized) await this.ds.destroy();
@@ -154,15 +159,8 @@ export class PlatformModule {
         useFactory: (rt: Runtime, logger: JsonLogger) => {
           const url = config.RABBITMQ_URL ?? rt.rabbitmqUrl;
           if (!url) return null;
-          const conn = new AmqpConnection(url, `nodes-manager/${service}`, logger);
-          rt.health.register(`${service}.broker`, async () => {
-            try {
-              await conn.channel();
-              return { ok: true };
-            } catch (err) {
-              return { ok: false, detail: (err as Error).message };
-            }
-          });
+          const conn = processBroker(rt, url, service, logger);
+          rt.health.register(`${service}.broker`, () => brokerCheck(conn));
           return conn;
         },
       },
@@ -183,9 +181,10 @@ export class PlatformModule {
       },
       {
         provide: OUTBOX_RELAY,
-        inject: [RUNTIME, DATA_SOURCE, OUTBOX, EVENT_PUBLISHER, LOGGER],
-        useFactory: (rt: Runtime, ds: DataSource, outbox: Outbox, pub: EventPublisher, logger: JsonLogger) => {
+        inject: [RUNTIME, DATA_SOURCE, OUTBOX, EVENT_PUBLISHER, LOGGER, 'AMQP_CONNECTION'],
+        useFactory: (rt: Runtime, ds: DataSource, outbox: Outbox, pub: EventPublisher, logger: JsonLogger, conn: AmqpConnection | null) => {
           const relay = new OutboxRelay(ds, outbox, pub, logger, { pollMs: 500 });
+          conn?.onRestored(() => relay.retryNow());
           rt.metrics.collectedGauge('nodes_manager_outbox_pending', 'Events waiting in the outbox', [], async (g) => {
             g.set({ service }, (await relay.backlog()).pending);
           });

@@ -5,6 +5,8 @@ import { heartbeatType } from '@nodes-manager/contracts';
 import {
   AmqpConnection,
   AmqpEventPublisher,
+  brokerCheck,
+  processBroker,
   COMMAND_BUS,
   createJwtStrategy,
   createWriteScopeGuard,
@@ -109,21 +111,14 @@ export class ApiGatewayModule implements NestModule {
         },
         {
           provide: COMMAND_BUS,
-          inject: [RUNTIME],
-          useFactory: (rt: Runtime): CommandBus => {
+          inject: [RUNTIME, GATEWAY_LOGGER],
+          useFactory: (rt: Runtime, logger: JsonLogger): CommandBus => {
             if (rt.commands) return new InProcessCommandBus(rt.commands, config.COMMAND_TIMEOUT_MS);
             const url = config.RABBITMQ_URL ?? rt.rabbitmqUrl;
             if (!url) throw new Error('api-gateway: RABBITMQ_URL is required in split mode');
-            const bus = new RmqCommandBus(url, config.COMMAND_TIMEOUT_MS);
-            rt.health.register('api-gateway.broker', async () => {
-              try {
-                await bus.consumers('api-gateway');
-                return { ok: true };
-              } catch (err) {
-                return { ok: false, detail: (err as Error).message };
-              }
-            });
-            return bus;
+            const broker = processBroker(rt, url, 'api-gateway', logger);
+            rt.health.register('api-gateway.broker', () => brokerCheck(broker));
+            return new RmqCommandBus(broker, config.COMMAND_TIMEOUT_MS);
           },
         },
         {
@@ -132,7 +127,7 @@ export class ApiGatewayModule implements NestModule {
           useFactory: (rt: Runtime, logger: JsonLogger) => {
             const url = config.RABBITMQ_URL ?? rt.rabbitmqUrl;
             if (url) {
-              const conn = new AmqpConnection(url, 'nodes-manager/api-gateway', logger);
+              const conn = processBroker(rt, url, 'api-gateway', logger);
               return { pub: new AmqpEventPublisher(conn), conn };
             }
             return { pub: rt.eventBus! };

@@ -225,9 +225,10 @@ describe('auto-uncordon: replicas, restarts, conflicts', () => {
     sim.scenario.cordonAsNth('f-1');
     const a = await start();
     await becomesLeader(a);
-    clock.advance(3 * MIN);
+    // The grace runs from the end of the second the cordon was written in (managedFields times are whole seconds).
+    clock.advance(3 * MIN + 1000);
     await cycleUntil(a, 'f-1 uncordoned', uncordoned('f-1'));
-    clock.advance(MIN);
+    clock.advance(MIN - 1000);
     sim.scenario.cordonAsNth('f-1');
     clock.advance(4 * MIN);
     // The new cordon reaches the service through its watch.
@@ -235,8 +236,8 @@ describe('auto-uncordon: replicas, restarts, conflicts', () => {
       const r = await a.service.runCycle();
       return r.verdicts.length > 0 ? r : undefined;
     }, 'the new cordon seen');
-    expect(waiting.verdicts).toEqual([expect.objectContaining({ decision: 'wait', requeueAfterMs: 2 * MIN, evidence: expect.objectContaining({ flapCount: 1, effectiveGraceMinutes: 6 }) })]);
-    clock.advance(2 * MIN - 1);
+    expect(waiting.verdicts).toEqual([expect.objectContaining({ decision: 'wait', requeueAfterMs: 2 * MIN + 1000, evidence: expect.objectContaining({ flapCount: 1, effectiveGraceMinutes: 6 }) })]);
+    clock.advance(2 * MIN + 1000 - 1);
     expect((await a.service.runCycle()).acted).toEqual({});
     clock.advance(1);
     await cycleUntil(a, 'f-1 uncordoned again', uncordoned('f-1', 2));

@@ -6,7 +6,7 @@ import { ConfigError, redactConfig } from '../config/config.js';
 import { SchemaCheckError } from '../database/self-check.js';
 import { HealthController } from '../health/health.js';
 import { JsonLogger, type LogLevel } from '../logging/logger.js';
-import { rmqServerOptions } from '../messaging/commands.js';
+import { commandIntake, rmqServer, type DrainableServerRmq } from '../messaging/commands.js';
 import { createRuntime, RuntimeModule, type Runtime } from '../runtime/runtime.js';
 
 export interface SplitServiceOptions {
@@ -37,15 +37,55 @@ export async function startSplitService(opts: SplitServiceOptions): Promise<INes
   })
   class SplitRoot {}
   const app = await NestFactory.create(SplitRoot, { logger, abortOnError: false, bufferLogs: false });
-  app.enableShutdownHooks();
+  let server: DrainableServerRmq | undefined;
   if (opts.service !== 'api-gateway') {
-    app.connectMicroservice(rmqServerOptions(opts.service, opts.rabbitmqUrl), { inheritAppConfig: true });
+    server = rmqServer(opts.service, opts.rabbitmqUrl);
+    app.connectMicroservice({ strategy: server }, { inheritAppConfig: true });
     await app.startAllMicroservices();
   }
   await opts.configure?.(app);
   await app.listen(opts.port, opts.host ?? '0.0.0.0');
+  onTermination(app, logger, server);
   logger.info('service started', { port: opts.port, mode: 'split' });
   return app;
+}
+
+/** How long in-flight commands may take to answer once SIGTERM stopped the intake. */
+export const SHUTDOWN_INFLIGHT_MS = 5_000;
+/** The whole shutdown's bound: past it the process exits 1 (Kubernetes' grace period is 30 s by default). */
+export const SHUTDOWN_TIMEOUT_MS = 15_000;
+
+/**
+ * onTermination — graceful shutdown on SIGTERM/SIGINT (docs/reliability.md): stop taking commands (cancel the
+ * queue's consumer; the broker gives queued ones to another replica), let those in flight answer (bounded), then
+ * close the app — the service's loops stop, then the platform releases the leader locks at once, flushes the
+ * outbox and closes the broker and database — and exit 0. Past {@link SHUTDOWN_TIMEOUT_MS} it exits 1.
+ */
+export function onTermination(app: INestApplication, logger: JsonLogger, server?: DrainableServerRmq, timeoutMs = SHUTDOWN_TIMEOUT_MS): void {
+  let stopping = false;
+  const stop = async (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    const started = Date.now();
+    logger.info('shutting down', { signal });
+    setTimeout(() => {
+      logger.error('shutdown did not finish in time; exiting', { timeoutMs });
+      process.exit(1);
+    }, timeoutMs).unref();
+    try {
+      await server?.stopIntake();
+      const idle = await commandIntake.whenIdle(SHUTDOWN_INFLIGHT_MS);
+      if (!idle) logger.warn('commands still in flight at shutdown', { inFlight: commandIntake.active });
+      await app.close();
+      logger.info('stopped', { ms: Date.now() - started });
+      process.exit(0);
+    } catch (err) {
+      logger.error('shutdown failed', { err: (err as Error).message });
+      process.exit(1);
+    }
+  };
+  process.once('SIGTERM', (s) => void stop(s));
+  process.once('SIGINT', (s) => void stop(s));
 }
 
 /**

@@ -17,7 +17,11 @@ export class HealthRegistry {
   register(name: string, check: HealthCheck): void {
     this.checks.set(name, check);
   }
-  async run(prefix?: string): Promise<{ ready: boolean; degraded: boolean; checks: Record<string, CheckResult> }> {
+  /**
+   * run — every check (or those under `prefix`); `reason` names the dependencies behind a degraded or unready
+   * answer by the last part of their check name, e.g. `degraded: broker`.
+   */
+  async run(prefix?: string): Promise<{ ready: boolean; degraded: boolean; reason?: string; checks: Record<string, CheckResult> }> {
     const checks: Record<string, CheckResult> = {};
     await Promise.all(
       [...this.checks].filter(([n]) => !prefix || n.startsWith(prefix + '.')).map(async ([name, check]) => {
@@ -32,7 +36,13 @@ export class HealthRegistry {
       }),
     );
     const values = Object.values(checks);
-    return { ready: values.every((c) => c.ok || c.degraded), degraded: values.some((c) => !c.ok && c.degraded), checks };
+    const ready = values.every((c) => c.ok || c.degraded);
+    const degraded = values.some((c) => !c.ok && c.degraded);
+    const failing = Object.entries(checks)
+      .filter(([, c]) => !c.ok && (ready ? c.degraded : !c.degraded))
+      .map(([n]) => n.slice(n.lastIndexOf('.') + 1));
+    const reason = failing.length ? `${ready ? 'degraded' : 'not ready'}: ${[...new Set(failing)].sort().join(', ')}` : undefined;
+    return { ready, degraded, ...(reason ? { reason } : {}), checks };
   }
 }
 export const HEALTH_REGISTRY = Symbol('HEALTH_REGISTRY');
@@ -57,7 +67,11 @@ export class HealthController {
   @Get('readyz')
   async readyz(@Res() res: Response) {
     const r = await this.health.run();
-    res.status(r.ready ? 200 : 503).json({ status: r.ready ? (r.degraded ? 'degraded' : 'ready') : 'not-ready', checks: r.checks });
+    res.status(r.ready ? 200 : 503).json({
+      status: r.ready ? (r.degraded ? 'degraded' : 'ready') : 'not-ready',
+      ...(r.reason ? { reason: r.reason } : {}),
+      checks: r.checks,
+    });
   }
 
   @Public()

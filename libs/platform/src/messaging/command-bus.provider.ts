@@ -1,18 +1,18 @@
 import { Inject, Injectable, type OnApplicationShutdown, type Provider } from '@nestjs/common';
 import type { ServiceName } from '@nodes-manager/contracts';
-import { RUNTIME, type Runtime } from '../runtime/runtime.js';
+import { processBroker, RUNTIME, type Runtime } from '../runtime/runtime.js';
 import { SERVICE_CONFIG } from '../platform.module.js';
 import { COMMAND_BUS, InProcessCommandBus, RmqCommandBus, type CommandBus } from './commands.js';
 
 /**
  * createCommandBus — how a service calls another service: the in-process registry when the runtime has one
- * (all-in-one), else RabbitMQ request/reply. Same choice as the gateway's.
+ * (all-in-one), else RabbitMQ request/reply on the process's one broker connection. Same choice as the gateway's.
  */
 export function createCommandBus(rt: Runtime, opts: { service: ServiceName; rabbitmqUrl?: string | undefined; timeoutMs: number }): CommandBus {
   if (rt.commands) return new InProcessCommandBus(rt.commands, opts.timeoutMs);
   const url = opts.rabbitmqUrl ?? rt.rabbitmqUrl;
   if (!url) throw new Error(`${opts.service}: RABBITMQ_URL is required in split mode to call other services`);
-  return new RmqCommandBus(url, opts.timeoutMs);
+  return new RmqCommandBus(processBroker(rt, url, opts.service), opts.timeoutMs);
 }
 
 @Injectable()

@@ -11,17 +11,16 @@ import {
   type NestInterceptor,
 } from '@nestjs/common';
 import {
-  ClientRMQ,
   RmqContext,
-  RmqRecordBuilder,
   Server,
+  ServerRMQ,
   Transport,
   type CustomTransportStrategy,
   type MessageHandler,
   type RmqOptions,
 } from '@nestjs/microservices';
 import amqp from 'amqplib';
-import { firstValueFrom, from, isObservable, lastValueFrom, of, timeout, catchError, map, type Observable } from 'rxjs';
+import { finalize, from, isObservable, lastValueFrom, of, timeout, catchError, map, type Observable } from 'rxjs';
 import {
   serviceQueue,
   type CommandMeta,
@@ -33,6 +32,7 @@ import { CodedError } from '../errors/coded-error.js';
 import type { JsonLogger } from '../logging/logger.js';
 import { currentRequestId, runWithRequestId } from '../logging/request-context.js';
 import { LOGGER, RUNTIME } from '../runtime/tokens.js';
+import { describeBrokerError, type AmqpConnection } from './amqp-connection.js';
 import type { Runtime } from '../runtime/runtime.js';
 
 /**
@@ -55,6 +55,67 @@ export function rmqServerOptions(service: ServiceName, url: string): RmqOptions 
       persistent: true,
     },
   };
+}
+
+/**
+ * CommandIntake — the commands this process is handling right now, so a shutdown can stop taking new ones and
+ * wait (bounded) for those in flight to answer before it closes anything.
+ */
+export class CommandIntake {
+  private inFlight = 0;
+  private readonly idle: (() => void)[] = [];
+  get active(): number {
+    return this.inFlight;
+  }
+  enter(): void {
+    this.inFlight++;
+  }
+  leave(): void {
+    this.inFlight = Math.max(0, this.inFlight - 1);
+    if (this.inFlight === 0) for (const f of this.idle.splice(0)) f();
+  }
+  /** whenIdle — resolves true once nothing is in flight, false when `ms` pass first. */
+  whenIdle(ms: number): Promise<boolean> {
+    if (this.inFlight === 0) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const t = setTimeout(() => resolve(false), ms);
+      this.idle.push(() => (clearTimeout(t), resolve(true)));
+    });
+  }
+}
+/** commandIntake — the process's one intake (every service module in an all-in-one process shares it). */
+export const commandIntake = new CommandIntake();
+
+/**
+ * DrainableServerRmq — Nest's RMQ server with a known consumer tag, so shutdown can cancel the consumer (no new
+ * command is delivered to this process; the broker gives queued ones to another replica) while handlers in flight
+ * still reply on the open channel.
+ */
+export class DrainableServerRmq extends ServerRMQ {
+  private raw?: amqp.Channel;
+  private stopping = false;
+  private readonly tag: string;
+  constructor(options: RmqOptions['options']) {
+    const tag = `${options?.queue ?? 'commands'}.${randomUUID()}`;
+    super({ ...options, consumerTag: tag });
+    this.tag = tag;
+  }
+  override async setupChannel(channel: amqp.Channel, callback: () => void): Promise<void> {
+    this.raw = channel;
+    channel.on('error', () => undefined);
+    if (this.stopping) return callback();
+    return super.setupChannel(channel, callback);
+  }
+  /** stopIntake — cancels the consumer; deliveries already received are still handled and answered. */
+  async stopIntake(): Promise<void> {
+    this.stopping = true;
+    await this.raw?.cancel(this.tag).catch(() => undefined);
+  }
+}
+
+/** rmqServer — the RMQ command server of a service, as a strategy for `connectMicroservice`. */
+export function rmqServer(service: ServiceName, url: string): DrainableServerRmq {
+  return new DrainableServerRmq(rmqServerOptions(service, url).options);
 }
 
 /**
@@ -97,9 +158,11 @@ export class CommandReplyInterceptor implements NestInterceptor {
         }
       }
     };
+    commandIntake.enter();
     // The handler's async scope is bound when handle() is called, so calling it inside the request context is enough.
     const handled = requestId ? runWithRequestId(requestId, () => next.handle()) : next.handle();
     return handled.pipe(
+      finalize(() => commandIntake.leave()),
       map((data): CommandReply => {
         ack();
         observe('ok');
@@ -135,55 +198,91 @@ function unwrapReply<T>(reply: CommandReply<T> | undefined, service: ServiceName
   throw new CodedError(reply.error.code, reply.error.message, reply.error.details);
 }
 
+/** DIRECT_REPLY_TO — RabbitMQ's pseudo-queue for replies on the requesting channel (what Nest's RMQ client uses). */
+const DIRECT_REPLY_TO = 'amq.rabbitmq.reply-to';
+
+/** brokerUnavailable — the 503 while the broker is unreachable: names the dependency, never its address. */
+const brokerUnavailable = (why: string) => new CodedError('SERVICE_UNAVAILABLE', `message broker unavailable (${why})`, { dependency: 'broker' });
+
 /**
- * RmqCommandBus — request/reply over the Nest RMQ transport. Before sending, it checks that the target queue has
- * a consumer (cached briefly): none means the service is down → SERVICE_UNAVAILABLE (503), instead of a request
- * sitting in a queue until it times out. The message expires with the timeout so a late consumer never acts on
- * a request whose caller has already been told 504.
+ * RmqCommandBus — request/reply over RabbitMQ on the process's one broker connection (docs/reliability.md), in the
+ * wire format of the Nest RMQ transport the services consume with (`{pattern, data, id}`, replies by direct
+ * reply-to). Before sending, it checks that the target queue has a consumer (cached briefly): none means the service
+ * is down → SERVICE_UNAVAILABLE (503), instead of a request sitting in a queue until it times out. The message
+ * expires with the timeout so a late consumer never acts on a request whose caller has already been told 504.
+ * A broker that is unreachable, or a connection lost while a request waits, is a 503 that names the broker.
  */
 export class RmqCommandBus implements CommandBus {
-  private readonly clients = new Map<ServiceName, ClientRMQ>();
   private readonly presence = new Map<ServiceName, { at: number; consumers: number }>();
-  private probe?: amqp.ChannelModel;
+  private readonly pending = new Map<string, { resolve: (r: CommandReply) => void; reject: (e: Error) => void }>();
+  private replies?: amqp.Channel;
+  private opening?: Promise<amqp.Channel>;
 
   constructor(
-    private readonly url: string,
+    private readonly broker: AmqpConnection,
     private readonly defaultTimeoutMs: number,
     private readonly presenceTtlMs = 2000,
   ) {}
 
-  private client(service: ServiceName): ClientRMQ {
-    let c = this.clients.get(service);
-    if (!c) {
-      c = new ClientRMQ({
-        urls: [this.url],
-        queue: serviceQueue(service),
-        queueOptions: COMMAND_QUEUE_OPTIONS,
-        persistent: true,
+  /** replyChannel — the channel requests go out on and replies come back to; reopened after a loss. */
+  private async replyChannel(): Promise<amqp.Channel> {
+    if (this.replies) return this.replies;
+    this.opening ??= (async () => {
+      const ch = await this.broker.openChannel();
+      ch.on('close', () => {
+        if (this.replies !== ch) return;
+        this.replies = undefined;
+        for (const [id, p] of this.pending) {
+          this.pending.delete(id);
+          p.reject(brokerUnavailable('connection lost while waiting for the reply'));
+        }
       });
-      this.clients.set(service, c);
+      await ch.consume(DIRECT_REPLY_TO, (msg) => msg && this.onReply(msg), { noAck: true });
+      this.replies = ch;
+      return ch;
+    })().finally(() => (this.opening = undefined));
+    return this.opening;
+  }
+
+  private onReply(msg: amqp.ConsumeMessage): void {
+    const id = msg.properties.correlationId as string | undefined;
+    const p = id ? this.pending.get(id) : undefined;
+    if (!p || !id) return;
+    let packet: { err?: unknown; response?: CommandReply; isDisposed?: boolean };
+    try {
+      packet = JSON.parse(msg.content.toString('utf8'));
+    } catch {
+      return;
     }
-    return c;
+    // Nest sends the value, then `{isDisposed: true}` when the handler's observable completes.
+    if (packet.err !== undefined && packet.err !== null) {
+      this.pending.delete(id);
+      p.reject(new CodedError('UPSTREAM_ERROR', typeof packet.err === 'string' ? packet.err : 'the service failed the command'));
+    } else if (packet.response !== undefined) {
+      this.pending.delete(id);
+      p.resolve(packet.response);
+    } else if (packet.isDisposed) {
+      this.pending.delete(id);
+      p.resolve(undefined as unknown as CommandReply);
+    }
   }
 
   /** consumers — how many processes consume the service's command queue (0 when the queue does not exist). */
   async consumers(service: ServiceName): Promise<number> {
     const cached = this.presence.get(service);
     if (cached && Date.now() - cached.at < this.presenceTtlMs) return cached.consumers;
+    let ch: amqp.Channel;
+    try {
+      ch = await this.broker.openChannel();
+    } catch (err) {
+      throw brokerUnavailable(describeBrokerError(err));
+    }
     let consumers = 0;
     try {
-      this.probe ??= await amqp.connect(this.url);
-      const ch = await this.probe.createChannel();
-      ch.on('error', () => undefined);
-      try {
-        consumers = (await ch.checkQueue(serviceQueue(service))).consumerCount;
-        await ch.close();
-      } catch {
-        consumers = 0; // 404: the queue was never declared, the service never ran
-      }
-    } catch (err) {
-      this.probe = undefined;
-      throw new CodedError('SERVICE_UNAVAILABLE', `message broker unreachable: ${(err as Error).message}`);
+      consumers = (await ch.checkQueue(serviceQueue(service))).consumerCount;
+      await ch.close().catch(() => undefined);
+    } catch {
+      consumers = 0; // 404 closes the channel: the queue was never declared, the service never ran
     }
     this.presence.set(service, { at: Date.now(), consumers });
     return consumers;
@@ -194,24 +293,48 @@ export class RmqCommandBus implements CommandBus {
       throw new CodedError('SERVICE_UNAVAILABLE', `${service} is not running (no consumer on ${serviceQueue(service)})`, { service });
     }
     const ms = opts.timeoutMs ?? this.defaultTimeoutMs;
-    const body: CommandRequest = { meta, data };
-    const record = new RmqRecordBuilder(body).setOptions({ expiration: String(ms) }).build();
+    let ch: amqp.Channel;
     try {
-      const reply = await firstValueFrom(this.client(service).send<CommandReply<T>>(pattern, record).pipe(timeout(ms)));
-      return unwrapReply(reply, service, pattern);
+      ch = await this.replyChannel();
     } catch (err) {
-      if (err instanceof CodedError) throw err;
-      if ((err as Error)?.name === 'TimeoutError') {
-        this.presence.delete(service);
-        throw new CodedError('TIMEOUT', `${service} did not answer ${pattern} within ${ms} ms`, { service, timeoutMs: ms });
-      }
-      throw new CodedError('SERVICE_UNAVAILABLE', `${service}: ${(err as Error)?.message ?? String(err)}`, { service });
+      throw brokerUnavailable(describeBrokerError(err));
     }
+    const id = randomUUID();
+    const body: CommandRequest = { meta, data };
+    const reply = new Promise<CommandReply<T>>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        this.presence.delete(service);
+        reject(new CodedError('TIMEOUT', `${service} did not answer ${pattern} within ${ms} ms`, { service, timeoutMs: ms }));
+      }, ms);
+      this.pending.set(id, {
+        resolve: (r) => (clearTimeout(timer), resolve(r as CommandReply<T>)),
+        reject: (e) => (clearTimeout(timer), reject(e)),
+      });
+    });
+    try {
+      ch.sendToQueue(serviceQueue(service), Buffer.from(JSON.stringify({ pattern, data: body, id })), {
+        replyTo: DIRECT_REPLY_TO,
+        correlationId: id,
+        persistent: true,
+        expiration: String(ms),
+        contentType: 'application/json',
+      });
+    } catch (err) {
+      this.pending.get(id)?.reject(brokerUnavailable(describeBrokerError(err)));
+    }
+    return unwrapReply(await reply, service, pattern);
   }
 
   async close(): Promise<void> {
-    for (const c of this.clients.values()) await c.close();
-    await this.probe?.close().catch(() => undefined);
+    for (const [id, p] of this.pending) {
+      this.pending.delete(id);
+      p.reject(brokerUnavailable('shutting down'));
+    }
+    const ch = this.replies;
+    this.replies = undefined;
+    await ch?.close().catch(() => undefined);
+    await this.broker.close();
   }
 }
 

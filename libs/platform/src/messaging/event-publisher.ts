@@ -10,6 +10,8 @@ export const EVENT_PUBLISHER = Symbol('EVENT_PUBLISHER');
 
 /** CONFIRM_WINDOW — publishes in flight before waiting for confirms (≈ 10× awaiting each one; see bench). */
 export const CONFIRM_WINDOW = 100;
+/** A publish whose confirm has not arrived by then fails (a black-holed link must not hold the relay forever). */
+export const CONFIRM_TIMEOUT_MS = 15_000;
 
 /**
  * AmqpEventPublisher — persistent CloudEvents (structured JSON) on the `nodes.events` topic exchange, routing key =
@@ -30,6 +32,15 @@ export class AmqpEventPublisher implements EventPublisher {
       inFlight--;
       wake?.();
     };
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<void>((resolve) => {
+      timer = setTimeout(() => {
+        failed ??= new Error(`broker did not confirm ${events.length} event(s) within ${CONFIRM_TIMEOUT_MS} ms`);
+        wake?.();
+        resolve();
+      }, CONFIRM_TIMEOUT_MS);
+      timer.unref();
+    });
     const pending: Promise<void>[] = [];
     for (const ev of events) {
       while (inFlight >= CONFIRM_WINDOW && !failed) await new Promise<void>((r) => (wake = r));
@@ -58,7 +69,8 @@ export class AmqpEventPublisher implements EventPublisher {
         }),
       );
     }
-    await Promise.all(pending);
+    await Promise.race([Promise.all(pending), timedOut]);
+    clearTimeout(timer);
     if (failed) throw failed;
   }
 }

@@ -47,9 +47,7 @@ export async function processOnce(ds: DataSource, service: ServiceName, ev: Clou
  * {@link MAX_EVENT_ATTEMPTS} times with back-off, then dead-lettered to `nodes-manager.<service>.events.dlq`.
  */
 export class AmqpEventSubscriber implements EventSubscriber {
-  private readonly subscriptions: { bindings: readonly string[]; handler: EventHandler }[] = [];
   private consumers: { ch: ConfirmChannel; tag: string }[] = [];
-  private resubscribing = false;
   private closed = false;
 
   constructor(
@@ -58,18 +56,18 @@ export class AmqpEventSubscriber implements EventSubscriber {
     private readonly service: ServiceName,
     private readonly logger?: JsonLogger,
     private readonly prefetch = 20,
-  ) {
-    // After a broker restart or a network cut, consume again on a new channel: a subscription outlives its channel.
-    connection.onLost(() => void this.resubscribe());
-  }
+  ) {}
 
+  /**
+   * subscribe — declares and consumes the queue now and on every channel after a reconnection (the connection runs
+   * the setup again): a subscription outlives its channel. A broker that is down now only delays the start.
+   */
   async subscribe(bindings: readonly string[], handler: EventHandler): Promise<void> {
-    const sub = { bindings, handler };
-    this.subscriptions.push(sub);
-    await this.consume(await this.connection.channel(), sub);
+    await this.connection.addSetup((ch) => this.consume(ch, { bindings, handler }));
   }
 
   private async consume(ch: ConfirmChannel, sub: { bindings: readonly string[]; handler: EventHandler }): Promise<void> {
+    if (this.closed) return;
     const queue = subscriberQueue(this.service);
     const dlq = deadLetterQueue(this.service);
     await ch.assertQueue(dlq, { durable: true });
@@ -82,27 +80,8 @@ export class AmqpEventSubscriber implements EventSubscriber {
     await ch.prefetch(this.prefetch);
     // Acks go to the channel that delivered the message: a delivery tag means nothing on another channel.
     const { consumerTag } = await ch.consume(queue, (msg) => void this.onMessage(ch, msg, sub.handler), { noAck: false });
+    this.consumers = this.consumers.filter((c) => c.ch === ch);
     this.consumers.push({ ch, tag: consumerTag });
-  }
-
-  private async resubscribe(): Promise<void> {
-    if (this.resubscribing || this.closed || this.subscriptions.length === 0) return;
-    this.resubscribing = true;
-    this.consumers = [];
-    try {
-      for (let attempt = 0; !this.closed; attempt++) {
-        try {
-          const ch = await this.connection.channel();
-          for (const sub of this.subscriptions) await this.consume(ch, sub);
-          this.logger?.info('event subscription restored', { service: this.service, attempt });
-          return;
-        } catch {
-          await new Promise((r) => setTimeout(r, Math.min(10_000, 250 * 2 ** Math.min(attempt, 6))));
-        }
-      }
-    } finally {
-      this.resubscribing = false;
-    }
   }
 
   private async onMessage(ch: ConfirmChannel, msg: ConsumeMessage | null, handler: EventHandler): Promise<void> {

@@ -12,6 +12,9 @@ export interface OutboxRelayOptions {
   retentionMs?: number;
 }
 
+/** How many confirmed-but-unmarked ids the relay remembers. */
+const MAX_CONFIRMED_UNMARKED = 10_000;
+
 export interface OutboxBacklog {
   pending: number;
   oldestAgeSeconds: number;
@@ -29,7 +32,9 @@ export class OutboxRelay {
   private again = false;
   private failures = 0;
   private lastPurge = 0;
-  readonly stats = { published: 0, failures: 0 };
+  readonly stats = { published: 0, failures: 0, duplicatesAvoided: 0 };
+  /** Event ids the broker confirmed whose `sent_at` is not committed yet (see {@link relayOnce}). */
+  private readonly confirmedUnmarked = new Set<string>();
 
   constructor(
     private readonly ds: DataSource,
@@ -50,6 +55,38 @@ export class OutboxRelay {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     while (this.running) await new Promise((r) => setTimeout(r, 10));
+  }
+
+  /**
+   * flush — one last pass on shutdown, bounded by `ms`: what is committed goes out now instead of waiting for
+   * another replica (or the next start). Never throws; what is left stays in the outbox.
+   */
+  async flush(ms: number): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    const deadline = Date.now() + ms;
+    while (this.running && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      (async () => {
+        try {
+          while (Date.now() < deadline && (await this.relayOnce()) > 0);
+        } catch {
+          /* broker or database gone: the rows wait in the outbox */
+        }
+      })(),
+      new Promise((r) => (timer = setTimeout(r, Math.max(0, deadline - Date.now())))),
+    ]);
+    clearTimeout(timer);
+  }
+
+  /** retryNow — the publisher is reachable again: forget the back-off and relay at once. */
+  retryNow(): void {
+    if (this.stopped) return;
+    this.failures = 0;
+    if (this.running) this.again = true;
+    else this.schedule(0);
   }
 
   kick(): void {
@@ -92,10 +129,18 @@ export class OutboxRelay {
     }
   }
 
-  /** relayOnce — publishes one batch; returns how many rows were sent. Throws when the publisher fails. */
+  /**
+   * relayOnce — publishes one batch; returns how many rows were marked sent. Throws when the publisher fails.
+   *
+   * The duplicate window (docs/reliability.md): the broker may confirm a batch whose `sent_at` commit is then lost
+   * (the database went away between the two). The ids it confirmed are kept in memory until a later pass marks
+   * them sent without publishing them again, so a database outage repeats nothing as long as this process lives;
+   * only a crash in that instant (or another replica taking the rows) republishes, which consumers absorb by id.
+   */
   async relayOnce(): Promise<number> {
     const qr = this.ds.createQueryRunner();
     await qr.connect();
+    let confirmed: string[] = [];
     try {
       await qr.startTransaction();
       const rows: { seq: string; payload: CloudEvent }[] = await qr.query(
@@ -106,27 +151,40 @@ export class OutboxRelay {
         await qr.commitTransaction();
         return 0;
       }
+      const fresh = rows.filter((r) => !this.confirmedUnmarked.has(r.payload.id));
       try {
-        await this.publisher.publish(rows.map((r) => r.payload));
+        await this.publisher.publish(fresh.map((r) => r.payload));
       } catch (err) {
         await qr.rollbackTransaction();
         await this.ds
           .query(`UPDATE ${this.outbox.table} SET attempts = attempts + 1, last_error = $2 WHERE seq = ANY($1::bigint[])`, [
-            rows.map((r) => r.seq),
+            fresh.map((r) => r.seq),
             (err as Error).message.slice(0, 500),
           ])
           .catch(() => undefined);
         throw err;
       }
+      confirmed = rows.map((r) => r.payload.id);
+      for (const r of fresh) this.rememberConfirmed(r.payload.id);
+      this.stats.published += fresh.length;
+      this.stats.duplicatesAvoided += rows.length - fresh.length;
       await qr.query(`UPDATE ${this.outbox.table} SET sent_at = now() WHERE seq = ANY($1::bigint[])`, [rows.map((r) => r.seq)]);
       await qr.commitTransaction();
-      this.stats.published += rows.length;
+      for (const id of confirmed) this.confirmedUnmarked.delete(id);
       return rows.length;
     } catch (err) {
       if (qr.isTransactionActive) await qr.rollbackTransaction().catch(() => undefined);
       throw err;
     } finally {
       await qr.release();
+    }
+  }
+
+  /** Bounded: an id older than the newest MAX_CONFIRMED_UNMARKED is forgotten (and would be republished once). */
+  private rememberConfirmed(id: string): void {
+    this.confirmedUnmarked.add(id);
+    if (this.confirmedUnmarked.size > MAX_CONFIRMED_UNMARKED) {
+      this.confirmedUnmarked.delete(this.confirmedUnmarked.values().next().value as string);
     }
   }
 

@@ -4,7 +4,8 @@ import { HealthRegistry, HEALTH_REGISTRY, METRICS_REGISTRY } from '../health/hea
 import { Metrics } from '../health/metrics.js';
 import { InProcessEventBus } from '../messaging/in-process-bus.js';
 import { InProcessRegistry } from '../messaging/commands.js';
-import type { LogLevel } from '../logging/logger.js';
+import type { JsonLogger, LogLevel } from '../logging/logger.js';
+import { AmqpConnection } from '../messaging/amqp-connection.js';
 import { METRICS, RUNTIME } from './tokens.js';
 
 export { METRICS, RUNTIME } from './tokens.js';
@@ -27,6 +28,20 @@ export interface Runtime {
   logLevel: LogLevel;
   /** Faster loops for tests: scales relay polls and leader retries. */
   leaderRetryMs?: number;
+  /** The process's one broker connection, made by {@link processBroker} on first use. */
+  broker?: AmqpConnection;
+}
+
+/**
+ * processBroker — the one broker connection of the process, shared by events, subscriptions and the command bus
+ * (docs/reliability.md); made on first use and retained for the caller, who closes it once when done.
+ */
+export function processBroker(rt: Runtime, url: string, service: string, logger?: JsonLogger): AmqpConnection {
+  if (rt.broker && rt.broker.url === url) return rt.broker.retain();
+  const name = rt.mode === 'all-in-one' ? 'nodes-manager/all-in-one' : `nodes-manager/${service}`;
+  const conn = new AmqpConnection(url, name, logger).retain();
+  rt.broker ??= conn;
+  return conn;
 }
 
 export function createRuntime(opts: Partial<Runtime> & Pick<Runtime, 'mode'>): Runtime {

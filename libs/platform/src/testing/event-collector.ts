@@ -13,8 +13,10 @@ export class EventCollector {
 
   static async start(bindings: string[] = ['#'], url = TEST_RABBITMQ_URL): Promise<EventCollector> {
     const conn = await amqp.connect(url);
+    conn.on('error', () => undefined);
     const c = new EventCollector(conn);
     const ch = await conn.createChannel();
+    ch.on('error', () => undefined);
     await ch.assertExchange(EVENTS_EXCHANGE, 'topic', { durable: true });
     const { queue } = await ch.assertQueue('', { exclusive: true, autoDelete: true });
     for (const b of bindings) await ch.bindQueue(queue, EVENTS_EXCHANGE, b);

@@ -47,7 +47,8 @@ export class GatewayHealthController {
     const services = await this.servicesStatus();
     const allUp = Object.values(services).every((s) => (s as { ready?: boolean }).ready);
     res.status(own.ready ? 200 : 503).json({
-      status: own.ready ? (allUp ? 'ready' : 'degraded') : 'not-ready',
+      status: own.ready ? (allUp && !own.degraded ? 'ready' : 'degraded') : 'not-ready',
+      ...(own.reason ? { reason: own.reason } : {}),
       checks: own.checks,
       services,
     });

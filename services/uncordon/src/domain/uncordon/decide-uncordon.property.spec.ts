@@ -165,11 +165,13 @@ function oracle(
   if (node.annotations['nodes-manager/auto-uncordon'] === 'disabled') return { holds: false };
   // 4. T and Ready continuously since T.
   const ownerTimes = owners.flatMap((o) => (o.time ? [o.time.getTime()] : []));
-  const T = ownerTimes.length > 0 ? Math.max(...ownerTimes) : obs?.firstSeenCordonedAt.getTime();
-  if (T === undefined) return { holds: false };
+  const written = ownerTimes.length > 0 ? Math.max(...ownerTimes) : obs?.firstSeenCordonedAt.getTime();
+  if (written === undefined) return { holds: false };
+  // managedFields times are whole seconds: the grace runs from the end of that second, never earlier.
+  const T = ownerTimes.length > 0 && written % 1000 === 0 ? written + 1000 : written;
   if (node.ready?.status !== 'True') return { holds: false };
   const since = node.ready.lastTransitionTime?.getTime();
-  if (since === undefined || since > T) return { holds: false };
+  if (since === undefined || since > written) return { holds: false };
   // 5. grace × 2^k.
   const day = 86_400_000;
   const k = (obs?.uncordonedAt ?? []).filter((u) => u.getTime() <= now.getTime() && now.getTime() - u.getTime() < day).length;

@@ -37,12 +37,16 @@ interface Row {
 }
 
 const R = UncordonReason;
+/** One second, in the minutes `now` is given in: managedFields times are whole seconds, the grace counts from the end of one. */
+const SECOND = 1 / 60;
 const ntBy = (manager: string, time: Date | null = T0) => [kubeletEntry(), cordonEntry(manager, time)];
 
 const rows: Array<[string, Row]> = [
   // Clause 1–5 all hold.
   ['an NTH cordon, Ready throughout, past the grace period is uncordoned', { decision: 'uncordon', reason: R.UNCORDON }],
-  ['exactly at the grace period is uncordoned', { now: 15, decision: 'uncordon', reason: R.UNCORDON }],
+  ['exactly at the grace period, counted from the end of the cordon’s second, is uncordoned', { now: 15 + SECOND, decision: 'uncordon', reason: R.UNCORDON }],
+  ['at the grace period counted from the cordon’s truncated second it still waits that second', { now: 15, decision: 'wait', reason: R.WAITING_GRACE_PERIOD, requeueAfterMs: 1000 }],
+  ['a cordon time with milliseconds is taken as it is', { node: { managedFields: ntBy('node-termination-handler', new Date(T0.getTime() + 900)) }, now: 15 + 0.9 * SECOND, decision: 'uncordon', reason: R.UNCORDON }],
   ['the cordon plus NTH rebalance taint is uncordoned', { node: { taints: [CORDON_TAINT, REBALANCE_TAINT] }, decision: 'uncordon', reason: R.UNCORDON }],
   ['a PreferNoSchedule rebalance taint is NTH’s too', { node: { taints: [CORDON_TAINT, taint('aws-node-termination-handler/rebalance-recommendation', 'PreferNoSchedule')] }, decision: 'uncordon', reason: R.UNCORDON }],
   ['Ready since exactly T is continuous', { node: { ready: { status: 'True', lastTransitionTime: T0 } }, decision: 'uncordon', reason: R.UNCORDON }],
@@ -50,12 +54,12 @@ const rows: Array<[string, Row]> = [
   ['no managedFields owner but the rebalance taint is provenance, T from first sight', { node: { managedFields: [kubeletEntry()], taints: [CORDON_TAINT, REBALANCE_TAINT] }, observation: anObservation({ firstSeenCordonedAt: at(2) }), now: 17, decision: 'uncordon', reason: R.UNCORDON }],
   ['an owner without a time takes T from first sight', { node: { managedFields: ntBy('node-termination-handler', null) }, observation: anObservation({ firstSeenCordonedAt: at(5) }), now: 20, decision: 'uncordon', reason: R.UNCORDON }],
   ['an uncordon more than 24 h ago does not back off', { observation: anObservation({ uncordonedAt: [at(-24 * 60 - 1)] }), now: 16, decision: 'uncordon', reason: R.UNCORDON }],
-  ['a decimal grace period is honoured', { config: { gracePeriodMinutes: 0.5 }, now: 0.5, decision: 'uncordon', reason: R.UNCORDON }],
+  ['a decimal grace period is honoured', { config: { gracePeriodMinutes: 0.5 }, now: 0.5 + SECOND, decision: 'uncordon', reason: R.UNCORDON }],
   // Clause 5: grace and back-off.
-  ['before the grace period it waits the time left', { now: 10, decision: 'wait', reason: R.WAITING_GRACE_PERIOD, requeueAfterMs: minutes(5) }],
-  ['one uncordon in the last 24 h doubles the grace', { observation: anObservation({ uncordonedAt: [at(-60)] }), now: 20, decision: 'wait', reason: R.WAITING_GRACE_PERIOD, requeueAfterMs: minutes(10) }],
-  ['two uncordons in the last 24 h quadruple the grace', { observation: anObservation({ uncordonedAt: [at(-600), at(-60)] }), now: 59, decision: 'wait', reason: R.WAITING_GRACE_PERIOD, requeueAfterMs: minutes(1) }],
-  ['after the quadrupled grace it uncordons', { observation: anObservation({ uncordonedAt: [at(-600), at(-60)] }), now: 60, decision: 'uncordon', reason: R.UNCORDON }],
+  ['before the grace period it waits the time left', { now: 10, decision: 'wait', reason: R.WAITING_GRACE_PERIOD, requeueAfterMs: minutes(5) + 1000 }],
+  ['one uncordon in the last 24 h doubles the grace', { observation: anObservation({ uncordonedAt: [at(-60)] }), now: 20, decision: 'wait', reason: R.WAITING_GRACE_PERIOD, requeueAfterMs: minutes(10) + 1000 }],
+  ['two uncordons in the last 24 h quadruple the grace', { observation: anObservation({ uncordonedAt: [at(-600), at(-60)] }), now: 59, decision: 'wait', reason: R.WAITING_GRACE_PERIOD, requeueAfterMs: minutes(1) + 1000 }],
+  ['after the quadrupled grace it uncordons', { observation: anObservation({ uncordonedAt: [at(-600), at(-60)] }), now: 60 + SECOND, decision: 'uncordon', reason: R.UNCORDON }],
   ['T from first sight delays the grace', { node: { managedFields: ntBy('node-termination-handler', null) }, observation: anObservation({ firstSeenCordonedAt: at(10) }), now: 20, decision: 'wait', reason: R.WAITING_GRACE_PERIOD, requeueAfterMs: minutes(5) }],
   // Clause 1: taints.
   ['a node that is not cordoned is skipped', { node: { unschedulable: false, taints: [] }, decision: 'skip', reason: R.NOT_CORDONED }],
@@ -125,7 +129,7 @@ describe('decideUncordon', () => {
       reason: 'UNCORDON',
       evaluatedAt: at(45).toISOString(),
       evidence: {
-        cordonedSince: T0.toISOString(),
+        cordonedSince: new Date(T0.getTime() + 1000).toISOString(),
         cordonedSinceSource: 'managed-fields',
         cordonManager: 'node-termination-handler',
         cordonManagerKind: 'node-termination-handler',
@@ -135,7 +139,7 @@ describe('decideUncordon', () => {
         readySince: at(-60).toISOString(),
         effectiveGraceMinutes: 30,
         flapCount: 1,
-        cordonedForMs: minutes(45),
+        cordonedForMs: minutes(45) - 1000,
       },
     });
   });
@@ -154,7 +158,7 @@ describe('decideUncordon', () => {
   });
 
   it('says in plain words how long it still waits and who cordoned', () => {
-    const waiting = decideUncordon(aCordonedNode(), anObservation(), at(8), aConfig());
+    const waiting = decideUncordon(aCordonedNode(), anObservation(), new Date(at(8).getTime() + 1000), aConfig());
     expect(describeVerdict(waiting)).toBe('waiting 7 m more (grace 15 m, k=0)');
     const foreign = decideUncordon(aCordonedNode({ managedFields: ntBy('kubectl-cordon') }), anObservation(), at(8), aConfig());
     expect(describeVerdict(foreign)).toBe('not ours: kubectl-cordon (kubectl-cordon)');
@@ -167,7 +171,7 @@ describe('decideUncordon', () => {
       'a node Ready only after the cordon says since when, and since when it is cordoned',
       { status: 'True', lastTransitionTime: at(5) },
       R.NOT_READY_SINCE_CORDON,
-      `not Ready continuously since the cordon at ${T0.toISOString()}: Ready only since ${at(5).toISOString()}`,
+      `not Ready continuously since the cordon at ${new Date(T0.getTime() + 1000).toISOString()}: Ready only since ${at(5).toISOString()}`,
     ],
   ] as const)('%s', (_sentence, ready, reason, description) => {
     const verdict = decideUncordon(aCordonedNode({ ready }), anObservation(), at(20), aConfig());

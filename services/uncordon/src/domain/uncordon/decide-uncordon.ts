@@ -117,6 +117,15 @@ export function flapCount(uncordonedAt: readonly Date[], now: Date): number {
 }
 
 /**
+ * latestInstantOf — a managedFields time has second precision: the write happened somewhere in
+ * `[t, t + 1 s)`. The grace counts from the end of that second, so a cordon is never reversed early
+ * (docs/auto-uncordon.md). A time that carries milliseconds is taken as it is.
+ */
+export function latestInstantOf(t: Date): Date {
+  return t.getTime() % 1000 === 0 ? new Date(t.getTime() + 1000) : t;
+}
+
+/**
  * decideUncordon — docs/auto-uncordon.md clauses 1–5 on one fresh read of a node (clause 6 is {@link selectWithinBudget}).
  *
  * Checks run cheapest-to-explain first, and the first failing clause is the reason:
@@ -209,7 +218,7 @@ export function decideUncordon(
 
   // Clause 4: T, and Ready continuously since T.
   const since: { at: Date; source: CordonTimeSource } | undefined = owner?.time
-    ? { at: owner.time, source: 'managed-fields' }
+    ? { at: latestInstantOf(owner.time), source: 'managed-fields' }
     : observation
       ? { at: observation.firstSeenCordonedAt, source: 'first-seen' }
       : undefined;
@@ -223,7 +232,8 @@ export function decideUncordon(
     ...(readyTransition ? { readySince: readyTransition.toISOString() } : {}),
   };
   if (node.ready?.status !== 'True') return verdict('skip', UncordonReason.NOT_READY, timed);
-  if (!readyTransition || readyTransition.getTime() > since.at.getTime()) {
+  // Ready is compared with the second the cordon was written in (both times have second precision).
+  if (!readyTransition || readyTransition.getTime() > (owner?.time ?? since.at).getTime()) {
     return verdict('skip', UncordonReason.NOT_READY_SINCE_CORDON, timed);
   }
 
