@@ -33,12 +33,17 @@ export default {
     {
       ...common,
       displayName: 'integration',
+      // @nestjs/throttler (CommonJS) needs the ES-module Nest under Jest: scripts/jest/resolver.cjs.
+      resolver: '<rootDir>/scripts/jest/resolver.cjs',
+      setupFiles: ['<rootDir>/scripts/jest/nest-esm-globals.mjs'],
       testMatch: ['<rootDir>/{libs,services,test}/**/*.int.ts'],
       slowTestThreshold: 30,
     },
     {
       ...common,
       displayName: 'e2e',
+      resolver: '<rootDir>/scripts/jest/resolver.cjs',
+      setupFiles: ['<rootDir>/scripts/jest/nest-esm-globals.mjs'],
       testMatch: ['<rootDir>/test/e2e/**/*.e2e.ts'],
       slowTestThreshold: 60,
     },

@@ -107,7 +107,14 @@ export class CommandReplyInterceptor implements NestInterceptor {
       }),
       catchError((err) => {
         ack();
-        const body = CodedError.from(err).toBody();
+        const coded = CodedError.from(err);
+        const body = coded.toBody();
+        // An unexpected failure answers the generic body: what really happened goes to this service's log.
+        if (coded.cause !== undefined) {
+          const cause = coded.cause as Error;
+          const meta = (context.switchToRpc().getData() as Partial<CommandRequest> | undefined)?.meta;
+          this.logger?.error('command failed', { handler: pattern, code: body.code, requestId, correlationId: meta?.correlationId, err: cause?.message ?? String(cause), stack: cause?.stack });
+        }
         observe(body.code);
         return of<CommandReply>({ ok: false, error: body });
       }),
@@ -183,7 +190,7 @@ export class RmqCommandBus implements CommandBus {
       }
     } catch (err) {
       this.probe = undefined;
-      throw new CodedError('SERVICE_UNAVAILABLE', `message broker unreachable: ${(err as Error).message}`);
+      throw new CodedError('SERVICE_UNAVAILABLE', 'message broker unavailable', { dependency: 'message broker' }, { cause: err });
     }
     this.presence.set(service, { at: Date.now(), consumers });
     return consumers;
@@ -205,7 +212,7 @@ export class RmqCommandBus implements CommandBus {
         this.presence.delete(service);
         throw new CodedError('TIMEOUT', `${service} did not answer ${pattern} within ${ms} ms`, { service, timeoutMs: ms });
       }
-      throw new CodedError('SERVICE_UNAVAILABLE', `${service}: ${(err as Error)?.message ?? String(err)}`, { service });
+      throw new CodedError('SERVICE_UNAVAILABLE', `${service} unavailable`, { service }, { cause: err });
     }
   }
 

@@ -4,13 +4,9 @@ import { Commands } from '@nodes-manager/contracts';
 import { Actor, RequiresWrite } from '@nodes-manager/platform';
 import { Forwarder } from './forwarder.js';
 import { ApiRoute, CONSOLIDATION_RESULT_SCHEMA, NODEPOOL_LIST_SCHEMA, NODEPOOL_SCHEMA } from './api-docs.js';
-import { parseInput } from './validation.js';
+import { param, parseInput, parseParam } from './validation.js';
 
-/** A DNS-1123 subdomain: what Kubernetes accepts as an object name. */
-const poolName = z
-  .string()
-  .max(253, 'must be at most 253 characters')
-  .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/, 'must be a DNS-1123 name (lower-case letters, digits, - and .)');
+const poolName = param.nodePoolName;
 const objectBody = z.record(z.string(), z.unknown(), { error: 'must be a JSON object' });
 const consolidateBody = z.strictObject({ dryRun: z.boolean({ error: 'must be true or false' }).default(true) });
 
@@ -28,7 +24,7 @@ export class NodePoolsController {
   @Get(':name')
   @ApiRoute({ tag: 'nodepools', summary: 'One NodePool', params: { name: { schema: poolName, description: 'NodePool name' } }, ok: { status: 200, description: 'The NodePool', schema: NODEPOOL_SCHEMA }, errors: { 404: 'no such NodePool, or Karpenter is not installed (KARPENTER_NOT_INSTALLED)' } })
   get(@Param('name') name: string, @Actor() actor: string) {
-    return this.fwd.send(Commands.nodepoolGet, { name: parseInput(poolName, name, 'path') }, actor);
+    return this.fwd.send(Commands.nodepoolGet, { name: parseParam('name', poolName, name) }, actor);
   }
 
   @Post()
@@ -43,20 +39,20 @@ export class NodePoolsController {
   @RequiresWrite()
   @ApiRoute({ tag: 'nodepools', summary: 'Change a NodePool: spec.limits or spec.disruption only (JSON merge patch)', write: true, params: { name: { schema: poolName, description: 'NodePool name' } }, body: objectBody, ok: { status: 200, description: 'The NodePool as updated', schema: NODEPOOL_SCHEMA }, errors: { 404: 'no such NodePool', 409: 'Karpenter is not installed (KARPENTER_NOT_INSTALLED_FOR_WRITE), or the NodePool changed meanwhile' } })
   update(@Param('name') name: string, @Body() body: unknown, @Actor() actor: string) {
-    return this.fwd.send(Commands.nodepoolUpdate, { name: parseInput(poolName, name, 'path'), patch: parseInput(objectBody, body, 'body') }, actor);
+    return this.fwd.send(Commands.nodepoolUpdate, { name: parseParam('name', poolName, name), patch: parseInput(objectBody, body, 'body') }, actor);
   }
 
   @Delete(':name')
   @RequiresWrite()
   @ApiRoute({ tag: 'nodepools', summary: 'Delete a NodePool', write: true, params: { name: { schema: poolName, description: 'NodePool name' } }, ok: { status: 200, description: 'Deleted', schema: { type: 'object', properties: { nodePool: { type: 'string' }, deleted: { const: true } } } }, errors: { 404: 'no such NodePool', 409: 'Karpenter is not installed (KARPENTER_NOT_INSTALLED_FOR_WRITE), or the NodePool changed meanwhile' } })
   remove(@Param('name') name: string, @Actor() actor: string) {
-    return this.fwd.send(Commands.nodepoolDelete, { name: parseInput(poolName, name, 'path') }, actor);
+    return this.fwd.send(Commands.nodepoolDelete, { name: parseParam('name', poolName, name) }, actor);
   }
 
   @Get(':name/nodeclaims')
   @ApiRoute({ tag: 'nodepools', summary: "A NodePool's NodeClaims", params: { name: { schema: poolName, description: 'NodePool name' } }, ok: { status: 200, description: 'The NodeClaims', schema: { type: 'object', properties: { items: { type: 'array', items: { type: 'object' } }, karpenterInstalled: { type: 'boolean' } } } }, errors: { 404: 'no such NodePool, or Karpenter is not installed (KARPENTER_NOT_INSTALLED)' } })
   nodeclaims(@Param('name') name: string, @Actor() actor: string) {
-    return this.fwd.send(Commands.nodeclaimsList, { name: parseInput(poolName, name, 'path') }, actor);
+    return this.fwd.send(Commands.nodeclaimsList, { name: parseParam('name', poolName, name) }, actor);
   }
 
   @Post(':name/consolidate')
@@ -64,6 +60,6 @@ export class NodePoolsController {
   @HttpCode(202)
   @ApiRoute({ tag: 'nodepools', summary: 'Consolidate the pool: delete the NodeClaims of the planned removals, within its disruption budgets', description: '`dryRun` (default true) only says which NodeClaims would go.', write: true, params: { name: { schema: poolName, description: 'NodePool name' } }, body: consolidateBody, ok: { status: 202, description: 'What was (or would be) deleted, skipped and why', schema: CONSOLIDATION_RESULT_SCHEMA }, errors: { 404: 'no such NodePool', 409: 'Karpenter is not installed (KARPENTER_NOT_INSTALLED_FOR_WRITE), or the NodePool changed meanwhile' } })
   consolidate(@Param('name') name: string, @Body() body: unknown, @Actor() actor: string) {
-    return this.fwd.send(Commands.nodepoolConsolidate, { name: parseInput(poolName, name, 'path'), ...parseInput(consolidateBody, body, 'body') }, actor);
+    return this.fwd.send(Commands.nodepoolConsolidate, { name: parseParam('name', poolName, name), ...parseInput(consolidateBody, body, 'body') }, actor);
   }
 }

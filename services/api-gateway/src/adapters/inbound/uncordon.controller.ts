@@ -4,10 +4,10 @@ import { Commands } from '@nodes-manager/contracts';
 import { Actor } from '@nodes-manager/platform';
 import { Forwarder } from './forwarder.js';
 import { ApiRoute, CORDON_SCHEMA, page, SCALING_EVENT_SCHEMA } from './api-docs.js';
-import { pageShape, parseInput } from './validation.js';
+import { pageShape, parseInput, q } from './validation.js';
 
-const cordonsQuery = z.strictObject({ ...pageShape, verdict: z.enum(['uncordon', 'wait', 'skip']).optional() });
-const eventsQuery = z.strictObject({ ...pageShape, node: z.string().min(1).optional(), action: z.string().min(1).optional() });
+const cordonsQuery = z.strictObject({ ...pageShape, verdict: q.oneOf(['uncordon', 'wait', 'skip']).optional() });
+const eventsQuery = z.strictObject({ ...pageShape, node: q.nodeName.optional(), action: q.identifier.optional() });
 
 /** Cordons and scaling events — owned by the uncordon service. */
 @Controller('api/v1')
