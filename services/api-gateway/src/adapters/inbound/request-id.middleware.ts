@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { Injectable, type NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
@@ -22,11 +23,18 @@ export function requestIdOf(req: IdentifiedRequest, res?: Response): string {
   return req.requestId;
 }
 
-/** RequestIdMiddleware — gives every request its id before anything else of the gateway runs. */
+const current = new AsyncLocalStorage<string>();
+
+/** currentRequestId — the id of the request being served, wherever in its handling this runs. */
+export const currentRequestId = (): string | undefined => current.getStore();
+
+/**
+ * RequestIdMiddleware — gives every request its id before anything else of the gateway runs, and keeps it for the
+ * rest of the request's handling ({@link currentRequestId}): the forwarder sends it as the command's correlation id.
+ */
 @Injectable()
 export class RequestIdMiddleware implements NestMiddleware {
   use(req: IdentifiedRequest, res: Response, next: NextFunction): void {
-    requestIdOf(req, res);
-    next();
+    current.run(requestIdOf(req, res), next);
   }
 }
