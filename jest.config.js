@@ -33,9 +33,9 @@ export default {
     {
       ...common,
       displayName: 'integration',
-      // @nestjs/throttler (CommonJS) needs the ES-module Nest under Jest: scripts/jest/resolver.cjs.
+      // CommonJS dependencies that require ES-module-only packages: scripts/jest/resolver.cjs.
       resolver: '<rootDir>/scripts/jest/resolver.cjs',
-      setupFiles: ['<rootDir>/scripts/jest/nest-esm-globals.mjs'],
+      setupFiles: ['<rootDir>/scripts/jest/esm-modules.mjs'],
       testMatch: ['<rootDir>/{libs,services,test}/**/*.int.ts'],
       slowTestThreshold: 30,
     },
@@ -43,7 +43,7 @@ export default {
       ...common,
       displayName: 'e2e',
       resolver: '<rootDir>/scripts/jest/resolver.cjs',
-      setupFiles: ['<rootDir>/scripts/jest/nest-esm-globals.mjs'],
+      setupFiles: ['<rootDir>/scripts/jest/esm-modules.mjs'],
       testMatch: ['<rootDir>/test/e2e/**/*.e2e.ts'],
       slowTestThreshold: 60,
     },

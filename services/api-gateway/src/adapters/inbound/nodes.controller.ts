@@ -4,7 +4,8 @@ import { CAPACITY_TYPES, Commands, NODE_STATES, type DrainRequest, type NodesLis
 import { Actor, CodedError, RequiresWrite } from '@nodes-manager/platform';
 import { Forwarder } from './forwarder.js';
 import { Expensive } from './rate-limit.guard.js';
-import { ApiRoute, DRAIN_OPERATION_SCHEMA, NODE_SCHEMA, page } from './api-docs.js';
+import { ApiRoute } from './api-docs.js';
+import { drainOperation, nodeDetail, nodeView, page } from './response-schemas.js';
 import { isUuid, pageShape, param, parseInput, parseParam, q } from './validation.js';
 
 const nodesQuery = z.strictObject({
@@ -35,14 +36,14 @@ export class NodesController {
   constructor(private readonly fwd: Forwarder) {}
 
   @Get()
-  @ApiRoute({ tag: 'nodes', summary: 'List nodes with state, resources and pod counts', description: 'Filters combine with AND; deleted nodes only with `includeDeleted=true`.', query: nodesQuery, ok: { status: 200, description: 'A page of nodes', schema: page(NODE_SCHEMA) } })
+  @ApiRoute({ tag: 'nodes', summary: 'List nodes with state, resources and pod counts', description: 'Filters combine with AND; deleted nodes only with `includeDeleted=true`.', query: nodesQuery, ok: { status: 200, description: 'A page of nodes', schema: page(nodeView) } })
   list(@Query() query: unknown, @Actor() actor: string) {
     const data: NodesListQuery = parseInput(nodesQuery, query, 'query');
     return this.fwd.send(Commands.nodesList, data, actor);
   }
 
   @Get(':id')
-  @ApiRoute({ tag: 'nodes', summary: 'One node (by name or id) with its running pods', params: { id: { schema: nodeId, description: 'node name or id (uuid)' } }, ok: { status: 200, description: 'The node and its pods', schema: { ...NODE_SCHEMA, properties: { ...(NODE_SCHEMA['properties'] as object), pods: { type: 'array', items: { type: 'object' } }, drain: { oneOf: [DRAIN_OPERATION_SCHEMA, { type: 'null' }], description: 'the node\'s active drain, else its latest; null when it never drained' } } } } })
+  @ApiRoute({ tag: 'nodes', summary: 'One node (by name or id) with its running pods', params: { id: { schema: nodeId, description: 'node name or id (uuid)' } }, ok: { status: 200, description: 'The node and its pods', schema: nodeDetail } })
   async get(@Param('id') id: string, @Actor() actor: string) {
     const node = await this.fwd.send<{ name: string } & Record<string, unknown>>(Commands.nodeGet, { id: parseParam('id', nodeId, id) }, actor);
     // A node view includes its drain (active, else latest) from the uncordon service, so an operator following a
@@ -60,7 +61,7 @@ export class NodesController {
   @Expensive()
   @RequiresWrite()
   @HttpCode(202)
-  @ApiRoute({ tag: 'nodes', summary: 'Start a graceful drain (kubectl drain semantics)', description: 'Cordons the node and evicts its pods through the Eviction API, honouring PodDisruptionBudgets. Answers at once with the operation; follow it at GET /api/v1/drains/{id} or on the `node.drain.*` events.', write: true, params: { id: { schema: nodeId, description: 'node name or id (uuid)' } }, body: drainBody, ok: { status: 202, description: 'The drain operation, accepted', schema: DRAIN_OPERATION_SCHEMA }, errors: { 409: 'a drain already runs on the node' } })
+  @ApiRoute({ tag: 'nodes', summary: 'Start a graceful drain (kubectl drain semantics)', description: 'Cordons the node and evicts its pods through the Eviction API, honouring PodDisruptionBudgets. Answers at once with the operation; follow it at GET /api/v1/drains/{id} or on the `node.drain.*` events.', write: true, params: { id: { schema: nodeId, description: 'node name or id (uuid)' } }, body: drainBody, ok: { status: 202, description: 'The drain operation, accepted', schema: drainOperation }, rateLimited: true, bodyExample: { timeoutSeconds: 900, force: false, deleteEmptyDirData: true }, errors: { 409: 'a drain already runs on the node' } })
   async drain(@Param('id') id: string, @Body() body: unknown, @Actor() actor: string) {
     const key = parseParam('id', nodeId, id);
     const options = parseInput(drainBody, body, 'body');
@@ -77,7 +78,7 @@ export class DrainsController {
   constructor(private readonly fwd: Forwarder) {}
 
   @Get(':id')
-  @ApiRoute({ tag: 'nodes', summary: 'One drain operation: status, progress, final result', params: { id: { schema: drainId, description: 'drain operation id' } }, ok: { status: 200, description: 'The drain operation', schema: DRAIN_OPERATION_SCHEMA } })
+  @ApiRoute({ tag: 'drains', summary: 'One drain operation: status, progress, final result', params: { id: { schema: drainId, description: 'drain operation id' } }, ok: { status: 200, description: 'The drain operation', schema: drainOperation } })
   get(@Param('id') id: string, @Actor() actor: string) {
     return this.fwd.send(Commands.drainGet, { id: parseParam('id', drainId, id) }, actor);
   }

@@ -4,7 +4,8 @@ import { Commands } from '@nodes-manager/contracts';
 import { Actor, RequiresWrite } from '@nodes-manager/platform';
 import { Forwarder } from './forwarder.js';
 import { Expensive } from './rate-limit.guard.js';
-import { ApiRoute, DECISION_SCHEMA, OBJECT_SCHEMA, page } from './api-docs.js';
+import { ApiRoute } from './api-docs.js';
+import { decision, page, placement, plan, simulateResult, triggerResult } from './response-schemas.js';
 import { pageShape, parseInput, q } from './validation.js';
 
 const quantity = (what: string) =>
@@ -56,19 +57,19 @@ export class SchedulingController {
   constructor(private readonly fwd: Forwarder) {}
 
   @Get('decisions')
-  @ApiRoute({ tag: 'scheduling', summary: 'The scheduling decision log, newest first', query: decisionsQuery, ok: { status: 200, description: 'A page of decisions', schema: page(DECISION_SCHEMA) } })
+  @ApiRoute({ tag: 'decisions', summary: 'The scheduling decision log, newest first', query: decisionsQuery, ok: { status: 200, description: 'A page of decisions', schema: page(decision) } })
   decisions(@Query() query: unknown, @Actor() actor: string) {
     return this.fwd.send(Commands.decisionsList, parseInput(decisionsQuery, query, 'query'), actor);
   }
 
   @Get('workloads/placement')
-  @ApiRoute({ tag: 'scheduling', summary: 'Every workload with its node, class, score and rationale', query: placementQuery, ok: { status: 200, description: 'A page of placements', schema: page(OBJECT_SCHEMA) } })
+  @ApiRoute({ tag: 'placement', summary: 'Every workload with its node, class, score and rationale', query: placementQuery, ok: { status: 200, description: 'A page of placements', schema: page(placement) } })
   placement(@Query() query: unknown, @Actor() actor: string) {
     return this.fwd.send(Commands.placementList, parseInput(placementQuery, query, 'query'), actor);
   }
 
   @Get('optimize/plan')
-  @ApiRoute({ tag: 'scheduling', summary: 'The consolidation plan with savings and PodDisruptionBudget impact', query: planQuery, ok: { status: 200, description: 'The plan', schema: OBJECT_SCHEMA } })
+  @ApiRoute({ tag: 'optimize', summary: 'The consolidation plan with savings and PodDisruptionBudget impact', query: planQuery, ok: { status: 200, description: 'The plan', schema: plan } })
   plan(@Query() query: unknown, @Actor() actor: string) {
     return this.fwd.send(Commands.optimizePlan, parseInput(planQuery, query, 'query'), actor);
   }
@@ -77,7 +78,7 @@ export class SchedulingController {
   @Expensive()
   @RequiresWrite()
   @HttpCode(202)
-  @ApiRoute({ tag: 'scheduling', summary: 'Run an optimisation cycle now', description: '`dryRun` (default true) plans only; `dryRun: false` also drains the planned nodes.', write: true, body: triggerBody, ok: { status: 202, description: 'The cycle ran: its decisions and plan', schema: OBJECT_SCHEMA } })
+  @ApiRoute({ tag: 'optimize', summary: 'Run an optimisation cycle now', description: '`dryRun` (default true) plans only; `dryRun: false` also drains the planned nodes.', write: true, rateLimited: true, body: triggerBody, bodyExample: { dryRun: true }, ok: { status: 202, description: 'The cycle ran: its decisions and plan', schema: triggerResult } })
   trigger(@Body() body: unknown, @Actor() actor: string) {
     return this.fwd.send(Commands.optimizeTrigger, parseInput(triggerBody, body, 'body'), actor);
   }
@@ -85,7 +86,7 @@ export class SchedulingController {
   @Post('simulate')
   @Expensive()
   @HttpCode(200)
-  @ApiRoute({ tag: 'scheduling', summary: 'Simulate placing N pods: projected node additions', body: simulateBody, ok: { status: 200, description: 'Projected placement and node additions', schema: OBJECT_SCHEMA } })
+  @ApiRoute({ tag: 'simulate', summary: 'Simulate placing N pods: projected node additions', rateLimited: true, body: simulateBody, bodyRequired: true, bodyExample: { pods: [{ name: 'web', count: 20, cpu: '500m', memory: '1Gi' }] }, ok: { status: 200, description: 'Projected placement and node additions', schema: simulateResult } })
   simulate(@Body() body: unknown, @Actor() actor: string) {
     return this.fwd.send(Commands.simulate, parseInput(simulateBody, body, 'body'), actor);
   }
