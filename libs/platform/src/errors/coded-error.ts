@@ -1,4 +1,4 @@
-import { ErrorCodes, type ErrorBody, type ErrorCode } from '@nodes-manager/contracts';
+import { ErrorCodes, type ErrorBody, type ErrorCode, type FieldProblem } from '@nodes-manager/contracts';
 
 /** The message of every INTERNAL answer: what went wrong is logged, never sent (docs/api.md, "Errors"). */
 export const INTERNAL_MESSAGE = 'internal error';
@@ -42,6 +42,15 @@ export class CodedError extends Error {
 
 const KNOWN = new Set<string>(ErrorCodes);
 export const isErrorCode = (s: string): s is ErrorCode => KNOWN.has(s);
+
+/**
+ * validationFailed — the one VALIDATION_FAILED shape, from the gateway and from every service (docs/api.md):
+ * `details.errors` lists `{in, field, message}`, each field by its real name; the message joins them.
+ */
+export function validationFailed(errors: readonly FieldProblem[], prefix?: string): CodedError {
+  const text = errors.map((e) => `${e.field}: ${e.message}`).join('; ');
+  return new CodedError('VALIDATION_FAILED', prefix ? `${prefix}: ${text}` : text, { errors: [...errors] });
+}
 
 /** notImplemented — the coded answer of a command whose capability has not landed yet (HTTP 501). */
 export const notImplemented = (what: string): CodedError =>

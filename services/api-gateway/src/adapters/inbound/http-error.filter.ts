@@ -32,7 +32,43 @@ const invalid = (status: number, code: ErrorCode, error: FieldProblem): { status
  * in a charset we do not read (body-parser, as Nest hands it over in `cause`), a path that is not valid
  * percent-encoding, a route that does not exist, and the guards' 401/403/429.
  */
-function fromHttpException(err: HttpException): { status: number; body: ErrorBody } {
+interface RouterLayer {
+  route?: { methods: Record<string, boolean> };
+  match(path: string): false | { params: Record<string, string> };
+}
+
+/**
+ * undecodableParam — the route parameter whose segment is not valid percent-encoding (`%ED%A0%80`): the first such
+ * segment is replaced with a plain value and the path matched against the app's routes again, to find its name.
+ */
+function undecodableParam(req: IdentifiedRequest): string | undefined {
+  try {
+    const segments = (req.originalUrl ?? req.url).split('?')[0]!.split('/');
+    const bad = segments.findIndex((seg) => {
+      try {
+        decodeURIComponent(seg);
+        return false;
+      } catch {
+        return true;
+      }
+    });
+    if (bad < 0) return undefined;
+    const probe = '\u0001probe';
+    const path = segments.map((seg, i) => (i === bad ? probe : seg)).join('/');
+    const stack = (req.app as unknown as { router?: { stack?: RouterLayer[] } }).router?.stack ?? [];
+    for (const layer of stack) {
+      if (!layer.route?.methods[req.method.toLowerCase()]) continue;
+      const m = layer.match(path);
+      const name = m ? Object.entries(m.params).find(([, v]) => v === probe)?.[0] : undefined;
+      if (name) return name;
+    }
+  } catch {
+    /* no name to give */
+  }
+  return undefined;
+}
+
+function fromHttpException(err: HttpException, req: IdentifiedRequest): { status: number; body: ErrorBody } {
   const status = err.getStatus();
   const cause = err.cause as { type?: string } | undefined;
   switch (cause?.type) {
@@ -48,7 +84,7 @@ function fromHttpException(err: HttpException): { status: number; body: ErrorBod
     case 'stream.encoding.set':
       return invalid(400, 'VALIDATION_FAILED', { in: 'body', field: 'body', message: 'could not be read' });
   }
-  if (cause instanceof URIError) return invalid(400, 'VALIDATION_FAILED', { in: 'path', field: 'path', message: 'must be valid percent-encoding' });
+  if (cause instanceof URIError) return invalid(400, 'VALIDATION_FAILED', { in: 'path', field: undecodableParam(req) ?? 'path', message: 'must be valid percent-encoding (UTF-8)' });
   if (status === 404) return { status, body: { code: 'NOT_FOUND', message: 'no such route' } };
   if (status >= 500) return { status: 500, body: { code: 'INTERNAL', message: INTERNAL_MESSAGE } };
   const r = err.getResponse();
@@ -79,7 +115,7 @@ export class HttpErrorFilter implements ExceptionFilter {
       status = httpStatusOf(err.code);
       body = err.toBody();
     } else if (err instanceof HttpException) {
-      ({ status, body } = fromHttpException(err));
+      ({ status, body } = fromHttpException(err, req));
     } else {
       const coded = CodedError.from(err);
       status = httpStatusOf(coded.code);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { FieldProblem } from '@nodes-manager/contracts';
-import { CodedError } from '@nodes-manager/platform';
+import { validationFailed } from '@nodes-manager/platform';
 
 /**
  * The gateway's input validation (docs/api.md, "Validating input"): every path parameter, query string and body is
@@ -18,7 +18,7 @@ const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 /** controlCharacterProblems — every string (and object key) under `input` that holds a control character. */
 function controlCharacterProblems(input: unknown, where: InputLocation, path: string[], out: FieldProblem[]): void {
   if (out.length >= 20) return;
-  const field = () => (path.length ? path.join('.') : where);
+  const field = () => (path.length ? path.map((k) => (k === '' ? '""' : k)).join('.') : where);
   if (typeof input === 'string') {
     if (CONTROL.test(input)) out.push({ in: where, field: field(), message: 'must not contain control characters' });
   } else if (Array.isArray(input)) {
@@ -31,17 +31,19 @@ function controlCharacterProblems(input: unknown, where: InputLocation, path: st
   }
 }
 
-/** validationFailed — the one VALIDATION_FAILED shape: `details.errors` lists `{in, field, message}`. */
-export function validationFailed(errors: FieldProblem[]): CodedError {
-  return new CodedError('VALIDATION_FAILED', errors.map((e) => `${e.field}: ${e.message}`).join('; '), { errors });
-}
 
 function problemsOf(error: z.ZodError, where: InputLocation, name?: string): FieldProblem[] {
-  return error.issues.map((i) => ({
-    in: where,
-    field: name ?? (i.path.length ? i.path.join('.') : where),
-    message: i.code === 'unrecognized_keys' ? `unknown field${i.keys.length > 1 ? 's' : ''} ${i.keys.join(', ')}` : i.message,
-  }));
+  return error.issues.flatMap((i): FieldProblem[] => {
+    // A field is named by its path; an empty key as "" so that it still has a name.
+    const at = i.path.map((k) => (String(k) === '' ? '""' : String(k)));
+    // An unknown field is named by itself, so that a typo is pointed at.
+    if (i.code === 'unrecognized_keys') return i.keys.map((k) => ({ in: where, field: name ?? [...at, k === '' ? '""' : k].join('.'), message: 'is not a known field' }));
+    // A query parameter is one field, whatever it holds: a bad item of a list is named by the parameter.
+    if (where === 'query' && at.length > 1) return [{ in: where, field: at[0]!, message: `value ${Number(at[1]) + 1}: ${i.message}` }];
+    const field = name ?? (at.length ? at.join('.') : where);
+    if (where === 'body' && at.length === 0 && i.code === 'invalid_type') return [{ in: where, field, message: 'must be a JSON object' }];
+    return [{ in: where, field, message: i.message }];
+  });
 }
 
 /**
