@@ -5,6 +5,7 @@ import { Metrics } from '../health/metrics.js';
 import { InProcessEventBus } from '../messaging/in-process-bus.js';
 import { InProcessRegistry } from '../messaging/commands.js';
 import type { LogLevel } from '../logging/logger.js';
+import { registerDependency } from '../errors/coded-error.js';
 import { METRICS, RUNTIME } from './tokens.js';
 
 export { METRICS, RUNTIME } from './tokens.js';
@@ -31,6 +32,7 @@ export interface Runtime {
 
 export function createRuntime(opts: Partial<Runtime> & Pick<Runtime, 'mode'>): Runtime {
   const allInOne = opts.mode === 'all-in-one';
+  registerDependency('message broker', opts.rabbitmqUrl, 5672);
   return {
     clock: new SystemClock(),
     health: new HealthRegistry(),
