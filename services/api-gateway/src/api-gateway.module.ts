@@ -33,7 +33,7 @@ import { SpotHistoryController } from './adapters/inbound/spot-history.controlle
 import { AmqpEventFeed, EventFeedRunner, EventStreamHub, InProcessEventFeed } from './adapters/inbound/event-stream.js';
 import { Forwarder } from './adapters/inbound/forwarder.js';
 import { requestLog } from './adapters/inbound/request-log.middleware.js';
-import { MediaTypeMiddleware } from './adapters/inbound/media-type.middleware.js';
+import { MediaTypeMiddleware, registerJsonParser } from './adapters/inbound/media-type.middleware.js';
 import { RateLimitGuard, rateLimitOptions } from './adapters/inbound/rate-limit.guard.js';
 import type { ApiGatewayConfig } from './config.js';
 
@@ -160,6 +160,7 @@ export class ApiGatewayModule implements NestModule {
           },
         },
         { provide: EVENT_STREAM_HUB, inject: [EventFeedRunner], useFactory: (r: EventFeedRunner) => r.hub },
+        { provide: 'nodes-manager:json-body-parser', inject: [HttpAdapterHost], useFactory: (host: HttpAdapterHost) => registerJsonParser(host) },
         createJwtStrategy(auth),
         { provide: APP_GUARD, useClass: JwtAuthGuard },
         { provide: APP_GUARD, useClass: createWriteScopeGuard(auth.writeScope) },

@@ -1,5 +1,6 @@
 import { Injectable, type NestMiddleware } from '@nestjs/common';
-import express, { type NextFunction, type Request, type Response } from 'express';
+import type { HttpAdapterHost } from '@nestjs/core';
+import type { NextFunction, Request, Response } from 'express';
 import { CodedError } from '@nodes-manager/platform';
 
 /** The largest JSON body the gateway takes: the same as Nest's own JSON parser (100 kB). */
@@ -7,7 +8,17 @@ export const BODY_LIMIT = '100kb';
 export const MERGE_PATCH = 'application/merge-patch+json';
 const JSON_TYPE = 'application/json';
 
-const mergePatchParser = express.json({ type: MERGE_PATCH, limit: BODY_LIMIT });
+/**
+ * registerJsonParser — the gateway's JSON body parser, for `application/json` and `application/merge-patch+json`
+ * alike. Registered while the module is built, before the app initialises: Nest then sees a JSON parser in place and
+ * adds no default one of its own (a parse failure still reaches the error filter, which answers it in our words).
+ */
+export function registerJsonParser(host: HttpAdapterHost): void {
+  (host.httpAdapter as unknown as { useBodyParser?: (type: 'json', rawBody: boolean, options: object) => unknown })?.useBodyParser?.('json', false, {
+    type: [JSON_TYPE, MERGE_PATCH],
+    limit: BODY_LIMIT,
+  });
+}
 
 const hasBody = (req: Request): boolean =>
   req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
@@ -19,7 +30,7 @@ const hasBody = (req: Request): boolean =>
  */
 @Injectable()
 export class MediaTypeMiddleware implements NestMiddleware {
-  use(req: Request, res: Response, next: NextFunction): void {
+  use(req: Request, _res: Response, next: NextFunction): void {
     if (!hasBody(req) || req.method === 'GET' || req.method === 'HEAD' || req.method === 'DELETE') return next();
     const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
     const accepted = req.method === 'PATCH' ? [JSON_TYPE, MERGE_PATCH] : [JSON_TYPE];
@@ -30,7 +41,6 @@ export class MediaTypeMiddleware implements NestMiddleware {
         }),
       );
     }
-    if (type === MERGE_PATCH) return mergePatchParser(req, res, next);
     next();
   }
 }
