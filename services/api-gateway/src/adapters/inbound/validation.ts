@@ -14,18 +14,22 @@ export type InputLocation = FieldProblem['in'];
 
 /** Control characters (C0 but tab, LF, CR; and DEL): no API value has them, and Postgres refuses NUL outright. */
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+/** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
-/** controlCharacterProblems — every string (and object key) under `input` that holds a control character. */
+/** controlCharacterProblems — every string (and object key) under `input` that holds a control character or a lone surrogate. */
 function controlCharacterProblems(input: unknown, where: InputLocation, path: string[], out: FieldProblem[]): void {
   if (out.length >= 20) return;
   const field = () => (path.length ? path.map((k) => (k === '' ? '""' : k)).join('.') : where);
   if (typeof input === 'string') {
     if (CONTROL.test(input)) out.push({ in: where, field: field(), message: 'must not contain control characters' });
+    // A lone surrogate (`"\ud800"` in JSON) is no character at all; Postgres refuses it in JSON and text alike.
+    else if (LONE_SURROGATE.test(input)) out.push({ in: where, field: field(), message: 'must be valid Unicode' });
   } else if (Array.isArray(input)) {
     input.forEach((v, i) => controlCharacterProblems(v, where, [...path, String(i)], out));
   } else if (input && typeof input === 'object') {
     for (const [k, v] of Object.entries(input)) {
-      if (CONTROL.test(k)) out.push({ in: where, field: field(), message: 'must not have a key with control characters' });
+      if (CONTROL.test(k) || LONE_SURROGATE.test(k)) out.push({ in: where, field: field(), message: 'must not have a key with control characters or invalid Unicode' });
       else controlCharacterProblems(v, where, [...path, k], out);
     }
   }
