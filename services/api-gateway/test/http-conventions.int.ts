@@ -4,7 +4,7 @@ import { Module, type INestApplication } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import pg from 'pg';
 import { Commands, type CommandRequest } from '@nodes-manager/contracts';
-import { CommandController, createRuntime, loadConfig, registerDependency } from '@nodes-manager/platform';
+import { CommandController, createRuntime, JsonLogger, loadConfig, LOGGER, registerDependency } from '@nodes-manager/platform';
 import { startTestApp, testEnv, testToken } from '@nodes-manager/platform/testing';
 import { ApiGatewayModule } from '../src/api-gateway.module.js';
 import { apiGatewayConfigSpec } from '../src/config.js';
@@ -49,22 +49,19 @@ class RecordingServices {
     return { metadata: { name: (req.data as { name: string }).name } };
   }
 }
-@Module({ controllers: [RecordingServices] })
+@Module({ controllers: [RecordingServices], providers: [{ provide: LOGGER, useValue: new JsonLogger('recording-services', 'error') }] })
 class RecordingServicesModule {}
 
 let app: INestApplication;
 let url: string;
 const logged: string[] = [];
-const write = process.stdout.write.bind(process.stdout);
+let untap: () => void;
 
 beforeAll(async () => {
   const port = await closedPort();
   deadDatabaseUrl = `postgres://postgres@127.0.0.1:${port}/nodes`;
   registerDependency('database', deadDatabaseUrl);
-  process.stdout.write = ((chunk: string | Uint8Array, ...rest: never[]) => {
-    logged.push(String(chunk));
-    return write(chunk, ...rest);
-  }) as typeof process.stdout.write;
+  untap = JsonLogger.tap((line) => logged.push(line));
   const config = loadConfig(apiGatewayConfigSpec, testEnv('postgres://unused@127.0.0.1/unused', { RATE_LIMIT_EXPENSIVE: '3', RATE_LIMIT_WINDOW_SECONDS: '60', LOG_LEVEL: 'error' }));
   const runtime = createRuntime({ mode: 'all-in-one', logLevel: 'error' });
   @Module({ imports: [ApiGatewayModule.forRoot(config), RecordingServicesModule] })
@@ -72,7 +69,7 @@ beforeAll(async () => {
   ({ app, url } = (await startTestApp({ service: 'api-gateway', module: { module: Root }, runtime, transport: 'in-process', httpPort: 0 })) as { app: INestApplication; url: string });
 });
 afterAll(async () => {
-  process.stdout.write = write;
+  untap();
   await app.close();
 });
 afterEach(() => {
@@ -189,12 +186,12 @@ describe('internal errors never reach the caller', () => {
     expect(r.body).toEqual({ code: 'INTERNAL', message: 'internal error', requestId: 'forced-internal-1' });
     expect(r.text).not.toContain('node_secret');
     expect(r.text).not.toContain('10.1.2.3');
-    expect(seen[0]!.meta.correlationId).toBe('forced-internal-1');
+    expect(seen[0]!.meta.requestId).toBe('forced-internal-1');
     const lines = logged
       .flatMap((l) => l.split('\n'))
       .filter((l) => l.startsWith('{') && l.includes('forced-internal-1'))
       .map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(lines).toContainEqual(expect.objectContaining({ level: 'error', correlationId: 'forced-internal-1', err: expect.stringContaining(SECRET_TEXT) }));
+    expect(lines).toContainEqual(expect.objectContaining({ level: 'error', msg: 'command failed', requestId: 'forced-internal-1', err: expect.stringContaining(SECRET_TEXT) }));
     expect(lines).toContainEqual(expect.objectContaining({ level: 'error', requestId: 'forced-internal-1', path: '/api/v1/nodes' }));
   });
 

@@ -1,40 +1,15 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-import { randomUUID } from 'node:crypto';
-import { Injectable, type NestMiddleware } from '@nestjs/common';
-import type { NextFunction, Request, Response } from 'express';
+import type { Request, Response } from 'express';
+import { REQUEST_ID_HEADER, requestIdFrom } from '@nodes-manager/platform';
 
-export const REQUEST_ID_HEADER = 'X-Request-Id';
-/** An id a caller may choose: printable, no spaces, at most 128 characters; anything else is replaced. */
-const ACCEPTED_ID = /^[A-Za-z0-9._:@-]{1,128}$/;
-
-/** A request as the gateway sees it after {@link RequestIdMiddleware}. */
+/** A request as the gateway sees it once requestLog (request-log.middleware.ts) gave it its id. */
 export type IdentifiedRequest = Request & { requestId?: string };
 
 /**
- * requestIdOf — the request's id: the caller's `X-Request-Id` when it is acceptable, else a new uuid. Set once on the
- * request and echoed in the answer's `X-Request-Id`, so an error body, the answer and the log line share it.
+ * requestIdOf — the request's id, as requestLog set it; for a failure before that middleware ran (a body that is not
+ * JSON), the same rule gives it one now and the answer carries it, so an error body always has its `requestId`.
  */
 export function requestIdOf(req: IdentifiedRequest, res?: Response): string {
-  if (!req.requestId) {
-    const given = req.headers['x-request-id'];
-    req.requestId = typeof given === 'string' && ACCEPTED_ID.test(given) ? given : randomUUID();
-  }
-  if (res && !res.headersSent && !res.getHeader(REQUEST_ID_HEADER)) res.setHeader(REQUEST_ID_HEADER, req.requestId);
+  req.requestId ??= requestIdFrom(req.headers[REQUEST_ID_HEADER]);
+  if (res && !res.headersSent && !res.getHeader('X-Request-Id')) res.setHeader('X-Request-Id', req.requestId);
   return req.requestId;
-}
-
-const current = new AsyncLocalStorage<string>();
-
-/** currentRequestId — the id of the request being served, wherever in its handling this runs. */
-export const currentRequestId = (): string | undefined => current.getStore();
-
-/**
- * RequestIdMiddleware — gives every request its id before anything else of the gateway runs, and keeps it for the
- * rest of the request's handling ({@link currentRequestId}): the forwarder sends it as the command's correlation id.
- */
-@Injectable()
-export class RequestIdMiddleware implements NestMiddleware {
-  use(req: IdentifiedRequest, res: Response, next: NextFunction): void {
-    current.run(requestIdOf(req, res), next);
-  }
 }
