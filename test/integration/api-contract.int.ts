@@ -162,6 +162,9 @@ function validRequest(key: string): { path?: Record<string, string>; query?: str
       return { query: 'instanceTypes=m5.large,c5.xlarge&zones=us-east-1a' };
     case 'POST /api/v1/instances':
       return { body: { instanceType: 'm5.large', count: 1, clientToken: 'contract-1', tags: { team: 'platform' } } };
+    case 'GET /api/v1/pressure':
+    case 'GET /api/v1/fencing':
+      return {};
     case 'GET /healthz':
     case 'GET /readyz':
     case 'GET /metrics':
