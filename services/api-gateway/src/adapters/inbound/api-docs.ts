@@ -102,7 +102,7 @@ export interface RouteDoc {
   bodyExample?: unknown;
   /** The media types the body may come in (default `application/json`). */
   bodyTypes?: string[];
-  ok: { status: number; description: string; schema: z.ZodType | Schema };
+  ok: { status: number; description: string; schema: z.ZodType | Schema; contentType?: string };
   /** The route is marked `@Expensive()`: documents its 429. */
   rateLimited?: boolean;
   /** Further statuses this route can give (with a note), beyond those every forwarded route can. */
@@ -122,7 +122,7 @@ export function ApiRoute(doc: RouteDoc): MethodDecorator {
       ...(doc.description || doc.write ? { description: [doc.description, doc.write ? 'Needs the write scope (`nodes:write`, AUTH_WRITE_SCOPE).' : undefined].filter(Boolean).join('\n\n') } : {}),
     }),
     ApiBearerAuth(BEARER_SCHEME),
-    ApiResponse({ status: doc.ok.status, description: doc.ok.description, content: { 'application/json': { schema: schemaOf(doc.ok.schema) as never } } }),
+    ApiResponse({ status: doc.ok.status, description: doc.ok.description, content: { [doc.ok.contentType ?? 'application/json']: { schema: schemaOf(doc.ok.schema) as never } } }),
   ];
   for (const [name, p] of Object.entries(doc.params ?? {})) {
     decorators.push(ApiParam({ name, required: true, description: p.description, schema: jsonSchemaOf(p.schema) as never }));
