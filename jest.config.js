@@ -33,12 +33,17 @@ export default {
     {
       ...common,
       displayName: 'integration',
+      // CommonJS dependencies that require ES-module-only packages: scripts/jest/resolver.cjs.
+      resolver: '<rootDir>/scripts/jest/resolver.cjs',
+      setupFiles: ['<rootDir>/scripts/jest/esm-modules.mjs'],
       testMatch: ['<rootDir>/{libs,services,test}/**/*.int.ts'],
       slowTestThreshold: 30,
     },
     {
       ...common,
       displayName: 'e2e',
+      resolver: '<rootDir>/scripts/jest/resolver.cjs',
+      setupFiles: ['<rootDir>/scripts/jest/esm-modules.mjs'],
       testMatch: ['<rootDir>/test/e2e/**/*.e2e.ts'],
       slowTestThreshold: 60,
     },

@@ -20,15 +20,38 @@ export const ErrorCodes = [
   'EC2_UNAUTHORIZED',
   'EC2_THROTTLED',
   'UPSTREAM_ERROR',
+  /** The caller went over its rate limit on this kind of route: 429 with Retry-After (docs/api.md). */
+  'RATE_LIMITED',
+  /** The request body is in a media type the route does not take: 415. */
+  'UNSUPPORTED_MEDIA_TYPE',
+  /** The request body is larger than the gateway accepts: 413. */
+  'PAYLOAD_TOO_LARGE',
   'INTERNAL',
 ] as const;
 export type ErrorCode = (typeof ErrorCodes)[number];
+
+/**
+ * FieldProblem — one bad input of a VALIDATION_FAILED: where it was (`path`, `query`, `body`, `header`), the field by
+ * its real name (`id`, `limit`, `spec.limits.cpu`; `body` for the body as a whole) and the problem in words.
+ */
+export interface FieldProblem {
+  in: 'path' | 'query' | 'body' | 'header';
+  field: string;
+  message: string;
+}
+
+/** ValidationDetails — the `details` of every VALIDATION_FAILED, from the gateway and from the services alike. */
+export interface ValidationDetails {
+  errors: FieldProblem[];
+}
 
 /** ErrorBody — the JSON body of every failed command reply and every failed HTTP response. */
 export interface ErrorBody {
   code: ErrorCode;
   message: string;
   details?: unknown;
+  /** The request's id (X-Request-Id) on answers of the HTTP API: quote it when reporting a problem. */
+  requestId?: string;
 }
 
 /** CommandReply — what a command handler answers on the bus: data, or a coded error. */

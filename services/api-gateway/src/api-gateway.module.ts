@@ -1,6 +1,7 @@
 import { Inject, Injectable, Module, type DynamicModule, type MiddlewareConsumer, type NestModule, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, HttpAdapterHost } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
+import { ThrottlerModule } from '@nestjs/throttler';
 import { heartbeatType } from '@nodes-manager/contracts';
 import {
   AmqpConnection,
@@ -34,6 +35,8 @@ import { SpotHistoryController } from './adapters/inbound/spot-history.controlle
 import { AmqpEventFeed, EventFeedRunner, EventStreamHub, InProcessEventFeed } from './adapters/inbound/event-stream.js';
 import { Forwarder } from './adapters/inbound/forwarder.js';
 import { requestLog } from './adapters/inbound/request-log.middleware.js';
+import { MediaTypeMiddleware, registerJsonParser } from './adapters/inbound/media-type.middleware.js';
+import { RateLimitGuard, rateLimitOptions } from './adapters/inbound/rate-limit.guard.js';
 import type { ApiGatewayConfig } from './config.js';
 
 export const GATEWAY_CONFIG = Symbol('GATEWAY_CONFIG');
@@ -50,8 +53,11 @@ class GatewayLifecycle implements OnModuleInit, OnApplicationShutdown {
     @Inject(COMMAND_BUS) private readonly bus: CommandBus,
     @Inject(GATEWAY_PUBLISHER) private readonly publisher: { pub: EventPublisher; conn?: AmqpConnection },
     @Inject(GATEWAY_LOGGER) private readonly logger: JsonLogger,
+    private readonly http: HttpAdapterHost,
   ) {}
   onModuleInit(): void {
+    // No `X-Powered-By: Express`: the answer need not say what serves it.
+    (this.http.httpAdapter?.getInstance() as { disable?: (setting: string) => void } | undefined)?.disable?.('x-powered-by');
     const beat = () =>
       void this.publisher.pub
         .publish([makeEvent('api-gateway', heartbeatType('api-gateway'), { service: 'api-gateway', mode: this.runtime.mode }, this.runtime.clock.now())])
@@ -67,7 +73,10 @@ class GatewayLifecycle implements OnModuleInit, OnApplicationShutdown {
   }
 }
 
-/** ApiGatewayModule — wiring only: the REST API, JWT auth, validation, and forwarding to the owning service. */
+/**
+ * ApiGatewayModule — wiring only: the REST API, request ids, media types, JWT auth, rate limits, validation, and
+ * forwarding to the owning service.
+ */
 @Module({})
 export class ApiGatewayModule implements NestModule {
   constructor(
@@ -77,7 +86,7 @@ export class ApiGatewayModule implements NestModule {
 
   /** Request ids, the access log and the HTTP request histogram, for every route (request-log.middleware.ts). */
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(requestLog(this.logger, this.runtime.metrics)).forRoutes('*');
+    consumer.apply(requestLog(this.logger, this.runtime.metrics), MediaTypeMiddleware).forRoutes('*');
   }
 
   static forRoot(config: ApiGatewayConfig): DynamicModule {
@@ -89,7 +98,7 @@ export class ApiGatewayModule implements NestModule {
     };
     return {
       module: ApiGatewayModule,
-      imports: [PassportModule],
+      imports: [PassportModule, ThrottlerModule.forRoot(rateLimitOptions(config))],
       controllers: [
         GatewayHealthController,
         NodesController,
@@ -146,10 +155,13 @@ export class ApiGatewayModule implements NestModule {
           },
         },
         { provide: EVENT_STREAM_HUB, inject: [EventFeedRunner], useFactory: (r: EventFeedRunner) => r.hub },
+        { provide: 'nodes-manager:json-body-parser', inject: [HttpAdapterHost], useFactory: (host: HttpAdapterHost) => registerJsonParser(host) },
         createJwtStrategy(auth),
         { provide: APP_GUARD, useClass: JwtAuthGuard },
         { provide: APP_GUARD, useClass: createWriteScopeGuard(auth.writeScope) },
-        { provide: APP_FILTER, inject: [GATEWAY_LOGGER], useFactory: (l: JsonLogger) => new HttpErrorFilter(l) },
+        // After authentication, so that limits count per actor.
+        { provide: APP_GUARD, useClass: RateLimitGuard },
+        { provide: APP_FILTER, inject: [GATEWAY_LOGGER], useFactory: (l: JsonLogger) => new HttpErrorFilter(l, auth.writeScope) },
       ],
     };
   }

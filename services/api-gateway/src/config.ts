@@ -11,6 +11,12 @@ export const apiGatewayConfigSpec = defineConfigSpec({
     AUTH_WRITE_SCOPE: env.string().default('nodes:write'),
     AUTH_JWT_ISSUER: env.optionalString(),
     AUTH_JWT_AUDIENCE: env.optionalString(),
+    /** Per-actor rate limits (docs/api.md, "Rate limits"): requests per RATE_LIMIT_WINDOW_SECONDS. */
+    RATE_LIMIT_WINDOW_SECONDS: env.number({ dflt: 60, min: 1, max: 3600, int: true }),
+    /** Requests to mutating routes (those that need the write scope) per actor and window. */
+    RATE_LIMIT_WRITES: env.number({ dflt: 60, min: 1, max: 100000, int: true }),
+    /** Requests to the expensive routes (drain, instances, simulate, optimize/trigger) per actor and window. */
+    RATE_LIMIT_EXPENSIVE: env.number({ dflt: 20, min: 1, max: 100000, int: true }),
   },
   secrets: [...COMMON_SECRETS],
 });

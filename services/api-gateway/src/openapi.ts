@@ -19,15 +19,22 @@ export function buildOpenApiDocument(app: INestApplication, version = '0.1.0'): 
       [
         'The REST API of nodes-manager (the api-gateway; docs/api.md). Every route but `/healthz`, `/readyz`, `/metrics` and these docs needs a',
         'bearer JWT (HS256, with `sub` and `exp`); mutating routes also need the write scope (`nodes:write` by default) in `scope`, `scopes` or `roles`.',
-        'Every failure is `{code, message, details?}` with the status the code maps to. Lists are pages: `limit` (1–500, default 50) and an',
-        'opaque `cursor` taken from the previous page’s `nextCursor`. See docs/api.md; events are described in docs/asyncapi.yaml.',
+        'Every failure is an `ErrorBody` `{code, message, details?, requestId}` with the status the code maps to; a bad input is a 400 naming the',
+        'parameter or field (`details.errors[].field`). Every answer carries `X-Request-Id` (yours, or a new one). Lists are pages: `limit` (1–500,',
+        'default 50) and an opaque `cursor` taken from the previous page’s `nextCursor`. Mutating and expensive routes are rate-limited per caller',
+        '(429 with `Retry-After`). See docs/api.md; events are described in docs/asyncapi.yaml.',
       ].join(' '),
     )
     .setVersion(version)
+    .setLicense('Apache-2.0', 'https://www.apache.org/licenses/LICENSE-2.0')
+    .addServer('/', 'this gateway (the document is served by the gateway it describes)')
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'HS256 token signed with AUTH_JWT_ACCESS_SECRET' }, BEARER_SCHEME)
     .build();
-  const document = SwaggerModule.createDocument(app, config, { include: [ApiGatewayModule] });
+  const document = SwaggerModule.createDocument(app, config, { include: [ApiGatewayModule], autoTagControllers: false });
   document.components = { ...document.components, schemas: { ...document.components?.schemas, ErrorBody: ERROR_BODY_SCHEMA as never } };
+  // One tag per operation (its resource); Nest's scanner can repeat a tag given on the method.
+  for (const ops of Object.values(document.paths)) for (const op of Object.values(ops as Record<string, { tags?: string[] }>)) if (op.tags) op.tags = [...new Set(op.tags)];
+  document.tags = [...new Set(Object.values(document.paths).flatMap((ops) => Object.values(ops as Record<string, { tags?: string[] }>).flatMap((op) => op.tags ?? [])))].sort().map((name) => ({ name }));
   return document;
 }
 

@@ -7,18 +7,56 @@ import { startTestApp, testEnv } from '@nodes-manager/platform/testing';
 import { ApiGatewayModule } from '../src/api-gateway.module.js';
 import { apiGatewayConfigSpec } from '../src/config.js';
 import { OPENAPI_PATH, setupOpenApi } from '../src/openapi.js';
+import SwaggerParser from '@apidevtools/swagger-parser';
 
+type Schema = Record<string, unknown>;
+interface ErrorSchema {
+  allOf?: [{ $ref: string }, { properties: { code: { enum: string[] } } }];
+}
 interface Operation {
+  tags?: string[];
   security?: Record<string, string[]>[];
-  parameters?: { name: string; in: string }[];
-  requestBody?: unknown;
-  responses: Record<string, { content?: Record<string, { schema?: { properties?: Record<string, unknown>; required?: string[] } }> }>;
+  parameters?: { name: string; in: string; schema?: Schema }[];
+  requestBody?: { required?: boolean; content: Record<string, { schema: Schema }> };
+  responses: Record<string, { content?: Record<string, { schema?: Schema & ErrorSchema; example?: unknown }> }>;
 }
 interface OpenApi {
   openapi: string;
+  servers?: { url: string }[];
+  info: { license?: { name: string } };
   paths: Record<string, Record<string, Operation>>;
-  components: { securitySchemes: Record<string, { type: string; scheme: string }> };
+  components: { securitySchemes: Record<string, { type: string; scheme: string }>; schemas: Record<string, Schema> };
 }
+
+/**
+ * untyped — the places in a schema that say nothing: an object with neither properties nor a typed map, or an array
+ * without typed items. `$ref`s, combinations and scalars are typed.
+ */
+function untyped(schema: unknown, at = '#'): string[] {
+  if (!schema || typeof schema !== 'object') return [];
+  const s = schema as Schema;
+  const out: string[] = [];
+  const kids = (key: string) => (Array.isArray(s[key]) ? (s[key] as unknown[]) : []);
+  for (const key of ['allOf', 'anyOf', 'oneOf']) kids(key).forEach((k, i) => out.push(...untyped(k, `${at}/${key}/${i}`)));
+  if (s['$ref'] || kids('allOf').length || kids('anyOf').length || kids('oneOf').length) return out;
+  const types = ([] as unknown[]).concat(s['type'] ?? []);
+  if (types.includes('object')) {
+    const props = (s['properties'] ?? {}) as Record<string, unknown>;
+    const map = s['additionalProperties'];
+    const typedMap = map && typeof map === 'object' && Object.keys(map).length > 0;
+    if (Object.keys(props).length === 0 && !typedMap) out.push(at);
+    for (const [k, v] of Object.entries(props)) out.push(...untyped(v, `${at}/properties/${k}`));
+    if (typedMap) out.push(...untyped(map, `${at}/additionalProperties`));
+  }
+  if (types.includes('array')) {
+    if (!s['items'] || Object.keys(s['items'] as object).length === 0) out.push(`${at}/items`);
+    else out.push(...untyped(s['items'], `${at}/items`));
+  }
+  return out;
+}
+
+/** Maps whose values are deliberately free-form: Kubernetes objects' own fields and evidence records. */
+const FREE_FORM = /\/properties\/(evidence|details|template|disruption|status|onDemand|volatility|labels|annotations|conditions|rationale)(\/|$)/;
 
 /** ServedRoute — a route as the running app serves it: from Express's router, with the Nest handler's metadata. */
 interface ServedRoute {
@@ -44,6 +82,8 @@ afterAll(async () => {
   await app.close();
 });
 
+/** The gateway's middleware (request id, media types) is mounted on every path: not a route. */
+const MIDDLEWARE_PATH = '/{*path}';
 const docsRoute = (path: string) => path === `/${OPENAPI_PATH}` || path.startsWith(`/${OPENAPI_PATH}/`) || path.startsWith(`/${OPENAPI_PATH}-`);
 
 /** servedRoutes — every method+path in Express's router stack (Swagger's own routes excluded). */
@@ -51,7 +91,7 @@ function expressRoutes(): { method: string; path: string }[] {
   const router = (app.getHttpAdapter().getInstance() as { router: { stack: { route?: { path: string; methods: Record<string, boolean> } }[] } }).router;
   return router.stack
     .flatMap((layer) => (layer.route ? Object.keys(layer.route.methods).map((m) => ({ method: m, path: layer.route!.path })) : []))
-    .filter((r) => !docsRoute(r.path) && r.method !== '_all');
+    .filter((r) => !docsRoute(r.path) && r.method !== '_all' && r.path !== MIDDLEWARE_PATH);
 }
 
 /** nestRoutes — every HTTP handler Nest registered, with its `@Public()` and `@RequiresWrite()` metadata. */
@@ -103,13 +143,54 @@ describe('OpenAPI at /api/docs', () => {
     expect(doc.components.securitySchemes['bearer']).toMatchObject({ type: 'http', scheme: 'bearer' });
   });
 
-  it('gives every protected route bearer security, 401, 501, 503 and 504 as coded error bodies', () => {
+  it('is a valid OpenAPI 3.1 document by @apidevtools/swagger-parser, with servers, a license and the error schema', async () => {
+    await SwaggerParser.validate(structuredClone(doc) as never);
+    expect(doc.servers?.length).toBeGreaterThan(0);
+    expect(doc.info.license?.name).toBe('Apache-2.0');
+    expect(doc.components.schemas['ErrorBody']).toMatchObject({ required: ['code', 'message'] });
+    expect(untyped(doc.components.schemas['ErrorBody']).filter((p) => !FREE_FORM.test(p))).toEqual([]);
+  });
+
+  it('types every success response: no object without properties, no array without items', () => {
+    const problems: string[] = [];
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        for (const [status, res] of Object.entries(op.responses).filter(([st]) => st.startsWith('2'))) {
+          const content = res.content ?? {};
+          if (Object.keys(content).length === 0) problems.push(`${method} ${path} ${status}: no content`);
+          for (const [type, media] of Object.entries(content)) {
+            if (!media.schema) problems.push(`${method} ${path} ${status} ${type}: no schema`);
+            for (const at of untyped(media.schema).filter((p) => !FREE_FORM.test(p))) problems.push(`${method} ${path} ${status}: ${at}`);
+          }
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('gives each operation one tag, and marks the bodies that must be sent as required', () => {
+    for (const [path, ops] of Object.entries(doc.paths)) for (const [method, op] of Object.entries(ops)) expect({ op: `${method} ${path}`, tags: op.tags }).toEqual({ op: `${method} ${path}`, tags: [expect.any(String)] });
+    for (const [path, method] of [['/api/v1/instances', 'post'], ['/api/v1/simulate', 'post'], ['/api/v1/nodepools', 'post'], ['/api/v1/nodepools/{name}', 'patch']] as const) {
+      expect({ op: `${method} ${path}`, required: doc.paths[path]![method]!.requestBody?.required }).toEqual({ op: `${method} ${path}`, required: true });
+    }
+    expect(Object.keys(doc.paths['/api/v1/nodepools/{name}']!['patch']!.requestBody!.content)).toContain('application/merge-patch+json');
+  });
+
+  it('states the formats of path and query parameters as patterns', () => {
+    const param = (path: string, method: string, name: string) => doc.paths[path]![method]!.parameters!.find((p) => p.name === name)!.schema!;
+    expect(param('/api/v1/nodepools/{name}', 'get', 'name')).toMatchObject({ maxLength: 63, pattern: expect.stringContaining('[a-z0-9]') });
+    expect(param('/api/v1/nodes/{id}', 'get', 'id')).toMatchObject({ maxLength: 253, pattern: expect.any(String) });
+    expect(param('/api/v1/nodes', 'get', 'zone')).toMatchObject({ pattern: expect.any(String) });
+    expect(param('/api/v1/nodes', 'get', 'limit')).toMatchObject({ minimum: 1, maximum: 500 });
+  });
+
+  it('gives every protected route bearer security, and 401, 500, 501, 503 and 504 as ErrorBody by reference with an example', () => {
     for (const r of served.filter((s) => !s.public)) {
       const op = doc.paths[openApiPath(r.path)]![r.method]!;
       expect({ route: key(r), security: op.security }).toEqual({ route: key(r), security: [{ bearer: [] }] });
-      for (const status of ['401', '501', '503', '504']) {
-        const schema = op.responses[status]?.content?.['application/json']?.schema;
-        expect({ route: key(r), status, required: schema?.required }).toEqual({ route: key(r), status, required: ['code', 'message'] });
+      for (const status of ['401', '500', '501', '503', '504']) {
+        const media = op.responses[status]?.content?.['application/json'];
+        expect({ route: key(r), status, ref: media?.schema?.allOf?.[0].$ref, example: media?.example !== undefined }).toEqual({ route: key(r), status, ref: '#/components/schemas/ErrorBody', example: true });
       }
     }
   });
@@ -117,7 +198,7 @@ describe('OpenAPI at /api/docs', () => {
   it('documents 403 FORBIDDEN exactly on the routes that need the write scope, and 409 on each of them', () => {
     for (const r of served.filter((s) => !s.public)) {
       const op = doc.paths[openApiPath(r.path)]![r.method]!;
-      const codes403 = (op.responses['403']?.content?.['application/json']?.schema?.properties?.['code'] as { enum?: string[] } | undefined)?.enum ?? [];
+      const codes403 = op.responses['403']?.content?.['application/json']?.schema?.allOf?.[1].properties.code.enum ?? [];
       expect({ route: key(r), forbidden: codes403.includes('FORBIDDEN') }).toEqual({ route: key(r), forbidden: r.write });
       if (r.write) expect({ route: key(r), has409: '409' in op.responses }).toEqual({ route: key(r), has409: true });
     }

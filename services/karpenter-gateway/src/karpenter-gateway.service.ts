@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Commands, EventTypes, type CommandMeta, type EventType } from '@nodes-manager/contracts';
-import { CLOCK, CodedError, COMMAND_BUS, LOGGER, type Clock, type CommandBus, type JsonLogger } from '@nodes-manager/platform';
+import { CLOCK, CodedError, COMMAND_BUS, LOGGER, type Clock, type CommandBus, type JsonLogger, validationFailed } from '@nodes-manager/platform';
 import { KARPENTER_KUBE, KubeFailure, type KarpenterKube } from './adapters/outbound/karpenter-kube.adapter.js';
 import { NodePoolChangesRepository, type NodePoolChange } from './adapters/outbound/nodepool-changes.repository.js';
 import { isObject } from './domain/merge-patch.js';
@@ -43,7 +43,7 @@ class AppliedNotRecorded extends Error {
   }
 }
 
-const validationError = (errors: readonly FieldError[]) => new CodedError('VALIDATION_FAILED', formatFieldErrors(errors), { errors });
+const validationError = (errors: readonly FieldError[]) => validationFailed(errors.map((e) => ({ in: 'body', field: e.field || '""', message: e.message })));
 
 /**
  * KarpenterGatewayService — NodePools and NodeClaims through the dynamic client. Karpenter's absence is the
@@ -262,7 +262,7 @@ export class KarpenterGatewayService {
         return new CodedError('CONFLICT', msg, { reason: err.reason ?? 'Conflict' });
       }
       if (err.status === 404) return new CodedError('NOT_FOUND', err.message);
-      if (err.status === 400 || err.status === 422) return new CodedError('VALIDATION_FAILED', `the API server refused it: ${err.message}`);
+      if (err.status === 400 || err.status === 422) return validationFailed([{ in: 'body', field: 'body', message: `the API server refused it: ${err.message}` }]);
       return new CodedError('UPSTREAM_ERROR', err.message, { status: err.status ?? null, reason: err.reason ?? null });
     }
     return CodedError.from(err);

@@ -120,6 +120,8 @@ describe('karpenter-gateway with Karpenter (through the REST API)', () => {
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('VALIDATION_FAILED');
     expect(res.body.message).toContain(field);
+    // One VALIDATION_FAILED shape, the gateway's and the services' alike: each field by its real name, in the body.
+    expect(res.body.details.errors).toContainEqual(expect.objectContaining({ in: 'body', field: field.split(':')[0] }));
     expect(h.writesSeen()).toBe(writes);
     const [row] = await h.db.query<{ result: string; actor: string }>(`SELECT result, actor FROM nodes.nodepool_changes WHERE node_pool = $1`, [pool.metadata.name]);
     expect(row).toEqual({ result: 'refused:VALIDATION_FAILED', actor: 'alice' });

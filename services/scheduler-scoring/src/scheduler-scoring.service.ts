@@ -8,7 +8,7 @@ import {
   type PlacementListQuery,
   type SimulateRequest,
 } from '@nodes-manager/contracts';
-import { CLOCK, CodedError, LOGGER, makeEvent, OUTBOX, type Clock, type JsonLogger, type Outbox } from '@nodes-manager/platform';
+import { CLOCK, CodedError, LOGGER, makeEvent, OUTBOX, type Clock, type JsonLogger, type Outbox, validationFailed } from '@nodes-manager/platform';
 import {
   countWorkloadZones,
   lowerBoundCost,
@@ -152,7 +152,7 @@ export class SchedulerScoringService {
     const snap = this.snapshot();
     const prices = await this.prices(snap, meta);
     const after = q.cursor === undefined ? undefined : placementAfter(q.cursor);
-    if (q.cursor !== undefined && after === undefined) throw new CodedError('VALIDATION_FAILED', 'cursor is not one this API returned', { field: 'cursor' });
+    if (q.cursor !== undefined && after === undefined) throw validationFailed([{ in: 'query', field: 'cursor', message: 'is not one this API returned' }]);
     const page = placementPage(snap.pods, snap.nodes, this.context(snap, prices), {
       limit: q.limit ?? 50,
       ...(after !== undefined ? { after } : {}),
@@ -172,7 +172,7 @@ export class SchedulerScoringService {
         ...(q.subject ? { subject: q.subject } : {}),
       });
     } catch (err) {
-      if (err instanceof InvalidCursorError) throw new CodedError('VALIDATION_FAILED', err.message, { field: 'cursor' });
+      if (err instanceof InvalidCursorError) throw validationFailed([{ in: 'query', field: 'cursor', message: err.message }]);
       throw err;
     }
   }
@@ -209,7 +209,7 @@ export class SchedulerScoringService {
   /** simulate — N pod groups → where they would go on the current fleet and what new nodes would cost. */
   async simulate(req: SimulateRequest, meta: CommandMeta) {
     const parsed = toSimulateGroups(req);
-    if (!parsed.ok) throw new CodedError('VALIDATION_FAILED', parsed.problems.map((p) => `${p.field}: ${p.problem}`).join('; '), { problems: parsed.problems });
+    if (!parsed.ok) throw validationFailed(parsed.problems.map((p) => ({ in: 'body', field: p.field, message: p.problem })));
     const snap = this.snapshot();
     const { prices, catalog } = await this.market(snap, meta);
     const input = { pods: parsed.groups, nodes: snap.nodes, catalog: catalog.types, prices: prices.table };

@@ -285,7 +285,7 @@ describe('spot-advisor through the gateway, against the EC2 simulator', () => {
   it('rejects a malformed region with 400 at the gateway, before any EC2 call', async () => {
     sim.resetCalls();
     const res = await call(h, 'GET', '/api/v1/spot/market?region=Mars-1');
-    expect(res).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED', details: { problems: [{ field: 'region' }] } } });
+    expect(res).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED', details: { errors: [{ in: 'query', field: 'region' }] } } });
     expect(sim.calls()).toHaveLength(0);
   });
 });

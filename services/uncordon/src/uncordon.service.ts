@@ -14,6 +14,7 @@ import {
 import {
   CLOCK,
   CodedError,
+  validationFailed,
   CycleRunner,
   LOGGER,
   makeEvent,
@@ -332,7 +333,7 @@ export class UncordonService {
       });
     if (q.cursor) {
       const [after] = decodeCursor(q.cursor, 1) ?? [];
-      if (typeof after !== 'string') throw new CodedError('VALIDATION_FAILED', 'cursor is not one this API returned', { field: 'cursor' });
+      if (typeof after !== 'string') throw validationFailed([{ in: 'query', field: 'cursor', message: 'is not one this API returned' }]);
       views = views.filter((v) => v.node > after);
     }
     const page = views.slice(0, q.limit);

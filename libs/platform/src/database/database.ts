@@ -1,5 +1,6 @@
 import { DataSource, type EntitySchema, type MigrationInterface } from 'typeorm';
 import pg from 'pg';
+import { registerDependency } from '../errors/coded-error.js';
 
 export const DB_SCHEMA = 'nodes';
 
@@ -24,6 +25,7 @@ export interface ServiceDatabaseSpec {
 
 /** createDataSource — one TypeORM DataSource (its own pg pool) per service, in schema `nodes`. */
 export function createDataSource(spec: ServiceDatabaseSpec): DataSource {
+  registerDependency('database', spec.url, 5432);
   return new DataSource({
     type: 'postgres',
     url: spec.url,

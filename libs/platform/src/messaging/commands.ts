@@ -170,7 +170,14 @@ export class CommandReplyInterceptor implements NestInterceptor {
       }),
       catchError((err) => {
         ack();
-        const body = CodedError.from(err).toBody();
+        const coded = CodedError.from(err);
+        const body = coded.toBody();
+        // An unexpected failure answers the generic body: what really happened goes to this service's log.
+        if (coded.cause !== undefined) {
+          const cause = coded.cause as Error;
+          const meta = (context.switchToRpc().getData() as Partial<CommandRequest> | undefined)?.meta;
+          this.logger?.error('command failed', { handler: pattern, code: body.code, requestId, correlationId: meta?.correlationId, err: cause?.message ?? String(cause), stack: cause?.stack });
+        }
         observe(body.code);
         return of<CommandReply>({ ok: false, error: body });
       }),
@@ -202,7 +209,7 @@ function unwrapReply<T>(reply: CommandReply<T> | undefined, service: ServiceName
 const DIRECT_REPLY_TO = 'amq.rabbitmq.reply-to';
 
 /** brokerUnavailable — the 503 while the broker is unreachable: names the dependency, never its address. */
-const brokerUnavailable = (why: string) => new CodedError('SERVICE_UNAVAILABLE', `message broker unavailable (${why})`, { dependency: 'broker' });
+const brokerUnavailable = (why: string) => new CodedError('SERVICE_UNAVAILABLE', `message broker unavailable (${why})`, { dependency: 'message broker' });
 
 /**
  * RmqCommandBus — request/reply over RabbitMQ on the process's one broker connection (docs/reliability.md), in the

@@ -6,6 +6,7 @@ import { InProcessEventBus } from '../messaging/in-process-bus.js';
 import { InProcessRegistry } from '../messaging/commands.js';
 import type { JsonLogger, LogLevel } from '../logging/logger.js';
 import { AmqpConnection } from '../messaging/amqp-connection.js';
+import { registerDependency } from '../errors/coded-error.js';
 import { METRICS, RUNTIME } from './tokens.js';
 
 export { METRICS, RUNTIME } from './tokens.js';
@@ -46,6 +47,7 @@ export function processBroker(rt: Runtime, url: string, service: string, logger?
 
 export function createRuntime(opts: Partial<Runtime> & Pick<Runtime, 'mode'>): Runtime {
   const allInOne = opts.mode === 'all-in-one';
+  registerDependency('message broker', opts.rabbitmqUrl, 5672);
   return {
     clock: new SystemClock(),
     health: new HealthRegistry(),

@@ -1,8 +1,9 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiConsumes, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
-import { ErrorCodes, EVENT_DATA_SCHEMAS, NODE_STATES, UNCORDON_REASONS, type ErrorCode } from '@nodes-manager/contracts';
+import { ErrorCodes, type ErrorCode } from '@nodes-manager/contracts';
 import { httpStatusOf } from './error-status.js';
+import { errorBody } from './response-schemas.js';
 
 /**
  * Documentation of the gateway's routes for OpenAPI (docs/api.md; served at /api/docs). Request schemas are derived
@@ -16,46 +17,70 @@ export const BEARER_SCHEME = 'bearer';
 type Schema = Record<string, unknown>;
 
 /** jsonSchemaOf — a zod schema's input side as JSON Schema (draft 2020-12, as OpenAPI 3.1 embeds it). */
-export function jsonSchemaOf(schema: z.ZodType): Schema {
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Schema;
+export function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output' = 'input'): Schema {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Schema;
   return rest;
 }
 
+/** schemaOf — a documented response: a zod schema (what the service answers) or a JSON Schema taken as it is. */
+const schemaOf = (s: z.ZodType | Schema): Schema => (s instanceof z.ZodType ? jsonSchemaOf(s, 'output') : s);
+
+/** The error body every failure has, shared by reference (`#/components/schemas/ErrorBody`). */
 export const ERROR_BODY_SCHEMA: Schema = {
-  type: 'object',
-  description: 'Every failure: a stable code, a message for people, and details for programs (e.g. each bad field).',
-  required: ['code', 'message'],
-  properties: {
-    code: { type: 'string', enum: [...ErrorCodes] },
-    message: { type: 'string' },
-    details: { description: 'VALIDATION_FAILED: `{in, problems: [{field, problem}]}`; other codes: context such as the node or the API' },
-  },
+  ...jsonSchemaOf(errorBody(ErrorCodes), 'output'),
+  description: 'Every failure: a stable code, a message for people, details for programs (each bad field, the dependency…), and the request id.',
 };
+export const ERROR_BODY_REF = '#/components/schemas/ErrorBody';
 
 const STATUS_TEXT: Record<number, string> = {
   400: 'Invalid input: every bad field is named',
-  401: 'Missing, invalid or expired bearer token',
+  401: 'Missing, invalid or expired bearer token (WWW-Authenticate: Bearer)',
   403: 'Forbidden',
   404: 'Not found',
   409: 'Conflict with the current state',
-  429: 'Throttled upstream; retry later',
-  500: 'Internal error',
+  413: 'The body is larger than 100 kB',
+  415: 'The body is not in a media type this route takes',
+  429: 'Rate limited; retry after the Retry-After seconds',
+  500: 'Internal error: the body says only "internal error"; the log has the rest under the request id',
   501: 'Not implemented by the owning service yet',
   502: 'Upstream (AWS, Kubernetes) error',
-  503: 'The owning service (or what it depends on) is unavailable',
+  503: 'The owning service, or what it depends on (database, broker), is unavailable',
   504: 'The owning service did not answer in time (COMMAND_TIMEOUT_MS)',
 };
 
 /** codesFor — the error codes that map to `status` (the one exhaustive switch decides). */
 const codesFor = (status: number): ErrorCode[] => ErrorCodes.filter((c) => httpStatusOf(c) === status);
 
+const EXAMPLE_MESSAGES: Partial<Record<ErrorCode, { message: string; details?: unknown }>> = {
+  VALIDATION_FAILED: { message: 'limit: must be at most 500', details: { errors: [{ in: 'query', field: 'limit', message: 'must be at most 500' }] } },
+  UNAUTHENTICATED: { message: 'jwt expired' },
+  FORBIDDEN: { message: 'this action needs the nodes:write scope' },
+  NOT_FOUND: { message: 'node ip-10-0-0-1.ec2.internal not found' },
+  CONFLICT: { message: 'a drain already runs on ip-10-0-0-1.ec2.internal' },
+  RATE_LIMITED: { message: 'rate limit reached: at most 20 such requests per 60 s; retry in 42 s', details: { limit: 20, windowSeconds: 60, retryAfterSeconds: 42 } },
+  UNSUPPORTED_MEDIA_TYPE: { message: 'the body must be application/json, not text/plain', details: { errors: [{ in: 'header', field: 'content-type', message: 'must be application/json' }] } },
+  PAYLOAD_TOO_LARGE: { message: 'body: must be at most 100 kB', details: { errors: [{ in: 'body', field: 'body', message: 'must be at most 100 kB' }] } },
+  INTERNAL: { message: 'internal error' },
+  SERVICE_UNAVAILABLE: { message: 'database unavailable', details: { dependency: 'database' } },
+  TIMEOUT: { message: 'uncordon did not answer nodes.drain within 10000 ms' },
+};
+
 function errorResponse(status: number, note: string | undefined, write: boolean) {
   // FORBIDDEN comes only from the write-scope guard; elsewhere a 403 is the upstream's (EC2_UNAUTHORIZED).
   const codes = codesFor(status).filter((c) => write || c !== 'FORBIDDEN');
+  const code = codes.find((c) => EXAMPLE_MESSAGES[c]) ?? codes[0]!;
+  const example = EXAMPLE_MESSAGES[code] ?? { message: STATUS_TEXT[status] ?? 'error' };
   return ApiResponse({
     status,
     description: `${STATUS_TEXT[status] ?? 'Error'}${note ? ` — ${note}` : ''}. Codes: ${codes.join(', ')}.`,
-    content: { 'application/json': { schema: { ...ERROR_BODY_SCHEMA, properties: { ...(ERROR_BODY_SCHEMA['properties'] as Schema), code: { type: 'string', enum: codes } } } } },
+    ...(status === 401 || status === 403 ? { headers: { 'WWW-Authenticate': { description: 'RFC 6750 bearer challenge (on 401, and on 403 FORBIDDEN)', schema: { type: 'string' } } } } : {}),
+    ...(status === 429 ? { headers: { 'Retry-After': { description: 'seconds to wait', schema: { type: 'integer' } } } } : {}),
+    content: {
+      'application/json': {
+        schema: { allOf: [{ $ref: ERROR_BODY_REF }, { type: 'object', properties: { code: { type: 'string', enum: codes } } }] } as never,
+        example: { code, ...example, requestId: '7d3f6c1e-4b2a-4e8f-9c0d-1a2b3c4d5e6f' },
+      },
+    },
   });
 }
 
@@ -71,7 +96,15 @@ export interface RouteDoc {
   query?: z.ZodObject;
   /** The zod schema the JSON body is validated with. */
   body?: z.ZodType;
-  ok: { status: number; description: string; schema?: Schema };
+  /** The body must be sent (it has required fields); otherwise an absent body means `{}`. */
+  bodyRequired?: boolean;
+  /** An example body, shown in the document. */
+  bodyExample?: unknown;
+  /** The media types the body may come in (default `application/json`). */
+  bodyTypes?: string[];
+  ok: { status: number; description: string; schema: z.ZodType | Schema; contentType?: string };
+  /** The route is marked `@Expensive()`: documents its 429. */
+  rateLimited?: boolean;
   /** Further statuses this route can give (with a note), beyond those every forwarded route can. */
   errors?: Record<number, string>;
 }
@@ -89,7 +122,7 @@ export function ApiRoute(doc: RouteDoc): MethodDecorator {
       ...(doc.description || doc.write ? { description: [doc.description, doc.write ? 'Needs the write scope (`nodes:write`, AUTH_WRITE_SCOPE).' : undefined].filter(Boolean).join('\n\n') } : {}),
     }),
     ApiBearerAuth(BEARER_SCHEME),
-    ApiResponse({ status: doc.ok.status, description: doc.ok.description, ...(doc.ok.schema ? { content: { 'application/json': { schema: doc.ok.schema } } } : {}) }),
+    ApiResponse({ status: doc.ok.status, description: doc.ok.description, content: { [doc.ok.contentType ?? 'application/json']: { schema: schemaOf(doc.ok.schema) as never } } }),
   ];
   for (const [name, p] of Object.entries(doc.params ?? {})) {
     decorators.push(ApiParam({ name, required: true, description: p.description, schema: jsonSchemaOf(p.schema) as never }));
@@ -102,7 +135,17 @@ export function ApiRoute(doc: RouteDoc): MethodDecorator {
       decorators.push(ApiQuery({ name, required: schema.required?.includes(name) ?? false, schema: param as never }));
     }
   }
-  if (doc.body) decorators.push(ApiBody({ required: false, schema: jsonSchemaOf(doc.body) as never }));
+  if (doc.body) {
+    const schema = jsonSchemaOf(doc.body);
+    if (doc.bodyTypes) decorators.push(ApiConsumes(...doc.bodyTypes));
+    decorators.push(
+      ApiBody({
+        required: doc.bodyRequired ?? false,
+        schema: schema as never,
+        ...(doc.bodyExample === undefined ? {} : { examples: { example: { summary: 'an example', value: doc.bodyExample } } }),
+      }),
+    );
+  }
   const statuses: Record<number, string | undefined> = {
     401: undefined,
     500: undefined,
@@ -111,6 +154,11 @@ export function ApiRoute(doc: RouteDoc): MethodDecorator {
     504: undefined,
   };
   if (doc.params || doc.query || doc.body) statuses[400] = undefined;
+  if (doc.body) {
+    statuses[413] = undefined;
+    statuses[415] = undefined;
+  }
+  if (doc.write || doc.rateLimited) statuses[429] = doc.rateLimited ? 'RATE_LIMIT_EXPENSIVE per actor' : 'RATE_LIMIT_WRITES per actor';
   if (doc.params) statuses[404] = undefined;
   if (doc.write) {
     statuses[403] = 'the token lacks the write scope';
@@ -135,75 +183,3 @@ export function ApiPublicRoute(doc: { tag: string; summary: string; description?
   );
 }
 
-// ---- response shapes (what the owning services answer; open objects: services may add fields) ----
-
-/** page — `{items, nextCursor?}`: pass `nextCursor` back as `cursor` for the next page; absent on the last page. */
-export const page = (item: Schema): Schema => ({
-  type: 'object',
-  required: ['items'],
-  properties: { items: { type: 'array', items: item }, nextCursor: { type: 'string', description: 'absent on the last page' } },
-});
-
-const str = { type: 'string' };
-const nstr = { type: ['string', 'null'] };
-const time = { type: 'string', format: 'date-time' };
-const resources = { type: 'object', properties: { cpuMilli: { type: 'integer' }, memoryBytes: { type: 'integer' }, gpu: { type: 'integer' }, pods: { type: 'integer' } } };
-
-export const NODE_SCHEMA: Schema = {
-  type: 'object',
-  properties: {
-    id: { type: 'string', format: 'uuid' }, name: str, uid: str, providerId: nstr, instanceId: nstr, instanceType: nstr, zone: nstr,
-    capacityType: { type: ['string', 'null'], enum: ['spot', 'on-demand', null] }, nodePool: nstr,
-    state: { type: 'string', enum: [...NODE_STATES] }, ready: { type: 'boolean' }, unschedulable: { type: 'boolean' },
-    taints: { type: 'array', items: { type: 'object' } }, labels: { type: 'object', additionalProperties: str }, conditions: { type: 'array', items: { type: 'object' } },
-    allocatable: resources, requested: resources, podCount: { type: 'integer' },
-  },
-};
-
-export const DRAIN_OPERATION_SCHEMA: Schema = {
-  type: 'object',
-  description: 'A drain operation (docs/uncordon.md#drain): poll GET /api/v1/drains/{id} until status is completed or failed.',
-  required: ['id', 'node', 'status'],
-  properties: {
-    id: { type: 'string', format: 'uuid' }, node: str, status: { type: 'string', enum: ['pending', 'running', 'completed', 'failed'] },
-    reason: str, message: str, actor: str, options: { type: 'object' }, progress: { type: 'object' }, startedAt: time, updatedAt: time, finishedAt: time,
-  },
-};
-
-export const CORDON_SCHEMA: Schema = {
-  type: 'object',
-  description: "A cordoned node and auto-uncordon's current verdict on it: why it will, will not, or will later be uncordoned.",
-  properties: {
-    node: str,
-    decision: { type: 'string', enum: ['uncordon', 'wait', 'skip'] },
-    reason: { type: 'string', enum: [...UNCORDON_REASONS] },
-    description: { type: 'string', description: 'the reason in words (waiting 7 m more; not ours: kubectl-cordon; …)' },
-    evidence: { type: 'object', description: 'what the verdict was based on: cordon owner, cordoned since, Ready since, grace' },
-    requeueAfterMs: { type: 'number' },
-    uncordonAt: { ...time, description: 'when waiting: the moment the (backed-off) grace period ends' },
-    firstSeenCordonedAt: time,
-    evaluatedAt: time,
-  },
-};
-
-export const SCALING_EVENT_SCHEMA: Schema = {
-  type: 'object',
-  properties: {
-    id: str, node: str, action: str, decision: nstr, reason: str, actor: str, correlationId: nstr, operationId: nstr,
-    dryRun: { type: 'boolean' }, evidence: { type: 'object' }, createdAt: time,
-  },
-};
-
-export const DECISION_SCHEMA: Schema = { ...EVENT_DATA_SCHEMAS['scheduling.decided'], additionalProperties: true };
-export const CONSOLIDATION_RESULT_SCHEMA: Schema = {
-  ...EVENT_DATA_SCHEMAS['nodepool.consolidation.requested'],
-  additionalProperties: true,
-  description: 'With dryRun, `nodeClaims` are those that would be deleted.',
-};
-export const NODEPOOL_SCHEMA: Schema = { type: 'object', description: 'A Karpenter NodePool (karpenter.sh/v1) as the API server returns it.' };
-export const NODEPOOL_LIST_SCHEMA: Schema = {
-  type: 'object',
-  required: ['items', 'karpenterInstalled'],
-  properties: { items: { type: 'array', items: NODEPOOL_SCHEMA }, karpenterInstalled: { type: 'boolean', description: 'false: Karpenter is absent and the list is empty' } },
-};
-export const OBJECT_SCHEMA: Schema = { type: 'object' };

@@ -17,7 +17,12 @@ export function httpStatusOf(code: ErrorCode): number {
     // Karpenter's CRDs are absent: the cluster's state, not a passing outage, refuses the write (docs/karpenter.md).
     case 'KARPENTER_NOT_INSTALLED_FOR_WRITE':
       return 409;
+    case 'PAYLOAD_TOO_LARGE':
+      return 413;
+    case 'UNSUPPORTED_MEDIA_TYPE':
+      return 415;
     case 'EC2_THROTTLED':
+    case 'RATE_LIMITED':
       return 429;
     case 'INTERNAL':
       return 500;

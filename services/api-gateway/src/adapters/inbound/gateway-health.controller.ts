@@ -10,6 +10,23 @@ import { COMMAND_BUS, HEALTH_REGISTRY, METRICS_REGISTRY, Public, type CommandBus
  * `service.status.<service>`; the gateway stays ready while a backend is down, since it answers 503 for that
  * backend's routes, and the body says which), `/metrics`.
  */
+const check = { type: 'object', required: ['ok'], properties: { ok: { type: 'boolean' }, detail: { type: 'string' } } };
+const checks = { type: 'object', description: 'each check by name', additionalProperties: check };
+/** readiness — the `/readyz` body: the gateway's own checks and each service's answer (or why it gave none). */
+const readiness = (status: string[]) => ({
+  type: 'object',
+  required: ['status', 'checks', 'services'],
+  properties: {
+    status: { type: 'string', enum: status },
+    checks,
+    services: {
+      type: 'object',
+      description: 'each service behind the gateway by name',
+      additionalProperties: { type: 'object', required: ['ready'], properties: { ready: { type: 'boolean' }, degraded: { type: 'boolean' }, checks, error: { $ref: '#/components/schemas/ErrorBody' } } },
+    },
+  },
+});
+
 /** How long the services' readiness answers are reused by `/readyz`. */
 const STATUS_CACHE_MS = 2000;
 
@@ -26,7 +43,7 @@ export class GatewayHealthController {
 
   @Public()
   @Get('healthz')
-  @ApiPublicRoute({ tag: 'health', summary: 'Liveness (no token)', responses: { 200: { description: 'The process is alive', schema: { type: 'object', properties: { status: { const: 'ok' } } } } } })
+  @ApiPublicRoute({ tag: 'health', summary: 'Liveness (no token)', responses: { 200: { description: 'The process is alive', schema: { type: 'object', required: ['status'], properties: { status: { type: 'string', const: 'ok' } } } } } })
   healthz() {
     return { status: 'ok' };
   }
@@ -38,8 +55,8 @@ export class GatewayHealthController {
     summary: 'Readiness of the gateway and of each service behind it (no token)',
     description: 'The gateway stays ready (`degraded`) while a backend is down: that backend\'s routes answer 503, and `services` says which.',
     responses: {
-      200: { description: '`ready`, or `degraded` when some service is not ready', schema: { type: 'object', properties: { status: { enum: ['ready', 'degraded'] }, checks: { type: 'object' }, services: { type: 'object' } } } },
-      503: { description: 'The gateway itself is not ready (`not-ready`)', schema: { type: 'object', properties: { status: { const: 'not-ready' }, checks: { type: 'object' }, services: { type: 'object' } } } },
+      200: { description: '`ready`, or `degraded` when some service is not ready', schema: readiness(['ready', 'degraded']) },
+      503: { description: 'The gateway itself is not ready (`not-ready`)', schema: readiness(['not-ready']) },
     },
   })
   async readyz(@Res() res: Response) {

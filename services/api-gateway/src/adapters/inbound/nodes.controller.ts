@@ -3,23 +3,24 @@ import { z } from 'zod';
 import { CAPACITY_TYPES, Commands, NODE_STATES, type DrainRequest, type NodesListQuery } from '@nodes-manager/contracts';
 import { Actor, CodedError, RequiresWrite } from '@nodes-manager/platform';
 import { Forwarder } from './forwarder.js';
-import { ApiRoute, DRAIN_OPERATION_SCHEMA, NODE_SCHEMA, page } from './api-docs.js';
-import { pageShape, parseInput, q } from './validation.js';
+import { Expensive } from './rate-limit.guard.js';
+import { ApiRoute } from './api-docs.js';
+import { drainOperation, nodeDetail, nodeView, page } from './response-schemas.js';
+import { isUuid, pageShape, param, parseInput, parseParam, q } from './validation.js';
 
 const nodesQuery = z.strictObject({
   ...pageShape,
-  state: z.enum(NODE_STATES, { error: `must be one of ${NODE_STATES.join(', ')}` }).optional(),
-  zone: z.string().min(1).optional(),
-  instanceType: z.string().min(1).optional(),
-  capacityType: z.enum(CAPACITY_TYPES, { error: `must be one of ${CAPACITY_TYPES.join(', ')}` }).optional(),
-  nodePool: z.string().min(1).optional(),
+  state: q.oneOf(NODE_STATES).optional(),
+  zone: q.zone.optional(),
+  instanceType: q.instanceType.optional(),
+  capacityType: q.oneOf(CAPACITY_TYPES).optional(),
+  nodePool: q.nodePoolName.optional(),
   includeDeleted: q.boolFrom().default(false),
-  sort: z.enum(['name', '-name', 'created', '-created'], { error: 'must be one of name, -name, created, -created' }).default('name'),
+  sort: q.oneOf(['name', '-name', 'created', '-created']).default('name'),
 });
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-const nodeId = z.string().min(1, 'must not be empty').max(253, 'must be at most 253 characters');
+const nodeId = param.nodeKey;
+const drainId = param.uuid('a drain operation id');
 
 const drainBody = z.strictObject({
   gracePeriodSeconds: z.number({ error: 'must be a number' }).int('must be a whole number').min(0, 'must be at least 0').max(3600, 'must be at most 3600').optional(),
@@ -35,16 +36,16 @@ export class NodesController {
   constructor(private readonly fwd: Forwarder) {}
 
   @Get()
-  @ApiRoute({ tag: 'nodes', summary: 'List nodes with state, resources and pod counts', description: 'Filters combine with AND; deleted nodes only with `includeDeleted=true`.', query: nodesQuery, ok: { status: 200, description: 'A page of nodes', schema: page(NODE_SCHEMA) } })
+  @ApiRoute({ tag: 'nodes', summary: 'List nodes with state, resources and pod counts', description: 'Filters combine with AND; deleted nodes only with `includeDeleted=true`.', query: nodesQuery, ok: { status: 200, description: 'A page of nodes', schema: page(nodeView) } })
   list(@Query() query: unknown, @Actor() actor: string) {
     const data: NodesListQuery = parseInput(nodesQuery, query, 'query');
     return this.fwd.send(Commands.nodesList, data, actor);
   }
 
   @Get(':id')
-  @ApiRoute({ tag: 'nodes', summary: 'One node (by name or id) with its running pods', params: { id: { schema: nodeId, description: 'node name or id (uuid)' } }, ok: { status: 200, description: 'The node and its pods', schema: { ...NODE_SCHEMA, properties: { ...(NODE_SCHEMA['properties'] as object), pods: { type: 'array', items: { type: 'object' } }, drain: { oneOf: [DRAIN_OPERATION_SCHEMA, { type: 'null' }], description: 'the node\'s active drain, else its latest; null when it never drained' } } } } })
+  @ApiRoute({ tag: 'nodes', summary: 'One node (by name or id) with its running pods', params: { id: { schema: nodeId, description: 'node name or id (uuid)' } }, ok: { status: 200, description: 'The node and its pods', schema: nodeDetail } })
   async get(@Param('id') id: string, @Actor() actor: string) {
-    const node = await this.fwd.send<{ name: string } & Record<string, unknown>>(Commands.nodeGet, { id: parseInput(nodeId, id, 'path') }, actor);
+    const node = await this.fwd.send<{ name: string } & Record<string, unknown>>(Commands.nodeGet, { id: parseParam('id', nodeId, id) }, actor);
     // A node view includes its drain (active, else latest) from the uncordon service, so an operator following a
     // drain sees its progress here; a node that never drained has `drain: null`.
     try {
@@ -57,14 +58,15 @@ export class NodesController {
   }
 
   @Post(':id/drain')
+  @Expensive()
   @RequiresWrite()
   @HttpCode(202)
-  @ApiRoute({ tag: 'nodes', summary: 'Start a graceful drain (kubectl drain semantics)', description: 'Cordons the node and evicts its pods through the Eviction API, honouring PodDisruptionBudgets. Answers at once with the operation; follow it at GET /api/v1/drains/{id} or on the `node.drain.*` events.', write: true, params: { id: { schema: nodeId, description: 'node name or id (uuid)' } }, body: drainBody, ok: { status: 202, description: 'The drain operation, accepted', schema: DRAIN_OPERATION_SCHEMA }, errors: { 409: 'a drain already runs on the node' } })
+  @ApiRoute({ tag: 'nodes', summary: 'Start a graceful drain (kubectl drain semantics)', description: 'Cordons the node and evicts its pods through the Eviction API, honouring PodDisruptionBudgets. Answers at once with the operation; follow it at GET /api/v1/drains/{id} or on the `node.drain.*` events.', write: true, params: { id: { schema: nodeId, description: 'node name or id (uuid)' } }, body: drainBody, ok: { status: 202, description: 'The drain operation, accepted', schema: drainOperation }, rateLimited: true, bodyExample: { timeoutSeconds: 900, force: false, deleteEmptyDirData: true }, errors: { 409: 'a drain already runs on the node' } })
   async drain(@Param('id') id: string, @Body() body: unknown, @Actor() actor: string) {
-    const key = parseInput(nodeId, id, 'path');
+    const key = parseParam('id', nodeId, id);
     const options = parseInput(drainBody, body, 'body');
     // The path takes a name or an id; the uncordon service drains by name, so an id is resolved first.
-    const node = UUID.test(key) ? (await this.fwd.send<{ name: string }>(Commands.nodeGet, { id: key }, actor)).name : key;
+    const node = isUuid(key) ? (await this.fwd.send<{ name: string }>(Commands.nodeGet, { id: key }, actor)).name : key;
     const data = { node, ...options } as DrainRequest;
     return this.fwd.send(Commands.nodeDrain, data, actor);
   }
@@ -76,8 +78,8 @@ export class DrainsController {
   constructor(private readonly fwd: Forwarder) {}
 
   @Get(':id')
-  @ApiRoute({ tag: 'nodes', summary: 'One drain operation: status, progress, final result', params: { id: { schema: z.uuid(), description: 'drain operation id' } }, ok: { status: 200, description: 'The drain operation', schema: DRAIN_OPERATION_SCHEMA } })
+  @ApiRoute({ tag: 'drains', summary: 'One drain operation: status, progress, final result', params: { id: { schema: drainId, description: 'drain operation id' } }, ok: { status: 200, description: 'The drain operation', schema: drainOperation } })
   get(@Param('id') id: string, @Actor() actor: string) {
-    return this.fwd.send(Commands.drainGet, { id: parseInput(z.uuid('must be a drain operation id (uuid)'), id, 'path') }, actor);
+    return this.fwd.send(Commands.drainGet, { id: parseParam('id', drainId, id) }, actor);
   }
 }

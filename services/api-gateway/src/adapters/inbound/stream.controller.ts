@@ -50,7 +50,7 @@ export class StreamController {
       'The stream closes when the token expires. EventSource cannot send headers: use a fetch-based client with `Authorization: Bearer`.',
     ].join(' '),
     query: streamQuery,
-    ok: { status: 200, description: 'The event stream (stays open)' },
+    ok: { status: 200, description: 'The event stream (stays open)', contentType: 'text/event-stream', schema: { type: 'string', description: 'Server-Sent Events: each `data:` line is one CloudEvent of nodes.events as JSON (docs/asyncapi.yaml)' } },
     errors: { 503: 'too many open streams on this gateway' },
   })
   @ApiProduces('text/event-stream')

@@ -1,7 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { decodeCursor, encodeCursor, type NodesListQuery, type Page } from '@nodes-manager/contracts';
 import type { CloudEvent } from '@nodes-manager/contracts';
-import { CodedError, type Outbox } from '@nodes-manager/platform';
+import { CodedError, type Outbox, validationFailed } from '@nodes-manager/platform';
 import type { NodeState, NodeTaintRow } from '../../domain/project-node.js';
 import { workloadClassOf, type LivePod, type NodeWrite, type StoredNode } from '../../domain/plan-sync.js';
 
@@ -319,7 +319,7 @@ export class NodeSyncRepository {
     const key = byCreated ? `COALESCE(k8s_created_at, '${EPOCH}'::timestamptz)` : 'name';
     if (q.cursor) {
       const c = decodeNodeCursor(q.cursor, q.sort);
-      if (!c) throw new CodedError('VALIDATION_FAILED', 'cursor is not valid for this query', { field: 'cursor' });
+      if (!c) throw validationFailed([{ in: 'query', field: 'cursor', message: 'is not valid for this query' }]);
       const op = desc ? '<' : '>';
       where.push(byCreated ? `(${key}, name) ${op} (${p(c.k ?? EPOCH)}::timestamptz, ${p(c.n)})` : `name ${op} ${p(c.n)}`);
     }

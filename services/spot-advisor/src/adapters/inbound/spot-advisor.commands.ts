@@ -2,7 +2,7 @@ import { Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { z } from 'zod';
 import { Commands, type CommandRequest } from '@nodes-manager/contracts';
-import { CodedError, CommandController } from '@nodes-manager/platform';
+import { CodedError, CommandController, validationFailed } from '@nodes-manager/platform';
 import type { ProvisionRequest } from '../../domain/provisioning.js';
 import { SpotAdvisorService, type MarketQuery } from '../../spot-advisor.service.js';
 import { InstanceControlService } from '../../instance-control.service.js';
@@ -20,8 +20,10 @@ const historyInput = z.strictObject({ region: region.optional(), instanceType: z
 function parse<S extends z.ZodType>(schema: S, data: unknown, pattern: string): z.infer<S> {
   const r = schema.safeParse(data ?? {});
   if (r.success) return r.data;
-  const problems = r.error.issues.map((i) => ({ field: i.path.join('.') || 'data', problem: i.message }));
-  throw new CodedError('VALIDATION_FAILED', `${pattern}: ${problems.map((p) => `${p.field}: ${p.problem}`).join('; ')}`, { problems });
+  throw validationFailed(
+    r.error.issues.map((i) => ({ in: 'query', field: i.path.join('.') || 'query', message: i.message })),
+    pattern,
+  );
 }
 
 /** SpotAdvisorCommands — the spot-advisor service's commands on `nodes-manager.spot-advisor`. Thin: parse, delegate. */

@@ -360,7 +360,7 @@ export function toEc2Error(e: unknown, action: string): Ec2Error {
     return new Ec2Error('CONFLICT', `The client token was already used for a different ${action} request`, details);
   }
   if (e instanceof EC2ServiceException && INVALID.test(name)) {
-    return new Ec2Error('VALIDATION_FAILED', `EC2 rejected ${action}: ${message}`, details);
+    return new Ec2Error('VALIDATION_FAILED', `EC2 rejected ${action}: ${message}`, { ...details, errors: [{ in: 'body', field: 'body', message: `EC2 rejected it: ${message}` }] });
   }
   return new Ec2Error('UPSTREAM_ERROR', `EC2 ${action} failed: ${message}`, details);
 }

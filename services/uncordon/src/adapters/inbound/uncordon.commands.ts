@@ -1,6 +1,6 @@
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { Commands, type CommandRequest, type DrainRequest, type EventsListQuery } from '@nodes-manager/contracts';
-import { CodedError, CommandController } from '@nodes-manager/platform';
+import { CodedError, CommandController, validationFailed } from '@nodes-manager/platform';
 import { DrainService } from '../../drain.service.js';
 import { UncordonService } from '../../uncordon.service.js';
 import { InvalidCursorError, type UncordonRepository } from '../outbound/uncordon.repository.js';
@@ -8,7 +8,7 @@ import { Inject } from '@nestjs/common';
 import { UNCORDON_REPOSITORY } from '../../tokens.js';
 
 const invalidCursor = (err: unknown): never => {
-  if (err instanceof InvalidCursorError) throw new CodedError('VALIDATION_FAILED', err.message, { field: 'cursor' });
+  if (err instanceof InvalidCursorError) throw validationFailed([{ in: 'query', field: 'cursor', message: err.message }]);
   throw err;
 };
 
