@@ -163,6 +163,8 @@ function validRequest(key: string): { path?: Record<string, string>; query?: str
       return { path: { name: known.pool }, body: { dryRun: true } };
     case 'GET /api/v1/spot/market':
       return { query: 'instanceTypes=m5.large,c5.xlarge&zones=us-east-1a' };
+    case 'GET /api/v1/spot/history':
+      return { query: 'instanceType=m5.large' };
     case 'POST /api/v1/instances':
       return { body: { instanceType: 'm5.large', count: 1, clientToken: 'contract-1', tags: { team: 'platform' } } };
     case 'GET /api/v1/pressure':
