@@ -8,6 +8,8 @@ export const Commands = {
   drainGet: 'drain.get',
   cordonsList: 'cordons.list',
   eventsList: 'events.list',
+  rebalancesList: 'rebalances.list',
+  rebalancesSummary: 'rebalances.summary',
   decisionsList: 'decisions.list',
   optimizePlan: 'optimize.plan',
   optimizeTrigger: 'optimize.trigger',
@@ -29,6 +31,7 @@ export const Commands = {
   instancesDescribe: 'instances.describe',
   fencingStatus: 'fencing.status',
   pressureList: 'pressure.list',
+  instancesStates: 'instances.states',
   serviceStatus: 'service.status',
 } as const;
 export type CommandPattern = (typeof Commands)[keyof typeof Commands];
@@ -40,6 +43,8 @@ export const COMMAND_OWNER: Record<Exclude<CommandPattern, 'service.status'>, Se
   'drain.get': 'uncordon',
   'cordons.list': 'uncordon',
   'events.list': 'uncordon',
+  'rebalances.list': 'uncordon',
+  'rebalances.summary': 'uncordon',
   'decisions.list': 'scheduler-scoring',
   'optimize.plan': 'scheduler-scoring',
   'optimize.trigger': 'scheduler-scoring',
@@ -61,6 +66,7 @@ export const COMMAND_OWNER: Record<Exclude<CommandPattern, 'service.status'>, Se
   'instances.describe': 'spot-advisor',
   'fencing.status': 'uncordon',
   'pressure.list': 'uncordon',
+  'instances.states': 'spot-advisor',
 };
 
 /** serviceQueue — the durable command queue of a service. */
