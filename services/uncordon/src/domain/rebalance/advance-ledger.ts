@@ -131,14 +131,18 @@ export function advanceLedger(input: LedgerInput): LedgerStep {
     if (isFinal(after.outcome) && (!before || !isFinal(before.outcome))) resolved.push(after);
   };
 
+  const known = new Set(input.entries);
+  const eventsByNode = new Map<string, NodeEvent[]>();
+  for (const e of input.events) eventsByNode.set(e.node, [...(eventsByNode.get(e.node) ?? []), e]);
   const present = new Set<string>();
   for (const node of input.nodes) {
+    const events = eventsByNode.get(node.name) ?? [];
     present.add(node.uid);
     const rows = byUid.get(node.uid) ?? [];
     const open = rows.filter((r) => !isFinal(r.outcome));
     const latest = rows.at(-1);
-    const signals = rebalanceSignals(node, input.events, config.cordonManagers, now);
-    const interruptions = interruptionSignals(node, input.events, now);
+    const signals = rebalanceSignals(node, events, config.cordonManagers, now);
+    const interruptions = interruptionSignals(node, events, now);
 
     let fresh: TimedSignal<RebalanceSignal>[] = [];
     if (signals.length > 0 && !open.some((r) => r.outcome === 'observed')) {
@@ -176,10 +180,9 @@ export function advanceLedger(input: LedgerInput): LedgerStep {
       rowsNow.push(entry);
     }
     for (const row of rowsNow) {
-      const isNew = !input.entries.includes(row);
       const after = advancePresent(row, node, interruptions, now, config);
-      if (isNew) {
-        opened[opened.indexOf(row)] = after;
+      if (!known.has(row)) {
+        opened[opened.length - 1] = after;
         settle(undefined, after);
       } else settle(row, after);
     }
@@ -187,7 +190,7 @@ export function advanceLedger(input: LedgerInput): LedgerStep {
 
   for (const row of input.entries) {
     if (present.has(row.nodeUid) || isFinal(row.outcome)) continue;
-    const { entry, ask } = advanceGone(row, input.events, input.ec2, now, config);
+    const { entry, ask } = advanceGone(row, eventsByNode.get(row.node) ?? [], input.ec2, now, config);
     settle(row, entry);
     if (ask) askEc2.push(ask);
   }
