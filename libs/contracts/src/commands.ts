@@ -31,7 +31,6 @@ export const Commands = {
   instancesDescribe: 'instances.describe',
   fencingStatus: 'fencing.status',
   pressureList: 'pressure.list',
-  instancesStates: 'instances.states',
   serviceStatus: 'service.status',
 } as const;
 export type CommandPattern = (typeof Commands)[keyof typeof Commands];
@@ -66,7 +65,6 @@ export const COMMAND_OWNER: Record<Exclude<CommandPattern, 'service.status'>, Se
   'instances.describe': 'spot-advisor',
   'fencing.status': 'uncordon',
   'pressure.list': 'uncordon',
-  'instances.states': 'spot-advisor',
 };
 
 /** serviceQueue — the durable command queue of a service. */

@@ -142,7 +142,7 @@ export interface RebalancesSummary {
   readonly byNodePool: readonly (RebalanceFigures & { readonly nodePool: string | null })[];
 }
 
-/** InstanceState — spot-advisor's `instances.states` item: an EC2 instance's state and the reason for it. */
+/** InstanceState — what the ledger takes of an EC2 instance (from spot-advisor's `instances.describe`). */
 export interface InstanceState {
   readonly instanceId: string;
   /** pending | running | shutting-down | terminated | stopping | stopped; `unknown` when EC2 no longer knows the id. */
