@@ -4,8 +4,7 @@ import type { NodeEvent } from '../../domain/rebalance/ledger-node.js';
 
 const LEDGER_REASONS = new Set([NTH_REBALANCE_EVENT_REASON, NTH_SPOT_INTERRUPTION_EVENT_REASON]);
 const PAGE = 500;
-/** Node Events live in `default` (a Node is cluster-scoped), where NTH and the kubelet write them. */
-const NODE_EVENTS_NAMESPACE = 'default';
+
 
 const toDate = (v: unknown): Date | undefined => {
   if (v instanceof Date) return v;
@@ -44,7 +43,7 @@ export class KubeNodeEvents {
     const out: NodeEvent[] = [];
     let cont: string | undefined;
     do {
-      const page = await this.core.listNamespacedEvent({ namespace: NODE_EVENTS_NAMESPACE, fieldSelector: 'involvedObject.kind=Node', limit: PAGE, ...(cont ? { _continue: cont } : {}) });
+      const page = await this.core.listNamespacedEvent({ namespace: 'default', fieldSelector: 'involvedObject.kind=Node', limit: PAGE, ...(cont ? { _continue: cont } : {}) });
       for (const e of page.items) {
         if (!e.reason || !LEDGER_REASONS.has(e.reason)) continue;
         const ev = nodeEventOf(e);
