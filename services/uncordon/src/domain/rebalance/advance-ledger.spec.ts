@@ -46,6 +46,14 @@ describe('advanceLedger — when a row opens', () => {
     ['a node that is neither cordoned nor tainted opens nothing', ledgerInput({ nodes: [aServingNode(null)] })],
     ['seeing the same rebalance again (another cycle, or a restart) opens nothing', ledgerInput({ entries: [anEntry()], now: at(30) })],
     ['an old RebalanceRecommendation Event from before the latest row opens nothing', ledgerInput({ nodes: [aServingNode(at(20))], entries: [anEntry({ outcome: 'uncordoned', uncordonedAt: at(20) })], events: [anEvent('RebalanceRecommendation', at(0))], now: at(30) })],
+    [
+      "NTH's cordon with its interruption notice, the rebalance taint still there, opens no second row",
+      ledgerInput({
+        nodes: [aLedgerNode({ taints: [CORDON_TAINT, { key: 'aws-node-termination-handler/rebalance-recommendation', effect: 'NoSchedule', timeAdded: T0.toISOString() }, anItnTaint(at(40))], managedFields: [kubeletEntry(), cordonEntry('node-termination-handler', at(40))] })],
+        entries: [anEntry({ outcome: 'interrupted', interruptedAt: at(40), interruptionSource: 'spot-itn-taint', leadTimeMs: 40 * 60_000, resolvedAt: at(40) })],
+        now: at(45),
+      }),
+    ],
   ])('%s', (_, input) => {
     expect(all(advanceLedger(input))).toEqual([]);
   });

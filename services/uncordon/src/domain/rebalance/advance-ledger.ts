@@ -148,7 +148,8 @@ export function advanceLedger(input: LedgerInput): LedgerStep {
     if (signals.length > 0 && !open.some((r) => r.outcome === 'observed')) {
       if (!latest) fresh = signals;
       else {
-        const covered = Math.max(latest.seenAt.getTime(), latest.uncordonedAt?.getTime() ?? 0);
+        // What the latest row already accounts for: its rebalance, our uncordon, and its interruption.
+        const covered = Math.max(latest.seenAt.getTime(), latest.uncordonedAt?.getTime() ?? 0, latest.interruptedAt?.getTime() ?? 0);
         fresh = signals.filter((s) => s.timeSource !== 'first-seen' && s.at.getTime() > covered);
         const recordon = latest.uncordonedAt !== null && latest.recordonedAt === null && node.unschedulable && !isFinal(latest.outcome);
         if (fresh.length === 0 && recordon) fresh = signals.filter((s) => s.timeSource === 'first-seen');

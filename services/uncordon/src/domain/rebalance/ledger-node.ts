@@ -76,8 +76,8 @@ const eventsOf = (node: LedgerNode, events: readonly NodeEvent[], reason: string
  * rebalanceSignals — every sign on this node that NTH saw a rebalance recommendation, earliest first: its rebalance
  * taint (time: `timeAdded`), its cordon (the managedFields entry owning `f:spec.f:unschedulable` belongs to one of
  * `cordonManagers`; time: that entry's), its `RebalanceRecommendation` Event (time: the Event's). A signal without a
- * time of its own takes `now` (`first-seen`). An NTH cordon that comes with the interruption taint and no rebalance
- * taint is the interruption's cordon, not a rebalance.
+ * time of its own takes `now` (`first-seen`). An NTH cordon that comes with the interruption taint — written with it,
+ * or with no rebalance taint beside it — is the interruption's cordon, not a rebalance.
  */
 export function rebalanceSignals(node: LedgerNode, events: readonly NodeEvent[], cordonManagers: readonly string[], now: Date): TimedSignal<RebalanceSignal>[] {
   const out: TimedSignal<RebalanceSignal>[] = [];
@@ -87,8 +87,11 @@ export function rebalanceSignals(node: LedgerNode, events: readonly NodeEvent[],
     out.push(added && !Number.isNaN(added.getTime()) ? { kind: 'rebalance-taint', at: added, timeSource: 'taint-time-added' } : { kind: 'rebalance-taint', at: now, timeSource: 'first-seen' });
   }
   const owner = node.unschedulable ? cordonOwner(node.managedFields) : undefined;
-  const itn = node.taints.some((t) => t.key === NTH_SPOT_ITN_TAINT_KEY);
-  if (owner && cordonManagers.includes(owner.manager) && (taint || !itn)) {
+  const itn = node.taints.find((t) => t.key === NTH_SPOT_ITN_TAINT_KEY);
+  const itnAt = itn?.timeAdded ? new Date(itn.timeAdded).getTime() : Number.NEGATIVE_INFINITY;
+  // NTH cordons again with its interruption notice: a cordon written at or after the spot-itn taint is that one.
+  const interruptionCordon = itn !== undefined && (!taint || !owner?.time || owner.time.getTime() >= itnAt - 1_000);
+  if (owner && cordonManagers.includes(owner.manager) && !interruptionCordon) {
     out.push(owner.time ? { kind: 'nth-cordon', at: owner.time, timeSource: 'managed-fields', detail: owner.manager } : { kind: 'nth-cordon', at: now, timeSource: 'first-seen', detail: owner.manager });
   }
   for (const e of eventsOf(node, events, NTH_REBALANCE_EVENT_REASON)) {
