@@ -154,7 +154,8 @@ export class SpotAdvisorService implements OnModuleInit, OnApplicationShutdown {
   async spotPrices(q: MarketQuery) {
     const region = this.regionFor(q.region);
     const cached = await this.cached(this.markets, region);
-    const measured = await this.measured?.get();
+    // Never waits on uncordon: scheduler-scoring waits on this answer.
+    const measured = this.measured?.peek();
     return { region, ...freshnessOf(cached), prices: poolPrices(this.withMeasured(selectPools(cached.data.entries, q), measured)) };
   }
 

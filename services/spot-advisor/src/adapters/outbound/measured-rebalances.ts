@@ -20,6 +20,7 @@ export const poolKey = (instanceType: string | null, zone: string | null): strin
  */
 export class BusMeasuredRebalances {
   private last?: { at: number; value: MeasuredPools };
+  private inFlight?: Promise<MeasuredPools>;
 
   constructor(
     private readonly bus: CommandBus,
@@ -29,9 +30,25 @@ export class BusMeasuredRebalances {
     private readonly timeoutMs = 2_000,
   ) {}
 
+  /**
+   * peek — the last figures at once (none yet: empty), refreshing them in the background when they are older than
+   * the TTL: for `spot.prices`, which scheduler-scoring waits on, so that it never waits on uncordon as well.
+   */
+  peek(): MeasuredPools {
+    const now = this.clock.now().getTime();
+    if (!this.last || now - this.last.at >= this.ttlMs) void this.get();
+    return this.last?.value ?? { pools: new Map(), horizonHours: 24, asOf: null, detail: 'not asked yet' };
+  }
+
   async get(): Promise<MeasuredPools> {
     const now = this.clock.now().getTime();
     if (this.last && now - this.last.at < this.ttlMs) return this.last.value;
+    if (this.inFlight) return this.inFlight;
+    this.inFlight = this.fetch(now).finally(() => (this.inFlight = undefined));
+    return this.inFlight;
+  }
+
+  private async fetch(now: number): Promise<MeasuredPools> {
     try {
       const s = await this.bus.send<RebalancesSummary>('uncordon', Commands.rebalancesSummary, {}, newMeta('system:spot-advisor'), { timeoutMs: this.timeoutMs });
       const value: MeasuredPools = { pools: new Map(s.byPool.map((p) => [poolKey(p.instanceType, p.zone), p])), horizonHours: s.horizonHours, asOf: s.to };
