@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startKubeSim, type KubeSim } from '@nodes-manager/sim';
 import { createTestDatabase, waitFor, type TestDatabase } from '@nodes-manager/platform/testing';
-import { api, becomesLeader, startUncordon, type UncordonApp } from './uncordon.harness.js';
-import { aKubeNode, getNode } from './kube-object.builder.js';
+import { api, becomesLeader, getNode, startUncordon, type UncordonApp } from './uncordon.harness.js';
+import { aKubeNode } from '@nodes-manager/kube/testing';
 
 /*
  * AUTO_UNCORDON_GRACE_MODE=learned (docs/rebalance-ledger.md): a pool whose ledger holds enough interruption lead
