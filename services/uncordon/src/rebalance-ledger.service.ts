@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { V1Node } from '@kubernetes/client-node';
-import type { DataSource } from 'typeorm';
 import {
   EventTypes,
   type InstanceState,
@@ -12,7 +11,7 @@ import {
   type RebalancesSummaryQuery,
   type RebalanceView,
 } from '@nodes-manager/contracts';
-import { CLOCK, DATA_SOURCE, LOGGER, makeEvent, METRICS, OUTBOX, type Clock, type JsonLogger, type LeaderElector, type Metrics, type Outbox } from '@nodes-manager/platform';
+import { CLOCK, LOGGER, makeEvent, METRICS, type Clock, type JsonLogger, type LeaderElector, type Metrics } from '@nodes-manager/platform';
 import type { UncordonConfig } from './config.js';
 import { advanceLedger, givenBackMs, type Ec2View, type LedgerConfig, type LedgerEntry, type LedgerStep } from './domain/rebalance/advance-ledger.js';
 import { ledgerNodeOf, nodeFactsOf, type NodeEvent } from './domain/rebalance/ledger-node.js';
@@ -60,8 +59,6 @@ export class RebalanceLedgerService {
     @Inject(UNCORDON_CONFIG) private readonly config: UncordonConfig,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(LOGGER) private readonly logger: JsonLogger,
-    @Inject(DATA_SOURCE) private readonly ds: DataSource,
-    @Inject(OUTBOX) private readonly outbox: Outbox,
     @Inject(NODE_SOURCE) private readonly source: NodeSource,
     @Inject(NODE_EVENTS) private readonly nodeEvents: KubeNodeEvents,
     @Inject(INSTANCE_STATES) private readonly instances: InstanceStates,
@@ -106,18 +103,14 @@ export class RebalanceLedgerService {
   private async record(step: LedgerStep, now: Date): Promise<void> {
     const resolvedIds = new Set(step.resolved.map((e) => e.id));
     let observed: LedgerEntry[] = [];
-    await this.ds.transaction(async (tx) => {
-      const inserted = await this.repo.insert(tx, step.opened, now);
-      await this.repo.update(tx, step.updated, now);
+    await this.repo.record(step.opened, step.updated, now, (inserted) => {
       observed = step.opened.filter((e) => inserted.has(e.id));
       const resolved = step.resolved.filter((e) => !step.opened.includes(e) || inserted.has(e.id));
-      const out = [
+      return [
         ...observed.map((e) => makeEvent('uncordon', EventTypes.rebalanceObserved, observedData(e), now, { actor: LEDGER_ACTOR, subject: e.node })),
         ...resolved.map((e) => makeEvent('uncordon', EventTypes.rebalanceResolved, viewOf(e), now, { actor: LEDGER_ACTOR, subject: e.node })),
       ];
-      if (out.length > 0) await this.outbox.add(tx, out);
     });
-    this.outbox.added();
     this.figuresCache = undefined;
     for (const e of observed) {
       this.observedTotal.inc({ service: 'uncordon' });

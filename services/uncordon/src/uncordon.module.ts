@@ -1,6 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
-import { COMMAND_BUS, commandBusProviders, createKubeConfig, DATA_SOURCE, LEADER_FACTORY, LOGGER, PlatformModule, type CommandBus, type JsonLogger, type LeaderFactory } from '@nodes-manager/platform';
+import { OUTBOX, type Outbox, COMMAND_BUS, commandBusProviders, createKubeConfig, DATA_SOURCE, LEADER_FACTORY, LOGGER, PlatformModule, type CommandBus, type JsonLogger, type LeaderFactory } from '@nodes-manager/platform';
 import { HEALTH_REGISTRY, kubeRequestCounter, kubeWatchOptions, METRICS, type HealthRegistry, type Metrics } from '@nodes-manager/platform';
 import { migrations } from '../../../migrations/uncordon/index.js';
 import { entities } from './adapters/outbound/uncordon.entities.js';
@@ -69,7 +69,7 @@ export class UncordonModule {
         { provide: KUBE_FENCING, inject: [KUBE_NODES, METRICS], useFactory: (kube: KubeNodes, metrics: Metrics) => new KubeFencing(kube.kc, kubeRequestCounter(metrics, 'uncordon')) },
         { provide: FENCING_REPOSITORY, inject: [DATA_SOURCE], useFactory: (ds: DataSource) => new FencingRepository(ds) },
         { provide: PRESSURE_REPOSITORY, inject: [DATA_SOURCE], useFactory: (ds: DataSource) => new PressureRepository(ds) },
-        { provide: REBALANCE_REPOSITORY, inject: [DATA_SOURCE], useFactory: (ds: DataSource) => new RebalanceLedgerRepository(ds) },
+        { provide: REBALANCE_REPOSITORY, inject: [DATA_SOURCE, OUTBOX], useFactory: (ds: DataSource, outbox: Outbox) => new RebalanceLedgerRepository(ds, outbox) },
         { provide: NODE_EVENTS, inject: [KUBE_NODES], useFactory: (kube: KubeNodes) => new KubeNodeEvents(kube.kc) },
         { provide: INSTANCE_STATES, inject: [COMMAND_BUS], useFactory: (bus: CommandBus) => new BusInstanceStates(bus) },
         RebalanceLedgerService,

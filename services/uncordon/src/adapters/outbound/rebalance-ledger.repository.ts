@@ -1,6 +1,7 @@
 import { Column, Entity, PrimaryColumn, type DataSource } from 'typeorm';
 import { decodeCursor, encodeCursor, type RebalanceEvidence, type RebalanceOutcome, type RebalanceView, type RebalancesListQuery } from '@nodes-manager/contracts';
-import type { SqlRunner } from '@nodes-manager/platform';
+import type { CloudEvent } from '@nodes-manager/contracts';
+import type { Outbox, SqlRunner } from '@nodes-manager/platform';
 import type { LedgerEntry } from '../../domain/rebalance/advance-ledger.js';
 import { InvalidCursorError } from './uncordon.repository.js';
 
@@ -91,7 +92,26 @@ export function viewOf(e: LedgerEntry, givenBack = e.givenBackMs): RebalanceView
 
 /** RebalanceLedgerRepository — `nodes.rebalance_ledger`, in SQL. */
 export class RebalanceLedgerRepository {
-  constructor(private readonly ds: DataSource) {}
+  constructor(
+    private readonly ds: DataSource,
+    private readonly outbox: Outbox,
+  ) {}
+
+  /**
+   * record — new rows, changed rows and their events, in one transaction: `eventsFor` is given the ids actually
+   * inserted (a row already there for the same node uid and time is left alone and gets no `rebalance.observed`).
+   */
+  async record(opened: readonly LedgerEntry[], updated: readonly LedgerEntry[], now: Date, eventsFor: (inserted: Set<string>) => CloudEvent[]): Promise<Set<string>> {
+    const inserted = await this.ds.transaction(async (tx) => {
+      const ids = await this.insert(tx, opened, now);
+      await this.update(tx, updated, now);
+      const out = eventsFor(ids);
+      if (out.length > 0) await this.outbox.add(tx, out);
+      return ids;
+    });
+    this.outbox.added();
+    return inserted;
+  }
 
   /** forStep — every open row, plus the latest row of each of these Node objects (what {@link advanceLedger} takes). */
   async forStep(uids: readonly string[]): Promise<LedgerEntry[]> {
