@@ -6,6 +6,7 @@ import { startAllInOne, type AllInOne } from './all-in-one.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './embedded-postgres.js';
 import { runRebalanceStory } from './story.js';
 import { prepareNodeSafety, runNodeSafetyStory } from './node-safety-story.js';
+import { runRebalanceLedgerStory } from './rebalance-ledger-story.js';
 
 /**
  * `npm run demo` — nodes-manager on an embedded default: all six service modules in one process, an embedded
@@ -79,6 +80,9 @@ async function main(): Promise<void> {
   env['FENCING_POD_DELETE_WAIT_SECONDS'] ??= '2';
   env['PRESSURE_INTERVAL_SECONDS'] ??= '2';
   env['PRESSURE_SUSTAIN_SAMPLES'] ??= '2';
+  // Compressed time for the rebalance ledger story: a 60 s observation horizon instead of 24 h.
+  env['REBALANCE_HORIZON_HOURS'] ??= String(60 / 3600);
+  env['SPOT_MEASURED_MIN_SAMPLES'] ??= '1';
   env['LOG_LEVEL'] ??= 'warn';
   env['APP_PORT'] = args.port;
 
@@ -86,7 +90,7 @@ async function main(): Promise<void> {
   cleanups.push(() => system.close());
   // What other teams would receive on the nodes.events exchange (in-process here; RabbitMQ when RABBITMQ_URL is set).
   system.runtime.eventBus?.tap((e) => {
-    if (e.type === 'node.uncordoned' || e.type.startsWith('node.drain.') || e.type === 'node.fenced' || e.type === 'node.pressure.relieved') say(`event ${e.type} published on nodes.events (id ${e.id}, subject ${e.subject}, actor ${e.actor})`);
+    if (e.type === 'node.uncordoned' || e.type.startsWith('node.drain.') || e.type === 'node.fenced' || e.type === 'node.pressure.relieved' || e.type.startsWith('rebalance.')) say(`event ${e.type} published on nodes.events (id ${e.id}, subject ${e.subject}, actor ${e.actor})`);
   });
   const token = signToken(env['AUTH_JWT_ACCESS_SECRET']!, { sub: 'demo-operator', scope: 'nodes:read nodes:write' }, 24 * 3600);
   // The first line to open: the console, signed in by the token in the fragment (never sent to the server or logged).
@@ -104,6 +108,14 @@ async function main(): Promise<void> {
     }
     say(result.uncordoned && result.manualStillCordoned ? 'story complete.' : 'story did not complete.');
     if (args['exit-after-story']) await shutdown(result.uncordoned && result.manualStillCordoned ? 0 : 1);
+    if (ec2) {
+      say(`try: curl -H "Authorization: Bearer $TOKEN" ${system.url}/api/v1/rebalances (and /api/v1/rebalances/summary)`);
+      const ledger = await runRebalanceLedgerStory({
+        apiUrl: system.url, token, kube, ec2, say, exclude: [result.rebalanced, result.manual, ...(safety ? [...safety.fenced, safety.relieve] : [])],
+        horizonHours: Number(env['REBALANCE_HORIZON_HOURS']), timeoutMs: Number(args['story-timeout']) * 1000,
+      }).catch((err: Error) => (say(`rebalance ledger story failed: ${err.message}`), { resolved: 0, interrupted: 0 }));
+      say(ledger.resolved > 0 ? 'rebalance ledger story complete.' : 'rebalance ledger story did not complete.');
+    }
   }
   say('running; Ctrl-C stops it and removes the demo data.');
 }

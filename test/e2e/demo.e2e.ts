@@ -75,10 +75,18 @@ describe('npm run demo', () => {
     expect(counted.reduce((n, l) => n + Number(l.split(' ').pop()), 0)).toBeGreaterThanOrEqual(1);
     expect(metrics).toContain('nodes_manager_outbox_pending');
 
+    // Then the rebalance ledger story (compressed time): the ledger lists the rebalances with their outcomes.
+    await waitFor(() => out.includes('rebalance ledger story complete.') || out.includes('rebalance ledger story did not complete'), 'the ledger story to end', 150_000, 500);
+    expect(out).toContain('rebalance ledger story complete.');
+    const ledger = await api('/api/v1/rebalances?limit=100');
+    const outcomes = new Set(ledger.items.map((r: { outcome: string }) => r.outcome));
+    expect(outcomes.has('interrupted') && outcomes.has('survived')).toBe(true);
+    expect((await api('/api/v1/rebalances/summary')).cluster.interrupted).toBeGreaterThanOrEqual(1);
+
     // Ctrl-C stops it and removes the demo data.
     expect(existsSync(dataDir)).toBe(true);
     child.kill('SIGINT');
     await new Promise((r) => child!.once('exit', r));
     expect(existsSync(dataDir)).toBe(false);
-  }, 200_000);
+  }, 360_000);
 });

@@ -42,6 +42,7 @@ const progress = { podsTotal: 2, podsLeft: 0, pdbWaits: 1, errors: [], resumed: 
 const view = { ready: true, unschedulable: false, state: 'Ready', taints: [], allocatable: { cpuMilli: 1930, memoryBytes: 7_000_000_000, gpu: 0, pods: 29 } };
 const heartbeatData = { service: 'node-sync', mode: 'split' };
 
+const rebalanceSample = { id: '2c1d4e5f-1111-4222-8333-944455566677', node: 'ip-10-0-1-5.ec2.internal', nodeUid: 'u1', instanceId: 'i-0abc', instanceType: 'm5.large', zone: 'us-east-1a', capacityType: 'spot', nodePool: 'default', seenAt: '2026-11-30T10:00:00.000Z', seenSignal: 'rebalance-taint', seenTimeSource: 'taint-time-added', evidence: [{ kind: 'rebalance-taint', at: '2026-11-30T10:00:00.000Z' }, { kind: 'nth-cordon', at: '2026-11-30T10:00:01.000Z', detail: 'node-termination-handler' }] };
 /** One realistic `data` per action routing key (heartbeats are added below from ALL_EVENT_TYPES). */
 const SAMPLES: Record<string, unknown> = {
   [EventTypes.nodeAdded]: { name: 'ip-10-0-1-5.ec2.internal', uid: 'u1', instanceId: 'i-0abc', instanceType: 'm5.large', zone: 'us-east-1a', capacityType: 'spot', nodePool: 'default', state: 'Ready', ready: true, unschedulable: false },
@@ -52,6 +53,8 @@ const SAMPLES: Record<string, unknown> = {
   [EventTypes.nodeDrainStarted]: { operationId: '0b9a4f0e-8f53-4c55-a7a1-5c1f0a1b2c3d', node: 'n1', status: 'running', progress },
   [EventTypes.nodeDrainCompleted]: { operationId: '0b9a4f0e-8f53-4c55-a7a1-5c1f0a1b2c3d', node: 'n1', status: 'completed', progress },
   [EventTypes.nodeDrainFailed]: { operationId: '0b9a4f0e-8f53-4c55-a7a1-5c1f0a1b2c3d', node: 'n1', status: 'failed', reason: 'TIMEOUT_BLOCKED_BY_PDB', message: 'shop/web-1 still blocked', progress },
+  [EventTypes.rebalanceObserved]: { ...rebalanceSample },
+  [EventTypes.rebalanceResolved]: { ...rebalanceSample, evidence: [...rebalanceSample.evidence, { kind: 'spot-itn-taint', at: '2026-11-30T11:10:00.000Z' }], outcome: 'interrupted', resolved: true, resolvedAt: '2026-11-30T11:10:00.000Z', uncordonedAt: '2026-11-30T10:15:00.000Z', recordonedAt: null, interruptedAt: '2026-11-30T11:10:00.000Z', interruptionSource: 'spot-itn-taint', leadTimeMs: 4_200_000, givenBackMs: 3_300_000 },
   [EventTypes.schedulingDecided]: { id: '2c1d4e5f-1111-4222-8333-944455566677', kind: 'consolidation.plan', subject: 'cluster', outcome: 'planned', reason: 'UNDERUTILIZED', rationale: 'two nodes under 30 %', score: null, details: { planId: 'p' }, actor: 'system:scheduler-scoring', correlationId: null, createdAt: '2026-11-30T10:00:00.000Z' },
   [EventTypes.optimizePlanned]: { planId: '2c1d4e5f-1111-4222-8333-944455566677', mode: 'plan', dryRun: true, remove: [{ node: 'n2', reason: 'underutilized', utilization: 0.21, savingsUsdPerHour: 0.04 }], blocked: 1, hourlySavingsUsd: 0.04, monthlySavingsUsd: 29.2, priceSource: 'spot-advisor' },
   [EventTypes.optimizeExecuted]: { planId: '2c1d4e5f-1111-4222-8333-944455566677', drained: [{ node: 'n2', operationId: '0b9a4f0e-8f53-4c55-a7a1-5c1f0a1b2c3d', status: 'pending' }], skipped: [{ node: 'n3', reason: 'max_disruptions', detail: 'OPTIMIZE_MAX_DISRUPTIONS=1 drains already in flight' }] },

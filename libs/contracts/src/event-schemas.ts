@@ -10,6 +10,7 @@ import { EVENT_EXAMPLES } from './event-examples.js';
 import { NODE_STATES } from './api.js';
 import { DrainFailureReason, DrainPodOutcome, DrainStatus, UNCORDON_REASONS } from './uncordon.js';
 import { FENCING_ACTIONS, PRESSURE_MODES, PressureReliefOutcome } from './fencing.js';
+import { INTERRUPTION_SOURCES, REBALANCE_EVIDENCE_KINDS, REBALANCE_OUTCOMES, REBALANCE_SIGNALS, REBALANCE_TIME_SOURCES } from './rebalance.js';
 
 /** JsonSchema — a JSON Schema as a plain object. */
 export type JsonSchema = { readonly [key: string]: unknown };
@@ -129,6 +130,23 @@ const consolidationResult = closed(
   [],
 );
 
+const rebalanceEvidence = closed({ kind: { type: 'string', enum: [...REBALANCE_EVIDENCE_KINDS] }, at: time(), detail: str() }, ['detail']);
+const rebalanceIdentity = {
+  id: uuid('the ledger row: GET /api/v1/rebalances'),
+  node: str(),
+  nodeUid: str('the Node object: a re-created node of the same name is another row'),
+  instanceId: nullableStr('EC2 instance id from the providerID'),
+  instanceType: nullableStr(),
+  zone: nullableStr(),
+  capacityType: nullableStr('spot or on-demand'),
+  nodePool: nullableStr('Karpenter NodePool or EKS node group'),
+  seenAt: time('when the rebalance recommendation was seen'),
+  seenSignal: { type: 'string', enum: [...REBALANCE_SIGNALS] },
+  seenTimeSource: { type: 'string', enum: [...REBALANCE_TIME_SOURCES] },
+  evidence: arrayOf(rebalanceEvidence, 'every fact behind the row, oldest first'),
+};
+const nullableTime = (description?: string): JsonSchema => ({ type: ['string', 'null'], format: 'date-time', ...(description ? { description } : {}) });
+
 const heartbeat = closed({ service: { type: 'string', enum: [...ServiceNames] }, mode: { type: 'string', enum: ['split', 'all-in-one'] } });
 
 /** EVENT_DATA_SCHEMAS — the JSON Schema of `data`, for every routing key in {@link ALL_EVENT_TYPES}. */
@@ -192,6 +210,23 @@ export const EVENT_DATA_SCHEMAS: Readonly<Record<EventType, JsonSchema>> = {
   [EventTypes.nodeDrainStarted]: drainEvent([DrainStatus.PENDING, DrainStatus.RUNNING], false),
   [EventTypes.nodeDrainCompleted]: drainEvent([DrainStatus.COMPLETED], false),
   [EventTypes.nodeDrainFailed]: drainEvent([DrainStatus.FAILED], true),
+  [EventTypes.rebalanceObserved]: closed(rebalanceIdentity, [], 'A Spot rebalance recommendation was seen on a node and a ledger row opened (docs/rebalance-ledger.md).'),
+  [EventTypes.rebalanceResolved]: closed(
+    {
+      ...rebalanceIdentity,
+      outcome: { type: 'string', enum: REBALANCE_OUTCOMES.filter((o) => o === 'interrupted' || o === 'removed' || o === 'survived') },
+      resolved: { const: true },
+      resolvedAt: time(),
+      uncordonedAt: nullableTime('when nodes-manager uncordoned the node, if it did'),
+      recordonedAt: nullableTime('when the node was cordoned again after that'),
+      interruptedAt: nullableTime(),
+      interruptionSource: { type: ['string', 'null'], enum: [...INTERRUPTION_SOURCES, null] },
+      leadTimeMs: { type: ['number', 'null'], minimum: 0, description: 'rebalance seen → interruption' },
+      givenBackMs: num('time uncordoned by nodes-manager and serving before the node ended or the horizon passed'),
+    },
+    [],
+    'A ledger row reached its final outcome: interrupted, removed or survived (docs/rebalance-ledger.md).',
+  ),
   [EventTypes.schedulingDecided]: closed(
     {
       id: uuid(),
@@ -327,6 +362,8 @@ export const EVENT_SOURCES: Readonly<Record<EventType, ServiceName>> = {
   'node.drain.started': 'uncordon',
   'node.drain.completed': 'uncordon',
   'node.drain.failed': 'uncordon',
+  'rebalance.observed': 'uncordon',
+  'rebalance.resolved': 'uncordon',
   'scheduling.decided': 'scheduler-scoring',
   'optimize.planned': 'scheduler-scoring',
   'optimize.executed': 'scheduler-scoring',

@@ -24,6 +24,8 @@ export const EventTypes = {
   nodeDrainStarted: 'node.drain.started',
   nodeDrainCompleted: 'node.drain.completed',
   nodeDrainFailed: 'node.drain.failed',
+  rebalanceObserved: 'rebalance.observed',
+  rebalanceResolved: 'rebalance.resolved',
   schedulingDecided: 'scheduling.decided',
   optimizePlanned: 'optimize.planned',
   optimizeExecuted: 'optimize.executed',

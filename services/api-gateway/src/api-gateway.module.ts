@@ -28,6 +28,7 @@ import { SchedulingController } from './adapters/inbound/scheduling.controller.j
 import { NodePoolsController } from './adapters/inbound/nodepools.controller.js';
 import { SpotController } from './adapters/inbound/spot.controller.js';
 import { NodeSafetyController } from './adapters/inbound/node-safety.controller.js';
+import { RebalancesController } from './adapters/inbound/rebalances.controller.js';
 import { GatewayHealthController } from './adapters/inbound/gateway-health.controller.js';
 import { HttpErrorFilter } from './adapters/inbound/http-error.filter.js';
 import { EVENT_STREAM_HUB, StreamController } from './adapters/inbound/stream.controller.js';
@@ -110,6 +111,7 @@ export class ApiGatewayModule implements NestModule {
         NodeSafetyController,
         StreamController,
         SpotHistoryController,
+        RebalancesController,
       ],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: config },

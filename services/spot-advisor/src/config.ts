@@ -26,6 +26,10 @@ export const spotAdvisorConfigSpec = defineConfigSpec({
     PROVISION_IMAGE_ID: env.optionalString(),
     PROVISION_SUBNET_ID: env.optionalString(),
     PROVISION_SECURITY_GROUP_IDS: env.list([]),
+    /** Rebalances with a known follow-up a pool needs before its estimate uses "measured in this cluster". */
+    SPOT_MEASURED_MIN_SAMPLES: env.number({ dflt: 20, min: 1, int: true }),
+    /** How long uncordon's rebalance figures are reused before it is asked again. */
+    SPOT_MEASURED_CACHE_SECONDS: env.number({ dflt: 30, min: 1, int: true }),
   },
   secrets: [...COMMON_SECRETS, 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY'],
 });

@@ -1,13 +1,14 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
-import { DATA_SOURCE, METRICS, OUTBOX, PlatformModule, type Metrics, type Outbox } from '@nodes-manager/platform';
+import { CLOCK, COMMAND_BUS, commandBusProviders, DATA_SOURCE, LOGGER, METRICS, OUTBOX, PlatformModule, type Clock, type CommandBus, type JsonLogger, type Metrics, type Outbox } from '@nodes-manager/platform';
+import { BusMeasuredRebalances } from './adapters/outbound/measured-rebalances.js';
 import { migrations } from '../../../migrations/spot-advisor/index.js';
 import { entities } from './adapters/outbound/spot-advisor.entities.js';
 import { SpotAdvisorCommands } from './adapters/inbound/spot-advisor.commands.js';
 import { Ec2Regions, type Ec2Settings } from './adapters/outbound/ec2-regions.adapter.js';
 import { SpotPriceRepository } from './adapters/outbound/spot-price.repository.js';
 import { ProvisioningRepository } from './adapters/outbound/provisioning.repository.js';
-import { EC2_REGIONS, SpotAdvisorService } from './spot-advisor.service.js';
+import { EC2_REGIONS, MEASURED_REBALANCES, SpotAdvisorService } from './spot-advisor.service.js';
 import { InstanceControlService } from './instance-control.service.js';
 import { SPOT_ADVISOR_CONFIG, type SpotAdvisorConfig } from './config.js';
 
@@ -47,6 +48,12 @@ export class SpotAdvisorModule {
         },
         { provide: SpotPriceRepository, inject: [DATA_SOURCE, OUTBOX], useFactory: (ds: DataSource, o: Outbox) => new SpotPriceRepository(ds, o) },
         { provide: ProvisioningRepository, inject: [DATA_SOURCE, OUTBOX], useFactory: (ds: DataSource, o: Outbox) => new ProvisioningRepository(ds, o) },
+        ...commandBusProviders('spot-advisor'),
+        {
+          provide: MEASURED_REBALANCES,
+          inject: [COMMAND_BUS, CLOCK, LOGGER],
+          useFactory: (bus: CommandBus, clock: Clock, logger: JsonLogger) => new BusMeasuredRebalances(bus, clock, logger, config.SPOT_MEASURED_CACHE_SECONDS * 1000),
+        },
         SpotAdvisorService,
         InstanceControlService,
       ],

@@ -1,4 +1,4 @@
-import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Optional, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { EventTypes, type CommandMeta } from '@nodes-manager/contracts';
 import { CLOCK, CodedError, HEALTH_REGISTRY, LOGGER, makeEvent, type Clock, type HealthRegistry, type JsonLogger } from '@nodes-manager/platform';
 import { awsConfigProblem, SPOT_ADVISOR_CONFIG, type SpotAdvisorConfig } from './config.js';
@@ -21,8 +21,13 @@ import { Ec2Error, type RunInstancesRequest } from './adapters/outbound/ec2.adap
 import { Ec2Regions } from './adapters/outbound/ec2-regions.adapter.js';
 import { SpotPriceRepository } from './adapters/outbound/spot-price.repository.js';
 import { ProvisioningRepository } from './adapters/outbound/provisioning.repository.js';
+import { poolKey, type BusMeasuredRebalances, type MeasuredPools } from './adapters/outbound/measured-rebalances.js';
+import { withMeasuredBasis } from './domain/measured-basis.js';
+import type { MarketEntry } from './domain/spot-market.js';
 
 export const EC2_REGIONS = Symbol('EC2_REGIONS');
+/** uncordon's rebalance figures, for the estimate's "measured in this cluster" basis. */
+export const MEASURED_REBALANCES = Symbol('MEASURED_REBALANCES');
 
 export interface MarketQuery extends PoolFilter {
   readonly region?: string;
@@ -50,6 +55,7 @@ export class SpotAdvisorService implements OnModuleInit, OnApplicationShutdown {
     @Inject(ProvisioningRepository) private readonly provisioning: ProvisioningRepository,
     @Inject(HEALTH_REGISTRY) private readonly health: HealthRegistry,
     @Inject(LOGGER) private readonly logger: JsonLogger,
+    @Optional() @Inject(MEASURED_REBALANCES) private readonly measured?: BusMeasuredRebalances,
   ) {
     this.windowMs = config.SPOT_PRICE_WINDOW_HOURS * 3_600_000;
     this.markets = new PriceCache((region) => this.refreshMarket(region), clock, { ttlMs: config.SPOT_PRICE_CACHE_SECONDS * 1000 });
@@ -85,6 +91,7 @@ export class SpotAdvisorService implements OnModuleInit, OnApplicationShutdown {
   async market(q: MarketQuery) {
     const region = this.regionFor(q.region);
     const cached = await this.cached(this.markets, region);
+    const measured = await this.measured?.get();
     return {
       region,
       window: {
@@ -94,7 +101,8 @@ export class SpotAdvisorService implements OnModuleInit, OnApplicationShutdown {
       },
       ...freshnessOf(cached),
       onDemand: onDemandSource(region),
-      items: selectPools(cached.data.entries, q),
+      measured: this.measuredSource(measured),
+      items: this.withMeasured(selectPools(cached.data.entries, q), measured),
       unmatched: unmatched(cached.data.entries, q),
     };
   }
@@ -123,11 +131,32 @@ export class SpotAdvisorService implements OnModuleInit, OnApplicationShutdown {
     };
   }
 
+  /** withMeasured — each pool's estimate with uncordon's measurement beside it (and used, with enough samples). */
+  private withMeasured(entries: MarketEntry[], measured: MeasuredPools | undefined): MarketEntry[] {
+    if (!measured) return entries;
+    return entries.map((e) => withMeasuredBasis(e, measured.pools.get(poolKey(e.instanceType, e.availabilityZone)), this.config.SPOT_MEASURED_MIN_SAMPLES, measured.horizonHours));
+  }
+
+  private measuredSource(m: MeasuredPools | undefined) {
+    if (!m) return { source: 'rebalance ledger (uncordon)', available: false, detail: 'not wired' };
+    return {
+      source: 'rebalance ledger (uncordon)',
+      available: m.asOf !== null && m.detail === undefined,
+      asOf: m.asOf,
+      minSamples: this.config.SPOT_MEASURED_MIN_SAMPLES,
+      horizonHours: m.horizonHours,
+      pools: m.pools.size,
+      ...(m.detail ? { detail: m.detail } : {}),
+    };
+  }
+
   /** spotPrices — scheduler-scoring's PriceInfo per (type, zone), from the same cached market. */
   async spotPrices(q: MarketQuery) {
     const region = this.regionFor(q.region);
     const cached = await this.cached(this.markets, region);
-    return { region, ...freshnessOf(cached), prices: poolPrices(selectPools(cached.data.entries, q)) };
+    // Never waits on uncordon: scheduler-scoring waits on this answer.
+    const measured = this.measured?.peek();
+    return { region, ...freshnessOf(cached), prices: poolPrices(this.withMeasured(selectPools(cached.data.entries, q), measured)) };
   }
 
   /** instanceTypes — DescribeInstanceTypes (cached per region) with the bundled On-Demand price where known. */

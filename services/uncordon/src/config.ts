@@ -26,6 +26,18 @@ export const uncordonConfigSpec = defineConfigSpec({
     PRESSURE_CONCURRENCY: env.number({ dflt: 8, min: 1, max: 100, int: true }),
     PRESSURE_MEMORY_FULL_THRESHOLD: env.number({ dflt: 30, min: 0, max: 100 }),
     PRESSURE_SUSTAIN_SAMPLES: env.number({ dflt: 3, min: 1, int: true }),
+    /** `fixed`: the configured grace for every pool. `learned`: a pool's p90 rebalance → interruption lead time, never less. */
+    AUTO_UNCORDON_GRACE_MODE: env.oneOf(['fixed', 'learned'], 'fixed'),
+    /** `learned` mode: lead times a pool needs before its grace is learned. */
+    AUTO_UNCORDON_LEARNED_MIN_SAMPLES: env.number({ dflt: 10, min: 1, int: true }),
+    /** The rebalance ledger's observation horizon: not interrupted within it = `survived`. Decimals allowed. */
+    REBALANCE_HORIZON_HOURS: env.number({ dflt: 24, min: 0.001, max: 720 }),
+    /** Read NTH's Kubernetes Events on Nodes (RebalanceRecommendation, SpotInterruption) as ledger evidence. */
+    REBALANCE_EVENTS_ENABLED: env.bool(true),
+    /** How far back the figures (summary, learned grace, spot-advisor's measured basis) look. */
+    REBALANCE_FIGURES_DAYS: env.number({ dflt: 30, min: 1, max: 365 }),
+    /** How long a gone node's ledger row waits for EC2's answer (through spot-advisor) before it is `removed` without one. */
+    REBALANCE_EC2_WAIT_SECONDS: env.number({ dflt: 600, min: 1, int: true }),
   },
   secrets: [...COMMON_SECRETS],
 });

@@ -9,3 +9,6 @@ export const UNCORDON_LEADER = Symbol('UNCORDON_LEADER');
 export const KUBE_FENCING = Symbol('KUBE_FENCING');
 export const FENCING_REPOSITORY = Symbol('FENCING_REPOSITORY');
 export const PRESSURE_REPOSITORY = Symbol('PRESSURE_REPOSITORY');
+export const REBALANCE_REPOSITORY = Symbol('REBALANCE_REPOSITORY');
+export const NODE_EVENTS = Symbol('NODE_EVENTS');
+export const INSTANCE_STATES = Symbol('INSTANCE_STATES');

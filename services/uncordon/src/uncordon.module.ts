@@ -1,6 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
-import { commandBusProviders, createKubeConfig, DATA_SOURCE, LEADER_FACTORY, LOGGER, PlatformModule, type JsonLogger, type LeaderFactory } from '@nodes-manager/platform';
+import { OUTBOX, type Outbox, COMMAND_BUS, commandBusProviders, createKubeConfig, DATA_SOURCE, LEADER_FACTORY, LOGGER, PlatformModule, type CommandBus, type JsonLogger, type LeaderFactory } from '@nodes-manager/platform';
 import { HEALTH_REGISTRY, kubeRequestCounter, kubeWatchOptions, METRICS, type HealthRegistry, type Metrics } from '@nodes-manager/platform';
 import { migrations } from '../../../migrations/uncordon/index.js';
 import { entities } from './adapters/outbound/uncordon.entities.js';
@@ -11,6 +11,11 @@ import { InformerNodeSource } from './adapters/outbound/node-source.adapter.js';
 import { UncordonRepository } from './adapters/outbound/uncordon.repository.js';
 import { DrainRepository } from './adapters/outbound/drain.repository.js';
 import { UncordonService } from './uncordon.service.js';
+import { RebalanceLedgerService } from './rebalance-ledger.service.js';
+import { RebalanceCommands } from './adapters/inbound/rebalance.commands.js';
+import { RebalanceLedgerRepository } from './adapters/outbound/rebalance-ledger.repository.js';
+import { KubeNodeEvents } from './adapters/outbound/kube-node-events.adapter.js';
+import { BusInstanceStates } from './adapters/outbound/instance-states.js';
 import { DrainService } from './drain.service.js';
 import { FencingService } from './fencing.service.js';
 import { PressureService } from './pressure.service.js';
@@ -31,6 +36,7 @@ import {
   UNCORDON_LEADER,
   UNCORDON_REPOSITORY,
 } from './tokens.js';
+import { INSTANCE_STATES, NODE_EVENTS, REBALANCE_REPOSITORY } from './tokens.js';
 
 export { UNCORDON_CONFIG } from './tokens.js';
 
@@ -41,7 +47,7 @@ export class UncordonModule {
     return {
       module: UncordonModule,
       imports: [PlatformModule.forService({ service: 'uncordon', config, entities, migrations })],
-      controllers: [UncordonCommands, NodeSafetyCommands],
+      controllers: [UncordonCommands, NodeSafetyCommands, RebalanceCommands],
       providers: [
         { provide: UNCORDON_CONFIG, useValue: config },
         // Fencing asks spot-advisor (which owns EC2) to stop instances.
@@ -63,6 +69,10 @@ export class UncordonModule {
         { provide: KUBE_FENCING, inject: [KUBE_NODES, METRICS], useFactory: (kube: KubeNodes, metrics: Metrics) => new KubeFencing(kube.kc, kubeRequestCounter(metrics, 'uncordon')) },
         { provide: FENCING_REPOSITORY, inject: [DATA_SOURCE], useFactory: (ds: DataSource) => new FencingRepository(ds) },
         { provide: PRESSURE_REPOSITORY, inject: [DATA_SOURCE], useFactory: (ds: DataSource) => new PressureRepository(ds) },
+        { provide: REBALANCE_REPOSITORY, inject: [DATA_SOURCE, OUTBOX], useFactory: (ds: DataSource, outbox: Outbox) => new RebalanceLedgerRepository(ds, outbox) },
+        { provide: NODE_EVENTS, inject: [KUBE_NODES], useFactory: (kube: KubeNodes) => new KubeNodeEvents(kube.kc) },
+        { provide: INSTANCE_STATES, inject: [COMMAND_BUS], useFactory: (bus: CommandBus) => new BusInstanceStates(bus) },
+        RebalanceLedgerService,
         UncordonService,
         DrainService,
         FencingService,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { V1Node } from '@kubernetes/client-node';
 import {
   UNCORDONED_AT_ANNOTATION,
@@ -43,6 +43,8 @@ import type { KubeNodes } from './adapters/outbound/kube-nodes.adapter.js';
 import type { NodeSource } from './adapters/outbound/node-source.adapter.js';
 import { UNCORDON_ACTION, type ObservationRow, type PendingUncordon, type UncordonRepository } from './adapters/outbound/uncordon.repository.js';
 import { KUBE_NODES, NODE_SOURCE, UNCORDON_CONFIG, UNCORDON_LEADER, UNCORDON_REPOSITORY } from './tokens.js';
+import { RebalanceLedgerService, type PoolMeasure } from './rebalance-ledger.service.js';
+import type { RebalanceFigures } from '@nodes-manager/contracts';
 
 /** The actor of every action the loop takes on its own. */
 export const LOOP_ACTOR = 'system:uncordon';
@@ -58,6 +60,8 @@ export interface CordonView extends UncordonVerdict {
   /** ISO 8601, when waiting: the moment the grace period (backed off) ends. */
   readonly uncordonAt?: string;
   readonly firstSeenCordonedAt?: string;
+  /** The node's Spot pool as the rebalance ledger measured it, and the grace period it gets (docs/rebalance-ledger.md). */
+  readonly rebalance?: PoolMeasure;
 }
 
 export interface CycleResult {
@@ -84,6 +88,8 @@ export const ruleConfig = (c: UncordonConfig): UncordonRuleConfig => ({
 @Injectable()
 export class UncordonService {
   private readonly rule: UncordonRuleConfig;
+  /** AUTO_UNCORDON_GRACE_MODE=learned: each pool's grace comes from the rebalance ledger (never below the configured). */
+  private readonly learnedGrace: boolean;
   /** The window of the per-cycle budget: `AUTO_UNCORDON_MAX_PER_CYCLE` uncordons per scan interval. */
   private readonly budgetWindowMs: number;
   private readonly cordonedGauge;
@@ -104,10 +110,12 @@ export class UncordonService {
     @Inject(UNCORDON_LEADER) private readonly leader: LeaderElector,
     @Inject(METRICS) metrics: Metrics,
     @Inject(PressureService) private readonly pressure: PressureService,
+    @Optional() @Inject(RebalanceLedgerService) private readonly rebalances?: RebalanceLedgerService,
   ) {
     this.rule = ruleConfig(config);
     this.pressureThreshold = config.PRESSURE_MEMORY_FULL_THRESHOLD;
     this.pressureRequeueMs = config.PRESSURE_INTERVAL_SECONDS * 1000;
+    this.learnedGrace = config.AUTO_UNCORDON_GRACE_MODE === 'learned';
     this.budgetWindowMs = config.SCAN_INTERVAL_SECONDS * 1000;
     this.cordonedGauge = metrics.gauge('nodes_manager_cordoned_nodes', 'Cordoned nodes by auto-uncordon verdict', ['decision', 'reason']);
     this.uncordons = metrics.counter('nodes_manager_uncordons_total', 'Auto-uncordon attempts by result', ['result']);
@@ -164,13 +172,29 @@ export class UncordonService {
       this.repo.recentUncordons(new Date(now.getTime() - this.budgetWindowMs)),
       this.pressure.memoryOf(names),
     ]);
+    const pools = await this.poolFigures();
     const verdicts = cordoned.map((n) => {
       const name = n.metadata?.name ?? '';
-      const v = decideUncordon(cordonedNodeSnapshot(n), this.observation(observations.get(name), history.get(name), n), now, this.rule);
+      const v = decideUncordon(cordonedNodeSnapshot(n), this.observation(observations.get(name), history.get(name), n), now, this.ruleFor(n, pools));
       return holdForPressure(v, pressure.get(name), this.pressureThreshold, this.pressureRequeueMs);
     });
     const budget = budgetLeft(this.rule.maxPerCycle, this.budgetWindowMs, recent, now);
     return selectWithinBudget(verdicts, budget.allowed, budget.freesInMs);
+  }
+
+  /** poolFigures — the ledger's figures per pool, read only in learned grace mode. */
+  private async poolFigures(): Promise<Map<string, RebalanceFigures> | undefined> {
+    if (!this.learnedGrace || !this.rebalances) return undefined;
+    return this.rebalances.poolFigures().catch((err) => {
+      this.logger.warn('rebalance figures unavailable; the configured grace applies', { err: (err as Error).message });
+      return undefined;
+    });
+  }
+
+  /** ruleFor — the rule's config for this node: in learned mode its pool's grace ({@link graceFor}), else the configured. */
+  private ruleFor(node: V1Node, pools: Map<string, RebalanceFigures> | undefined): UncordonRuleConfig {
+    if (!pools || !this.rebalances) return this.rule;
+    return { ...this.rule, gracePeriodMinutes: this.rebalances.measureOf(node, pools).grace.minutes };
   }
 
   /**
@@ -191,7 +215,7 @@ export class UncordonService {
       const [observations, history, pressure] = await Promise.all([this.repo.observations([name]), this.repo.uncordonHistory([name], now), this.pressure.memoryOf([name])]);
       const snapshot = cordonedNodeSnapshot(fresh);
       const verdict = holdForPressure(
-        decideUncordon(snapshot, this.observation(observations.get(name), history.get(name), fresh), now, this.rule),
+        decideUncordon(snapshot, this.observation(observations.get(name), history.get(name), fresh), now, this.ruleFor(fresh, await this.poolFigures())),
         pressure.get(name),
         this.pressureThreshold,
         this.pressureRequeueMs,
@@ -320,6 +344,8 @@ export class UncordonService {
     const now = this.clock.now();
     const verdicts = await this.evaluate(cordoned, now);
     const observations = await this.repo.observations(verdicts.map((v) => v.node));
+    const byName = new Map(cordoned.map((n) => [n.metadata?.name ?? '', n]));
+    const pools = this.rebalances ? await this.rebalances.poolFigures().catch(() => undefined) : undefined;
     let views = verdicts
       .filter((v) => !q.verdict || v.decision === q.verdict)
       .map((v): CordonView => {
@@ -329,6 +355,7 @@ export class UncordonService {
           description: describeVerdict(v),
           ...(v.decision === 'wait' && v.requeueAfterMs !== undefined ? { uncordonAt: new Date(now.getTime() + v.requeueAfterMs).toISOString() } : {}),
           ...(first ? { firstSeenCordonedAt: first.toISOString() } : {}),
+          ...(pools && this.rebalances && byName.has(v.node) ? { rebalance: this.rebalances.measureOf(byName.get(v.node)!, pools) } : {}),
         };
       });
     if (q.cursor) {

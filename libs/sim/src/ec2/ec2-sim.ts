@@ -63,6 +63,8 @@ export interface Ec2Sim {
   instances(): SimInstance[];
   /** adopt — registers instances that existed before the simulator (a fleet's nodes), so EC2 calls can find them. */
   adopt(list: readonly AdoptedInstance[]): number;
+  /** interruptSpot — Spot reclaims an instance now: terminated with state reason `Server.SpotInstanceTermination`. */
+  interruptSpot(instanceId: string): void;
   stop(): Promise<void>;
 }
 
@@ -289,6 +291,7 @@ export async function startEc2Sim(opts: Ec2SimOptions = {}): Promise<Ec2Sim> {
     },
     instances: () => store.list(clock()),
     adopt: (list) => store.adopt(list, clock()),
+    interruptSpot: (instanceId) => store.interruptSpot(instanceId, clock()),
     stop: () =>
       new Promise<void>((resolve, reject) => {
         server.close((err) => (err ? reject(err) : resolve()));

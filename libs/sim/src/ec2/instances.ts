@@ -57,10 +57,15 @@ export interface SimInstance {
   readonly launchTime: Date;
   readonly terminatedAt?: Date;
   readonly stoppedAt?: Date;
+  /** Why it was terminated: `Client.UserInitiatedShutdown` unless Spot reclaimed it (`Server.SpotInstanceTermination`). */
+  readonly stateReasonCode?: string;
   readonly state: SimInstanceStateName;
 }
 
-type StoredInstance = Omit<SimInstance, 'state' | 'terminatedAt' | 'stoppedAt'> & { terminatedAt?: Date; stoppedAt?: Date };
+type StoredInstance = Omit<SimInstance, 'state' | 'terminatedAt' | 'stoppedAt' | 'stateReasonCode'> & { terminatedAt?: Date; stoppedAt?: Date; stateReasonCode?: string };
+
+/** SPOT_TERMINATION_REASON — EC2's state reason of an instance Spot reclaimed. */
+export const SPOT_TERMINATION_REASON = 'Server.SpotInstanceTermination';
 
 interface TokenRecord {
   readonly fingerprint: string;
@@ -110,6 +115,13 @@ export class InstanceStore {
 
   list(now: Date): SimInstance[] {
     return [...this.byId.values()].map((i) => this.view(i, now));
+  }
+
+  /** interruptSpot — Spot reclaims the instance now: terminated, state reason `Server.SpotInstanceTermination`. */
+  interruptSpot(instanceId: string, now: Date): void {
+    const stored = this.byId.get(instanceId);
+    if (!stored) throw new Ec2ApiError('InvalidInstanceID.NotFound', `The instance ID '${instanceId}' does not exist`);
+    if (stored.terminatedAt === undefined) this.byId.set(instanceId, { ...stored, terminatedAt: now, stateReasonCode: SPOT_TERMINATION_REASON });
   }
 
   runInstances(params: QueryParams, now: Date): Record<string, XmlValue> {
@@ -280,7 +292,7 @@ export class InstanceStore {
     if (i.terminatedAt !== undefined) state = settled(i.terminatedAt) ? 'terminated' : 'shutting-down';
     else if (i.stoppedAt !== undefined) state = settled(i.stoppedAt) ? 'stopped' : 'stopping';
     else state = t - i.launchTime.getTime() < INSTANCE_TRANSITION_MS ? 'pending' : 'running';
-    return { ...i, state };
+    return { ...i, state, ...(i.terminatedAt !== undefined ? { stateReasonCode: i.stateReasonCode ?? 'Client.UserInitiatedShutdown' } : {}) };
   }
 }
 
@@ -384,8 +396,10 @@ function instanceXml(i: SimInstance): XmlValue {
     hypervisor: 'xen',
     ebsOptimized: false,
     stateReason:
-      i.state === 'terminated' || i.state === 'shutting-down' || i.state === 'stopped' || i.state === 'stopping'
-        ? { code: 'Client.UserInitiatedShutdown', message: 'Client.UserInitiatedShutdown: User initiated shutdown' }
+      (i.state === 'terminated' || i.state === 'shutting-down') && i.stateReasonCode === SPOT_TERMINATION_REASON
+        ? { code: SPOT_TERMINATION_REASON, message: `${SPOT_TERMINATION_REASON}: Spot instance termination` }
+        : i.state === 'terminated' || i.state === 'shutting-down' || i.state === 'stopped' || i.state === 'stopping'
+          ? { code: 'Client.UserInitiatedShutdown', message: 'Client.UserInitiatedShutdown: User initiated shutdown' }
         : undefined,
   };
 }

@@ -44,6 +44,10 @@ export interface KubeSimScenario {
   setAnnotation(node: string, key: string, value: string | null): void;
   setLabel(node: string, key: string, value: string | null): void;
   deleteNode(node: string): void;
+  /** interruptAsNth — NTH's Spot interruption notice in taint mode: its `spot-itn` taint (and a cordon). */
+  interruptAsNth(node: string, opts?: { at?: Date }): void;
+  /** nodeEvent — a core/v1 Event about the Node in `default`, as NTH emits them (`RebalanceRecommendation`, `SpotInterruption`). */
+  nodeEvent(node: string, reason: string, message: string, opts?: { at?: Date; component?: string; uid?: string }): void;
   installKarpenter(): void;
   removeKarpenter(): void;
   /** compact — forget the watch history (every watch from an earlier version then gets 410). */
@@ -71,12 +75,16 @@ export interface KubeSim {
   readonly api: KubeApi;
   /** The simulated kubelets: leases, Summary API, hung nodes. */
   readonly kubelet: SimKubelet;
+  /** objects — every Node or Event as the API would list it, without HTTP (for tests that look many times). */
+  objects(collection: 'nodes' | 'events'): KubeObject[];
 }
 
 /** NTH_MANAGER — aws-node-termination-handler's field manager (its client's User-Agent prefix). */
 export const NTH_MANAGER = 'node-termination-handler';
 export const NTH_REBALANCE_TAINT = 'aws-node-termination-handler/rebalance-recommendation';
 export const KUBECTL_CORDON_MANAGER = 'kubectl-cordon';
+export const NTH_SPOT_ITN_TAINT = 'aws-node-termination-handler/spot-itn';
+const EVENTS = byId('/events');
 
 const NODES = byId('/nodes');
 const PODS = byId('/pods');
@@ -163,6 +171,32 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
     },
     deleteNode(node) {
       api.delete(NODES, '', node, ctx('nodes-manager-sim'));
+    },
+    interruptAsNth(node, o = {}) {
+      const at = o.at ?? clock();
+      if (!taintsOf(node).some((t) => t.key === NTH_SPOT_ITN_TAINT)) {
+        patchNode(node, { spec: { taints: [...taintsOf(node), { key: NTH_SPOT_ITN_TAINT, value: String(Math.floor(at.getTime() / 1000)), effect: 'NoSchedule', timeAdded: k8sTime(at) }] } }, NTH_MANAGER, at);
+      }
+      patchNode(node, { spec: { unschedulable: true } }, NTH_MANAGER, at);
+    },
+    nodeEvent(node, reason, message, o = {}) {
+      const at = k8sTime(o.at ?? clock());
+      let uid = o.uid;
+      if (uid === undefined) {
+        try {
+          uid = api.get(NODES, '', node).metadata?.uid;
+        } catch {
+          uid = undefined;
+        }
+      }
+      const component = o.component ?? 'aws-node-termination-handler';
+      api.create(EVENTS, 'default', {
+        metadata: { generateName: `${node}.`, namespace: 'default' },
+        involvedObject: { apiVersion: 'v1', kind: 'Node', name: node, ...(uid ? { uid } : {}) },
+        reason, message, type: 'Normal',
+        source: { component }, reportingComponent: component,
+        firstTimestamp: at, lastTimestamp: at, count: 1,
+      } as KubeObject, ctx(NTH_MANAGER, o.at));
     },
     installKarpenter() {
       api.karpenter = true;
@@ -261,6 +295,8 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
         case 'setAnnotation': scenario.setAnnotation(node, String(b.key), (b.value ?? null) as string | null); break;
         case 'setLabel': scenario.setLabel(node, String(b.key), (b.value ?? null) as string | null); break;
         case 'deleteNode': scenario.deleteNode(node); break;
+        case 'interruptAsNth': scenario.interruptAsNth(node, date(b.at) ? { at: date(b.at)! } : {}); break;
+        case 'nodeEvent': scenario.nodeEvent(node, String(b.reason ?? ''), String(b.message ?? ''), date(b.at) ? { at: date(b.at)! } : {}); break;
         case 'installKarpenter': scenario.installKarpenter(); break;
         case 'removeKarpenter': scenario.removeKarpenter(); break;
         case 'compact': scenario.compact(); break;
@@ -318,6 +354,7 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
       rmSync(kubeconfigPath, { force: true });
     },
     load,
+    objects: (collection) => api.list(collection === 'nodes' ? NODES : EVENTS, undefined, {}).items.map((e) => JSON.parse(e.json) as KubeObject),
     scenario,
     faults,
     stats: () => structuredClone(http.stats),

@@ -3,6 +3,7 @@ import { LOGGER, type JsonLogger, type LeaderElector } from '@nodes-manager/plat
 import type { UncordonConfig } from '../../config.js';
 import { DrainService } from '../../drain.service.js';
 import { UncordonService } from '../../uncordon.service.js';
+import { RebalanceLedgerService } from '../../rebalance-ledger.service.js';
 import type { NodeSource } from '../outbound/node-source.adapter.js';
 import { NODE_SOURCE, UNCORDON_CONFIG, UNCORDON_LEADER } from '../../tokens.js';
 
@@ -37,6 +38,7 @@ export class UncordonLoop implements OnApplicationBootstrap, OnApplicationShutdo
     @Inject(UNCORDON_LEADER) private readonly leader: LeaderElector,
     private readonly uncordon: UncordonService,
     private readonly drains: DrainService,
+    private readonly rebalances: RebalanceLedgerService,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -63,11 +65,15 @@ export class UncordonLoop implements OnApplicationBootstrap, OnApplicationShutdo
     this.change.unref();
   }
 
-  /** cycle — one auto-uncordon pass, then a timer for the soonest verdict that changes by itself. */
+  /** cycle — one auto-uncordon pass and one rebalance ledger pass, then a timer for the soonest verdict that changes by itself. */
   cycle(): void {
     if (this.stopped) return;
     void this.uncordon
       .runCycle()
+      .then(async (r) => {
+        await this.rebalances.runPass();
+        return r;
+      })
       .then((r) => {
         if (r.requeueAfterMs === undefined || this.stopped) return;
         if (this.requeue) clearTimeout(this.requeue);

@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { RebalanceLedgerEntity } from './rebalance-ledger.repository.js';
 
 /** ScalingEventEntity — `nodes.scaling_events`: every action on a node, with its evidence and its actor. */
 @Entity({ schema: 'nodes', name: 'scaling_events' })
@@ -107,4 +108,5 @@ export const entities = [
   FencingVerdictEntity,
   FencingStateEntity,
   NodePressureEntity,
+  RebalanceLedgerEntity,
 ];

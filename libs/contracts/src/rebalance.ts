@@ -1,0 +1,152 @@
+/**
+ * Contracts of the rebalance ledger (owned by the uncordon service): what happened to each node after a Spot
+ * rebalance recommendation, and the figures per Spot pool. Data only. Every string value is stored in Postgres,
+ * logged and shown over the API: never rename one, only add. See docs/rebalance-ledger.md.
+ */
+
+/** NTH's taint in `taintNode` mode for a Spot interruption notice (the two-minute warning). */
+export const NTH_SPOT_ITN_TAINT_KEY = 'aws-node-termination-handler/spot-itn';
+/** Reasons of the Kubernetes Events NTH emits on a Node (`emitKubernetesEvents`). */
+export const NTH_REBALANCE_EVENT_REASON = 'RebalanceRecommendation';
+export const NTH_SPOT_INTERRUPTION_EVENT_REASON = 'SpotInterruption';
+/** EC2's state reason of an instance that Spot reclaimed. */
+export const EC2_SPOT_TERMINATION_REASON = 'Server.SpotInstanceTermination';
+
+/** What told us a node had a rebalance recommendation. */
+export const REBALANCE_SIGNALS = ['rebalance-taint', 'nth-cordon', 'nth-event'] as const;
+export type RebalanceSignal = (typeof REBALANCE_SIGNALS)[number];
+
+/** Where the time the rebalance was seen comes from. */
+export const REBALANCE_TIME_SOURCES = ['taint-time-added', 'managed-fields', 'event-time', 'first-seen'] as const;
+export type RebalanceTimeSource = (typeof REBALANCE_TIME_SOURCES)[number];
+
+/** What told us the node was interrupted. */
+export const INTERRUPTION_SOURCES = ['spot-itn-taint', 'nth-event', 'ec2-state-reason'] as const;
+export type InterruptionSource = (typeof INTERRUPTION_SOURCES)[number];
+
+/**
+ * A ledger row's outcome. `observed`, `uncordoned` and `recordoned` are on the way (the row is open); `interrupted`,
+ * `removed` and `survived` are final (the row is resolved, `rebalance.resolved` is published).
+ */
+export const REBALANCE_OUTCOMES = ['observed', 'uncordoned', 'recordoned', 'interrupted', 'removed', 'survived'] as const;
+export type RebalanceOutcome = (typeof REBALANCE_OUTCOMES)[number];
+export const FINAL_REBALANCE_OUTCOMES: readonly RebalanceOutcome[] = ['interrupted', 'removed', 'survived'];
+
+/** Kinds of evidence kept on a ledger row, each with its time. */
+export const REBALANCE_EVIDENCE_KINDS = [
+  'rebalance-taint',
+  'nth-cordon',
+  'nth-event',
+  'uncordoned-by-nodes-manager',
+  'uncordoned-by-other',
+  'recordoned',
+  'spot-itn-taint',
+  'nth-interruption-event',
+  'node-gone',
+  'ec2-state-reason',
+  'ec2-unanswered',
+  'horizon-passed',
+] as const;
+export type RebalanceEvidenceKind = (typeof REBALANCE_EVIDENCE_KINDS)[number];
+
+/** RebalanceEvidence — one fact behind a ledger row's outcome. */
+export interface RebalanceEvidence {
+  readonly kind: RebalanceEvidenceKind;
+  /** ISO 8601. */
+  readonly at: string;
+  readonly detail?: string;
+}
+
+/** RebalanceView — one ledger row as `GET /api/v1/rebalances` and the events show it. Times ISO 8601. */
+export interface RebalanceView {
+  readonly id: string;
+  readonly node: string;
+  readonly nodeUid: string;
+  readonly instanceId: string | null;
+  readonly instanceType: string | null;
+  readonly zone: string | null;
+  readonly capacityType: string | null;
+  readonly nodePool: string | null;
+  readonly seenAt: string;
+  readonly seenSignal: RebalanceSignal;
+  readonly seenTimeSource: RebalanceTimeSource;
+  readonly outcome: RebalanceOutcome;
+  readonly resolved: boolean;
+  readonly resolvedAt: string | null;
+  readonly uncordonedAt: string | null;
+  readonly recordonedAt: string | null;
+  readonly interruptedAt: string | null;
+  readonly interruptionSource: InterruptionSource | null;
+  /** Rebalance seen → interruption, when interrupted. */
+  readonly leadTimeMs: number | null;
+  /** Time uncordoned by nodes-manager and serving before the node ended, was cordoned again or the horizon passed. */
+  readonly givenBackMs: number;
+  readonly evidence: readonly RebalanceEvidence[];
+}
+
+export type RebalanceObservedData = Pick<
+  RebalanceView,
+  'id' | 'node' | 'nodeUid' | 'instanceId' | 'instanceType' | 'zone' | 'capacityType' | 'nodePool' | 'seenAt' | 'seenSignal' | 'seenTimeSource' | 'evidence'
+>;
+export type RebalanceResolvedData = RebalanceView;
+
+export interface RebalancesListQuery {
+  limit: number;
+  cursor?: string;
+  outcome?: RebalanceOutcome;
+  instanceType?: string;
+  zone?: string;
+  nodePool?: string;
+  /** ISO 8601: rebalances seen at or after. */
+  from?: string;
+  /** ISO 8601: rebalances seen before. */
+  to?: string;
+}
+
+export interface RebalancesSummaryQuery {
+  from?: string;
+  to?: string;
+}
+
+/** RebalanceFigures — what one group of rebalances came to (a pool, a type, a zone, a node pool, the cluster). */
+export interface RebalanceFigures {
+  /** Every rebalance in the group, open or resolved. */
+  readonly rebalances: number;
+  readonly open: number;
+  readonly outcomes: Readonly<Record<RebalanceOutcome, number>>;
+  /** interrupted + survived: the rebalances whose follow-up within the horizon is known (removed ones are censored). */
+  readonly samples: number;
+  readonly interrupted: number;
+  /** interrupted / samples; null with no samples. */
+  readonly interruptedShare: number | null;
+  /** 95% Wilson score interval of the share. */
+  readonly interval95: readonly [number, number] | null;
+  readonly leadTimeMinutes: { readonly samples: number; readonly median: number; readonly p90: number } | null;
+  readonly nodeHoursGivenBack: number;
+}
+
+/** PoolFigures — one Spot pool: instance type × zone. */
+export interface PoolFigures extends RebalanceFigures {
+  readonly instanceType: string | null;
+  readonly zone: string | null;
+}
+
+export interface RebalancesSummary {
+  readonly horizonHours: number;
+  readonly from: string | null;
+  readonly to: string;
+  readonly cluster: RebalanceFigures;
+  readonly byPool: readonly PoolFigures[];
+  readonly byInstanceType: readonly (RebalanceFigures & { readonly instanceType: string | null })[];
+  readonly byZone: readonly (RebalanceFigures & { readonly zone: string | null })[];
+  readonly byNodePool: readonly (RebalanceFigures & { readonly nodePool: string | null })[];
+}
+
+/** InstanceState — what the ledger takes of an EC2 instance (from spot-advisor's `instances.describe`). */
+export interface InstanceState {
+  readonly instanceId: string;
+  /** pending | running | shutting-down | terminated | stopping | stopped; `unknown` when EC2 no longer knows the id. */
+  readonly state: string;
+  readonly stateReasonCode: string | null;
+  readonly stateReasonMessage: string | null;
+}

@@ -1,0 +1,30 @@
+import { Inject } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { Commands, type CommandRequest, type RebalancesListQuery, type RebalancesSummaryQuery } from '@nodes-manager/contracts';
+import { CodedError, CommandController } from '@nodes-manager/platform';
+import { RebalanceLedgerService } from '../../rebalance-ledger.service.js';
+import { InvalidCursorError } from '../outbound/uncordon.repository.js';
+
+const invalidCursor = (err: unknown): never => {
+  if (err instanceof InvalidCursorError) throw new CodedError('VALIDATION_FAILED', err.message, { field: 'cursor' });
+  throw err;
+};
+
+/** RebalanceCommands — the rebalance ledger's commands on `nodes-manager.uncordon`. Thin: the gateway validated the query. */
+@CommandController()
+export class RebalanceCommands {
+  constructor(@Inject(RebalanceLedgerService) private readonly ledger: RebalanceLedgerService) {}
+
+  /** rebalances.list — the ledger, newest first; filters outcome, instanceType, zone, nodePool, from, to; keyset cursor. */
+  @MessagePattern(Commands.rebalancesList)
+  list(@Payload() req: CommandRequest<Partial<RebalancesListQuery>>) {
+    const q = req.data ?? {};
+    return this.ledger.list({ ...q, limit: q.limit ?? 50 }).catch(invalidCursor);
+  }
+
+  /** rebalances.summary — the figures per pool, rolled up by type, zone, node pool and cluster (also asked by spot-advisor). */
+  @MessagePattern(Commands.rebalancesSummary)
+  summary(@Payload() req: CommandRequest<RebalancesSummaryQuery>) {
+    return this.ledger.summary(req.data ?? {});
+  }
+}

@@ -1,0 +1,66 @@
+import type { LedgerConfig, LedgerEntry, LedgerInput } from '../src/domain/rebalance/advance-ledger.js';
+import { nodeFactsOf, type LedgerNode, type NodeEvent } from '../src/domain/rebalance/ledger-node.js';
+import { aCordonedNode, at, CORDON_TAINT, cordonEntry, kubeletEntry, taint, T0 } from './cordoned-node.builder.js';
+
+export const ITN_TAINT_KEY = 'aws-node-termination-handler/spot-itn';
+export const POOL_LABELS = {
+  'node.kubernetes.io/instance-type': 'm5.large',
+  'topology.kubernetes.io/zone': 'us-east-1a',
+  'karpenter.sh/capacity-type': 'spot',
+  'karpenter.sh/nodepool': 'default',
+};
+const PROVIDER_ID = 'aws:///us-east-1a/i-0123456789abcdef0';
+
+/** aLedgerNode — by default a Spot node NTH has cordoned with its rebalance taint at T0. */
+export function aLedgerNode(overrides: Partial<LedgerNode> = {}): LedgerNode {
+  const base = aCordonedNode({
+    taints: [CORDON_TAINT, { ...taint('aws-node-termination-handler/rebalance-recommendation'), timeAdded: T0.toISOString() }],
+    labels: POOL_LABELS,
+  });
+  return { ...base, uid: 'uid-1', facts: nodeFactsOf(overrides.labels ?? POOL_LABELS, PROVIDER_ID), ...overrides };
+}
+
+/** aServingNode — the same node uncordoned, carrying our annotation of when. */
+export const aServingNode = (uncordonedAt: Date | null, overrides: Partial<LedgerNode> = {}): LedgerNode =>
+  aLedgerNode({
+    unschedulable: false,
+    taints: [],
+    managedFields: [kubeletEntry(), cordonEntry('nodes-manager', uncordonedAt ?? at(20))],
+    annotations: uncordonedAt ? { 'nodes-manager/uncordoned-at': uncordonedAt.toISOString() } : {},
+    ...overrides,
+  });
+
+export const anItnTaint = (added: Date) => ({ ...taint(ITN_TAINT_KEY), timeAdded: added.toISOString() });
+
+export const anEvent = (reason: string, when: Date, overrides: Partial<NodeEvent> = {}): NodeEvent => ({ reason, node: 'ip-10-0-1-23.ec2.internal', nodeUid: 'uid-1', at: when, ...overrides });
+
+export const LEDGER_CONFIG: LedgerConfig = { horizonMs: 24 * 3600_000, cordonManagers: ['node-termination-handler'], ec2WaitMs: 10 * 60_000 };
+
+let ids = 0;
+export function ledgerInput(overrides: Partial<LedgerInput> = {}): LedgerInput {
+  return { entries: [], nodes: [aLedgerNode()], events: [], ec2: 'not-configured', now: at(1), config: LEDGER_CONFIG, newId: () => `row-${++ids}`, ...overrides };
+}
+
+/** anEntry — a ledger row for the default node, seen at T0 from its rebalance taint. */
+export function anEntry(overrides: Partial<LedgerEntry> = {}): LedgerEntry {
+  return {
+    id: 'row-0',
+    node: 'ip-10-0-1-23.ec2.internal',
+    nodeUid: 'uid-1',
+    ...nodeFactsOf(POOL_LABELS, PROVIDER_ID),
+    seenAt: T0,
+    seenSignal: 'rebalance-taint',
+    seenTimeSource: 'taint-time-added',
+    outcome: 'observed',
+    resolvedAt: null,
+    uncordonedAt: null,
+    recordonedAt: null,
+    interruptedAt: null,
+    interruptionSource: null,
+    leadTimeMs: null,
+    givenBackMs: 0,
+    goneAt: null,
+    evidence: [{ kind: 'rebalance-taint', at: T0.toISOString() }],
+    ...overrides,
+  };
+}
