@@ -29,10 +29,20 @@ export const Commands = {
   fencingStatus: 'fencing.status',
   pressureList: 'pressure.list',
   serviceStatus: 'service.status',
+  approvalsList: 'approvals.list',
+  approvalGet: 'approval.get',
+  approvalApprove: 'approval.approve',
+  approvalReject: 'approval.reject',
 } as const;
 export type CommandPattern = (typeof Commands)[keyof typeof Commands];
 
-export const COMMAND_OWNER: Record<Exclude<CommandPattern, 'service.status'>, ServiceName> = {
+/**
+ * ApprovalCommand — answered by every service that owns approvals (libs/contracts `APPROVAL_OWNERS`), each for its
+ * own; the gateway picks the service by the approval id's kind, or asks them all and merges (docs/approvals.md).
+ */
+export type ApprovalCommand = 'approvals.list' | 'approval.get' | 'approval.approve' | 'approval.reject';
+
+export const COMMAND_OWNER: Record<Exclude<CommandPattern, 'service.status' | ApprovalCommand>, ServiceName> = {
   'nodes.list': 'node-sync',
   'node.get': 'node-sync',
   'node.drain': 'uncordon',

@@ -7,3 +7,4 @@ export * from './api.js';
 export * from './event-schemas.js';
 export * from './cursor.js';
 export * from './fencing.js';
+export * from './approvals.js';

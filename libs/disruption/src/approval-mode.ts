@@ -1,11 +1,6 @@
-/**
- * The disruptive actions nodes-manager gates, and how each is approved. `optimize`: scheduler-scoring's drains of a
- * consolidation plan; `consolidate`: karpenter-gateway's NodeClaim deletions for a NodePool; `fence`: reserved for
- * node fencing, which goes through the same gate once it exists. See docs/approvals.md.
- */
-export const DisruptionKinds = ['optimize', 'consolidate', 'fence'] as const;
-export type DisruptionKind = (typeof DisruptionKinds)[number];
+import { DisruptionKinds, type DisruptionKind } from '@nodes-manager/contracts';
 
+/** How each disruptive action kind (libs/contracts `DisruptionKinds`) is approved; see docs/approvals.md. */
 export const ApprovalModes = ['automatic', 'manual'] as const;
 export type ApprovalMode = (typeof ApprovalModes)[number];
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { approvalModeFor, parseApprovalPolicy } from './approval-mode.js';
-import { approvalKindOf, decideApproval, isExpired, type ApprovalFacts } from './approvals.js';
+import { approvalKindOf } from '@nodes-manager/contracts';
+import { decideApproval, isExpired, type ApprovalFacts } from './approvals.js';
 
 const now = new Date('2026-03-11T12:00:00Z');
 const anApproval = (over: Partial<ApprovalFacts> = {}): ApprovalFacts => ({

@@ -1,24 +1,11 @@
-import type { DisruptionKind } from './approval-mode.js';
+import type { ApprovalStatus } from '@nodes-manager/contracts';
 
 /**
  * An approval's life: `pending` → `approved` | `rejected` | `expired`; `approved` → `executing` (claimed by one
- * replica with a conditional update) → `executed` (at least one node acted on) | `failed` (none, every node skipped
+ * replica with a conditional update) → `executed` (at least one node acted on) | `failed` (none: every node skipped
  * with its reason, or the run broke off). See docs/approvals.md.
  */
-export const ApprovalStatuses = ['pending', 'approved', 'rejected', 'expired', 'executing', 'executed', 'failed'] as const;
-export type ApprovalStatus = (typeof ApprovalStatuses)[number];
-
-/** The statuses an approval never leaves. */
 export const FINAL_APPROVAL_STATUSES: readonly ApprovalStatus[] = ['rejected', 'expired', 'executed', 'failed'];
-
-/** approvalId — `<kind>-<uuid>`: the kind tells the gateway which service owns it. */
-export const approvalId = (kind: DisruptionKind, uuid: string): string => `${kind}-${uuid}`;
-
-/** approvalKindOf — the kind an approval id names, or undefined for an id no service issued. */
-export function approvalKindOf(id: string): DisruptionKind | undefined {
-  const m = /^(optimize|consolidate|fence)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.exec(id);
-  return m ? (m[1] as DisruptionKind) : undefined;
-}
 
 export interface ApprovalFacts {
   readonly status: ApprovalStatus;
