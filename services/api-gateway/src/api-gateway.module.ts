@@ -25,6 +25,7 @@ import { SchedulingController } from './adapters/inbound/scheduling.controller.j
 import { NodePoolsController } from './adapters/inbound/nodepools.controller.js';
 import { SpotController } from './adapters/inbound/spot.controller.js';
 import { NodeSafetyController } from './adapters/inbound/node-safety.controller.js';
+import { ApprovalsController } from './adapters/inbound/approvals.controller.js';
 import { GatewayHealthController } from './adapters/inbound/gateway-health.controller.js';
 import { HttpErrorFilter } from './adapters/inbound/http-error.filter.js';
 import { Forwarder } from './adapters/inbound/forwarder.js';
@@ -94,6 +95,7 @@ export class ApiGatewayModule implements NestModule {
         NodePoolsController,
         SpotController,
         NodeSafetyController,
+        ApprovalsController,
       ],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: config },

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { COMMAND_OWNER, type ApprovalCommand, type CommandPattern, type ServiceName } from '@nodes-manager/contracts';
+import { approvalPattern, COMMAND_OWNER, type ApprovalVerb, type CommandPattern, type ServiceName } from '@nodes-manager/contracts';
 import { COMMAND_BUS, currentRequestId, type CommandBus } from '@nodes-manager/platform';
 
 /** Forwarder — sends a validated request to the service that owns the command, as the calling actor, with the request id. */
@@ -8,13 +8,14 @@ import { COMMAND_BUS, currentRequestId, type CommandBus } from '@nodes-manager/p
 export class Forwarder {
   constructor(@Inject(COMMAND_BUS) private readonly bus: CommandBus) {}
 
-  send<T = unknown>(pattern: Exclude<CommandPattern, 'service.status' | ApprovalCommand>, data: unknown, actor: string, correlationId?: string): Promise<T> {
+  send<T = unknown>(pattern: Exclude<CommandPattern, 'service.status'>, data: unknown, actor: string, correlationId?: string): Promise<T> {
     const requestId = currentRequestId();
     return this.bus.send<T>(COMMAND_OWNER[pattern], pattern, data, { actor, correlationId: correlationId ?? randomUUID(), ...(requestId ? { requestId } : {}) });
   }
 
-  /** sendTo — a command answered by several services (the approvals), to the one named. */
-  sendTo<T = unknown>(service: ServiceName, pattern: ApprovalCommand, data: unknown, actor: string, correlationId?: string): Promise<T> {
-    return this.bus.send<T>(service, pattern, data, { actor, correlationId: correlationId ?? randomUUID() });
+  /** approval — an approval command to the service that owns it (`approvalPattern`). */
+  approval<T = unknown>(service: ServiceName, verb: ApprovalVerb, data: unknown, actor: string, correlationId?: string): Promise<T> {
+    const requestId = currentRequestId();
+    return this.bus.send<T>(service, approvalPattern(service, verb), data, { actor, correlationId: correlationId ?? randomUUID(), ...(requestId ? { requestId } : {}) });
   }
 }
