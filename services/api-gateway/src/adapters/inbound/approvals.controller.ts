@@ -4,7 +4,9 @@ import {
   APPROVAL_OWNERS,
   approvalKindOf,
   ApprovalStatuses,
+  decodeCursor,
   DisruptionKinds,
+  encodeCursor,
   type ApprovalView,
   type DisruptionKind,
   type ServiceName,
@@ -24,14 +26,10 @@ interface Key {
   id: string;
 }
 const byKeyDesc = (a: Key, b: Key) => (a.requestedAt !== b.requestedAt ? (a.requestedAt < b.requestedAt ? 1 : -1) : a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
-const encodeKey = (k: Key) => Buffer.from(JSON.stringify([k.requestedAt, k.id])).toString('base64url');
 function decodeKey(cursor: string): Key {
-  try {
-    const [requestedAt, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [unknown, unknown];
-    if (typeof requestedAt === 'string' && !Number.isNaN(Date.parse(requestedAt)) && typeof id === 'string' && approvalKindOf(id)) return { requestedAt, id };
-  } catch {
-    // fall through
-  }
+  const key = decodeCursor(cursor, 2);
+  const [requestedAt, id] = key ?? [];
+  if (typeof requestedAt === 'string' && !Number.isNaN(Date.parse(requestedAt)) && typeof id === 'string' && approvalKindOf(id)) return { requestedAt, id };
   throw new CodedError('VALIDATION_FAILED', 'cursor: is not one this API returned', { in: 'query', problems: [{ field: 'cursor', problem: 'is not one this API returned' }] });
 }
 
@@ -90,7 +88,7 @@ export class ApprovalsController {
     const items = merged.slice(0, q.limit);
     const more = merged.length > q.limit || pages.some((p) => p.more);
     const last = items[items.length - 1];
-    return { items, ...(more && last ? { nextCursor: encodeKey(last) } : {}), ...(unavailable.length ? { unavailable } : {}) };
+    return { items, ...(more && last ? { nextCursor: encodeCursor([last.requestedAt, last.id]) } : {}), ...(unavailable.length ? { unavailable } : {}) };
   }
 
   @Get(':id')
