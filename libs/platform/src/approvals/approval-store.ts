@@ -309,8 +309,13 @@ export class ApprovalStore {
   }
 
   /** approved — approved approvals waiting to run, oldest first. */
-  async approved(): Promise<ApprovalView[]> {
-    const rows: any[] = await this.o.ds.query(`SELECT * FROM ${this.t} WHERE status = 'approved' ORDER BY decided_at, id`);
+  approved(): Promise<ApprovalView[]> {
+    return this.inStatus('approved');
+  }
+
+  /** inStatus — the approvals in one status, oldest decision first. */
+  async inStatus(status: ApprovalStatus): Promise<ApprovalView[]> {
+    const rows: any[] = await this.o.ds.query(`SELECT * FROM ${this.t} WHERE status = $1 ORDER BY decided_at, id`, [status]);
     return rows.map((r) => this.view(r));
   }
 
@@ -354,12 +359,17 @@ export class ApprovalStore {
    * failInterrupted — approvals left `executing` by a run that died: the caller holds the lock every run holds, so
    * none of them is running. They end `failed` (reason `interrupted`): what they started is in their own records.
    */
-  async failInterrupted(meta: CommandMeta): Promise<number> {
-    const rows: any[] = await this.o.ds.query(`SELECT id FROM ${this.t} WHERE status = 'executing'`);
+  async failInterrupted(meta: CommandMeta, ids?: readonly string[]): Promise<number> {
+    const rows: { id: string }[] = ids ? ids.map((id) => ({ id })) : await this.o.ds.query(`SELECT id FROM ${this.t} WHERE status = 'executing'`);
+    let n = 0;
     for (const r of rows) {
-      await this.finish(r.id, [{ node: '*', outcome: 'failed', reason: 'interrupted', detail: 'the run executing this approval stopped before recording its results' }], meta).catch(() => undefined);
+      const done = await this.finish(r.id, [{ node: '*', outcome: 'failed', reason: 'interrupted', detail: 'the run executing this approval stopped before recording its results' }], meta).then(
+        () => true,
+        () => false,
+      );
+      if (done) n += 1;
     }
-    return rows.length;
+    return n;
   }
 }
 
