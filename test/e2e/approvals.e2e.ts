@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import * as k8s from '@kubernetes/client-node';
 import { createTestDatabase, EventCollector, testToken, waitFor, type TestDatabase } from '@nodes-manager/platform/testing';
 import { startKubeSim, type KubeSim } from '@nodes-manager/sim';
-import { aNode, aPod } from '../../services/scheduler-scoring/test/kube-object.builder.js';
+import { aKubeNode, aKubePod } from '@nodes-manager/kube/testing';
 import { startSplitSystem, type SplitSystem } from './harness.js';
 
 /**
@@ -16,10 +16,10 @@ let system: SplitSystem;
 let events: EventCollector;
 
 function fleet() {
-  const busy = (node: string) => Array.from({ length: 9 }, (_, i) => aPod(`core-${node}-${i}`, node, { app: 'core', cpu: '500m', memory: '1Gi' }));
+  const busy = (node: string) => Array.from({ length: 9 }, (_, i) => aKubePod(`core-${node}-${i}`, node, { app: 'core', cpu: '500m', memory: '1Gi' }));
   return {
-    nodes: [aNode('busy-a', { type: 'm5.2xlarge', cpu: '8', memory: '30Gi' }), aNode('busy-b', { type: 'm5.2xlarge', cpu: '8', memory: '30Gi', zone: 'us-east-1b' }), aNode('idle-web')],
-    pods: [...busy('busy-a'), ...busy('busy-b'), aPod('web-2', 'idle-web', { app: 'web', cpu: '200m', memory: '256Mi' })],
+    nodes: [aKubeNode('busy-a', { instanceType: 'm5.2xlarge', cpu: '8', memory: '30Gi' }), aKubeNode('busy-b', { instanceType: 'm5.2xlarge', cpu: '8', memory: '30Gi', zone: 'us-east-1b' }), aKubeNode('idle-web', { nodePool: 'general' })],
+    pods: [...busy('busy-a'), ...busy('busy-b'), aKubePod('web-2', 'idle-web', { app: 'web', cpu: '200m', memory: '256Mi' })],
   };
 }
 

@@ -4,22 +4,22 @@ import { ApprovalStore, createDataSource, FakeClock, JsonLogger, Outbox } from '
 import { testToken, waitFor } from '@nodes-manager/platform/testing';
 import { entities, OPTIMIZE_APPROVALS } from '../src/adapters/outbound/entities.js';
 import { startHarness, type Harness } from './harness.js';
-import { aNode, aPod } from './kube-object.builder.js';
+import { aKubeNode, aKubePod } from '@nodes-manager/kube/testing';
 
 /**
  * OPTIMIZE_MODE=execute with DISRUPTION_APPROVAL=manual and a nightly window (02:00–05:00 UTC), on a fake clock:
  * two busy nodes and two idle ones (`idle-web`, `idle-api`) the plan removes. The loop runs every second.
  */
 function fleet() {
-  const busy = (node: string) => Array.from({ length: 9 }, (_, i) => aPod(`core-${node}-${i}`, node, { app: 'core', cpu: '500m', memory: '1Gi' }));
+  const busy = (node: string) => Array.from({ length: 9 }, (_, i) => aKubePod(`core-${node}-${i}`, node, { app: 'core', cpu: '500m', memory: '1Gi' }));
   return {
     nodes: [
-      aNode('busy-a', { type: 'm5.2xlarge', cpu: '8', memory: '30Gi' }),
-      aNode('busy-b', { type: 'm5.2xlarge', cpu: '8', memory: '30Gi', zone: 'us-east-1b' }),
-      aNode('idle-web'),
-      aNode('idle-api', { zone: 'us-east-1b' }),
+      aKubeNode('busy-a', { instanceType: 'm5.2xlarge', cpu: '8', memory: '30Gi' }),
+      aKubeNode('busy-b', { instanceType: 'm5.2xlarge', cpu: '8', memory: '30Gi', zone: 'us-east-1b' }),
+      aKubeNode('idle-web', { nodePool: 'general' }),
+      aKubeNode('idle-api', { zone: 'us-east-1b', nodePool: 'general' }),
     ],
-    pods: [...busy('busy-a'), ...busy('busy-b'), aPod('web-2', 'idle-web', { app: 'web', cpu: '200m', memory: '256Mi' }), aPod('api-1', 'idle-api', { app: 'api', cpu: '300m', memory: '512Mi' })],
+    pods: [...busy('busy-a'), ...busy('busy-b'), aKubePod('web-2', 'idle-web', { app: 'web', cpu: '200m', memory: '256Mi' }), aKubePod('api-1', 'idle-api', { app: 'api', cpu: '300m', memory: '512Mi' })],
   };
 }
 
