@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import * as k8s from '@kubernetes/client-node';
 import { ApprovalStore, createDataSource, FakeClock, JsonLogger, Outbox } from '@nodes-manager/platform';
 import { testToken, waitFor } from '@nodes-manager/platform/testing';
-import { entities, OPTIMIZE_APPROVALS } from '../src/adapters/outbound/entities.js';
+import { entities, OPTIMIZE_APPROVALS } from '../src/adapters/outbound/scheduler-scoring.entities.js';
 import { startHarness, type Harness } from './harness.js';
 import { aKubeNode, aKubePod } from '@nodes-manager/kube/testing';
 
