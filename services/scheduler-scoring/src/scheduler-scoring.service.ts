@@ -1,3 +1,5 @@
+// This file is longer than 500 lines: the cycle, its execution and the approvals it carries out share the execution
+// lock and one execute path (re-check, budgets, records); splitting the approvals into their own service is the next step.
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import {
