@@ -18,7 +18,7 @@ module.exports = {
     {
       name: 'domain-is-pure',
       comment:
-        'A service\'s domain/ holds pure decisions: it may import its own domain/, libs/contracts, libs/kube and libs/scoring, ' +
+        'A service\'s domain/ holds pure decisions: it may import its own domain/, libs/contracts, libs/kube, libs/scoring and libs/disruption, ' +
         'and the Kubernetes object *types* (type-only, erased at build) — never an adapter, the service or module, ' +
         'libs/platform, TypeORM, pg, amqplib, the Kubernetes client, the AWS SDK, Nest, or a node built-in that does I/O.',
       severity: 'error',
@@ -26,7 +26,7 @@ module.exports = {
       to: {
         pathNot: [
           '^services/$1/src/domain/',
-          '^libs/(contracts|kube|scoring)/src/',
+          '^libs/(contracts|kube|scoring|disruption)/src/',
           '^(node:)?crypto$',
         ],
         dependencyTypesNot: ['type-only'],
@@ -41,7 +41,7 @@ module.exports = {
       from: { path: '^services/([^/]+)/src/domain/', pathNot: TESTS },
       to: {
         dependencyTypes: ['type-only'],
-        pathNot: ['^services/$1/src/domain/', '^libs/(contracts|kube|scoring)/src/', npm('@kubernetes/client-node')],
+        pathNot: ['^services/$1/src/domain/', '^libs/(contracts|kube|scoring|disruption)/src/', npm('@kubernetes/client-node')],
       },
     },
     {
@@ -115,10 +115,19 @@ module.exports = {
       to: { pathNot: '^libs/kube/' },
     },
     {
-      name: 'no-io-in-pure-code',
-      comment: 'No node built-in that does I/O or keeps time in domain/, libs/contracts, libs/kube or libs/scoring.',
+      name: 'disruption-is-pure',
+      comment:
+        'libs/disruption (maintenance windows, approval modes and rules) is pure functions: it imports itself and ' +
+        'libs/contracts only — time zones come from the runtime\'s Intl, never from a clock.',
       severity: 'error',
-      from: { path: '^(services/[^/]+/src/domain/|libs/(contracts|kube|scoring)/)', pathNot: TESTS },
+      from: { path: '^libs/disruption/', pathNot: TESTS },
+      to: { pathNot: '^libs/(disruption|contracts)/' },
+    },
+    {
+      name: 'no-io-in-pure-code',
+      comment: 'No node built-in that does I/O or keeps time in domain/, libs/contracts, libs/kube, libs/scoring or libs/disruption.',
+      severity: 'error',
+      from: { path: '^(services/[^/]+/src/domain/|libs/(contracts|kube|scoring|disruption)/)', pathNot: TESTS },
       to: { path: IO_BUILTINS },
     },
     {

@@ -54,4 +54,18 @@ describe('a service refuses to start, and says why', () => {
       rmSync(dist, { recursive: true, force: true });
     }
   });
+
+  it('refuses a maintenance window it cannot read, naming the variable, with exit code 78', async () => {
+    const { code, output } = await runToExit('scheduler-scoring', {
+      DATABASE_URL: db.url,
+      RABBITMQ_URL: TEST_RABBITMQ_URL,
+      AUTH_JWT_ACCESS_SECRET: TEST_JWT_SECRET,
+      SCAN_INTERVAL_SECONDS: '5',
+      HEALTH_PORT: '0',
+      KUBECONFIG: kube.kubeconfigPath,
+      DISRUPTION_WINDOWS: '0 2 * * 1-5 3h Europe/Atlantis',
+    });
+    expect(code).toBe(78);
+    expect(output).toContain('DISRUPTION_WINDOWS: window 1 ("0 2 * * 1-5 3h Europe/Atlantis"): "Europe/Atlantis" is not an IANA time zone');
+  });
 });

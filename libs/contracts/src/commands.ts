@@ -72,3 +72,14 @@ export const serviceQueue = (service: ServiceName): string => `nodes-manager.${s
 
 /** serviceStatusPattern — every service answers this with its readiness, so the gateway's /readyz can ask. */
 export const serviceStatusPattern = (service: ServiceName): string => `service.status.${service}`;
+
+/** ApprovalVerb — what the approval commands do: list, get one, approve, reject. */
+export type ApprovalVerb = 'list' | 'get' | 'approve' | 'reject';
+
+/**
+ * approvalPattern — the approval commands of one owning service (libs/contracts `APPROVAL_OWNERS`), named per service
+ * (`approvals.list.scheduler-scoring`) like `service.status.<service>`, so that in one process each service keeps its
+ * own handler; the gateway picks the service by the approval id's kind, or asks them all and merges
+ * (docs/approvals.md).
+ */
+export const approvalPattern = (service: ServiceName, verb: ApprovalVerb): string => `approvals.${verb}.${service}`;

@@ -5,7 +5,7 @@ import addFormatsModule from 'ajv-formats';
 import { Parser } from '@asyncapi/parser';
 import { parse, stringify } from 'yaml';
 import { ALL_EVENT_TYPES, EventTypes, type EventType } from './events.js';
-import { asyncApiDocument, cloudEventSchema, EVENT_DATA_SCHEMAS, EVENT_SOURCES, messageName } from './event-schemas.js';
+import { asyncApiDocument, cloudEventSchema, EVENT_DATA_SCHEMAS, eventSources, messageName } from './event-schemas.js';
 import { EVENT_EXAMPLES } from './event-examples.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -29,7 +29,7 @@ const validatorOf = (type: EventType) => ajv.compile(published.components.messag
 const envelope = (type: EventType, data: unknown) => ({
   specversion: '1.0',
   id: '6f1c1b9e-0a59-4d57-9a3e-1f2a3b4c5d6e',
-  source: `nodes-manager/${EVENT_SOURCES[type]}`,
+  source: `nodes-manager/${eventSources(type)[0]}`,
   type,
   time: '2026-11-30T10:00:00.000Z',
   datacontenttype: 'application/json',
@@ -66,6 +66,25 @@ const SAMPLES: Record<string, unknown> = {
   [EventTypes.nodeFenced]: { operationId: '0b9a4f0e-8f53-4c55-a7a1-5c1f0a1b2c3d', node: 'n4', nodeUid: 'u4', instanceId: 'i-0abc', zone: 'us-east-1a', action: 'stop', instanceState: 'stopped', leaseRenewedAt: '2026-11-30T09:55:00.000Z', podsDeleted: 3, fencedAt: '2026-11-30T10:00:00.000Z' },
   [EventTypes.fencingSuspended]: { suspended: true, overall: { dead: 7, total: 10, percent: 70, suspended: true }, zones: [{ zone: 'us-east-1a', dead: 3, total: 4, percent: 75, suspended: true }], maxUnhealthyPercent: 20 },
   [EventTypes.nodePressureRelieved]: { node: 'n5', mode: 'relieve', pod: 'batch/worker-1', outcome: 'evicted', memoryFullAvg10: 42.5, workingSetBytes: 2_000_000_000, requestBytes: 0, qosClass: 'BestEffort', message: 'evicted the BestEffort pod using most memory above its request' },
+  ...Object.fromEntries(
+    [EventTypes.approvalRequested, EventTypes.approvalApproved, EventTypes.approvalRejected, EventTypes.approvalExpired, EventTypes.approvalExecuted].map((t) => [
+      t,
+      {
+        approvalId: 'optimize-2c1d4e5f-1111-4222-8333-944455566677',
+        kind: 'optimize',
+        status: t === EventTypes.approvalExecuted ? 'executed' : 'pending',
+        subject: 'cluster',
+        planId: '2c1d4e5f-1111-4222-8333-944455566677',
+        nodes: ['n2'],
+        hourlySavingsUsd: 0.04,
+        requestedBy: 'system:scheduler-scoring',
+        expiresAt: '2026-11-30T11:00:00.000Z',
+        decidedBy: 'alice',
+        comment: null,
+        results: [{ node: 'n2', outcome: 'started', reason: 'planned_removal', detail: 'drain started', operationId: '0b9a4f0e-8f53-4c55-a7a1-5c1f0a1b2c3d' }],
+      },
+    ]),
+  ),
   [EventTypes.instanceProvisioned]: { requestId: '2c1d4e5f-1111-4222-8333-944455566677', clientToken: 'abc', region: 'us-east-1', reservationId: 'r-0123', instanceType: 'm5.large', count: 1, instanceIds: ['i-0abc'], requestedBy: 'alice' },
 };
 const sampleOf = (type: EventType) => (type.startsWith('heartbeat.') ? { ...heartbeatData, service: type.slice('heartbeat.'.length) } : SAMPLES[type]);

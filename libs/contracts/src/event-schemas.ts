@@ -8,6 +8,7 @@
 import { ALL_EVENT_TYPES, EVENTS_EXCHANGE, EventTypes, ServiceNames, heartbeatType, type CloudEvent, type EventType, type ServiceName } from './events.js';
 import { EVENT_EXAMPLES } from './event-examples.js';
 import { NODE_STATES } from './api.js';
+import { ApprovalStatuses, DisruptionKinds } from './approvals.js';
 import { DrainFailureReason, DrainPodOutcome, DrainStatus, UNCORDON_REASONS } from './uncordon.js';
 import { FENCING_ACTIONS, PRESSURE_MODES, PressureReliefOutcome } from './fencing.js';
 import { INTERRUPTION_SOURCES, REBALANCE_EVIDENCE_KINDS, REBALANCE_OUTCOMES, REBALANCE_SIGNALS, REBALANCE_TIME_SOURCES } from './rebalance.js';
@@ -67,6 +68,40 @@ const uncordonEvidence = closed(
   ],
   'What the verdict was based on (docs/auto-uncordon.md).',
 );
+
+const approvalResult = closed(
+  {
+    node: str(),
+    outcome: { type: 'string', enum: ['started', 'skipped', 'failed'] },
+    reason: str('why: planned_removal, or the re-check that no longer held (outside_window, above_threshold, pods_do_not_fit, …)'),
+    detail: str(),
+    operationId: uuid('the drain operation, when one started'),
+    nodeClaim: str('the NodeClaim deleted or kept, for a consolidation'),
+  },
+  ['operationId', 'nodeClaim'],
+);
+
+/** approvalEvent — every approval.* event carries the approval's identity, its action in short and its outcome so far. */
+function approvalEvent(description: string): JsonSchema {
+  return closed(
+    {
+      approvalId: str('`<kind>-<uuid>`'),
+      kind: { type: 'string', enum: [...DisruptionKinds] },
+      status: { type: 'string', enum: [...ApprovalStatuses] },
+      subject: str('`cluster` for the optimizer, the NodePool for a consolidation'),
+      planId: nullableStr('the consolidation plan it carries out'),
+      nodes: arrayOf(str(), 'the nodes the action disrupts'),
+      hourlySavingsUsd: { type: ['number', 'null'] },
+      requestedBy: str(),
+      expiresAt: time(),
+      decidedBy: nullableStr('who approved or rejected it'),
+      comment: nullableStr(),
+      results: arrayOf(approvalResult, 'per node, once executed'),
+    },
+    [],
+    description,
+  );
+}
 
 const podReason = closed({ pod: str('namespace/name'), reason: str() });
 const drainProgress = closed(
@@ -349,11 +384,27 @@ export const EVENT_DATA_SCHEMAS: Readonly<Record<EventType, JsonSchema>> = {
     [],
     'A node under sustained memory pressure had one pod evicted to relieve it (docs/pressure.md).',
   ),
+  [EventTypes.approvalRequested]: approvalEvent('A disruptive action waits for approval instead of running (DISRUPTION_APPROVAL=manual).'),
+  [EventTypes.approvalApproved]: approvalEvent('An approval was approved; the action runs at the next pass inside a maintenance window.'),
+  [EventTypes.approvalRejected]: approvalEvent('An approval was rejected: nothing is done.'),
+  [EventTypes.approvalExpired]: approvalEvent('An approval was left alone past APPROVAL_TTL_MINUTES: nothing is done.'),
+  [EventTypes.approvalExecuted]: approvalEvent('An approved action ran: per node, started or skipped with the reason its re-check gave (status executed or failed).'),
   ...(Object.fromEntries(ServiceNames.map((s) => [heartbeatType(s), heartbeat])) as Record<`heartbeat.${ServiceName}`, JsonSchema>),
 };
 
-/** EVENT_SOURCES — the service that publishes each routing key (the CloudEvents `source` is `nodes-manager/<service>`). */
-export const EVENT_SOURCES: Readonly<Record<EventType, ServiceName>> = {
+const APPROVAL_SOURCES: readonly ServiceName[] = ['scheduler-scoring', 'karpenter-gateway'];
+
+/** eventSources — the publishers of a routing key, as a list. */
+export const eventSources = (type: EventType): readonly ServiceName[] => {
+  const s = EVENT_SOURCES[type];
+  return typeof s === 'string' ? [s] : s;
+};
+
+/**
+ * EVENT_SOURCES — the service (or services) that publish each routing key (the CloudEvents `source` is
+ * `nodes-manager/<service>`). Approval events come from every service that owns approvals.
+ */
+export const EVENT_SOURCES: Readonly<Record<EventType, ServiceName | readonly ServiceName[]>> = {
   'node.added': 'node-sync',
   'node.removed': 'node-sync',
   'node.changed': 'node-sync',
@@ -376,6 +427,11 @@ export const EVENT_SOURCES: Readonly<Record<EventType, ServiceName>> = {
   'node.fenced': 'uncordon',
   'fencing.suspended': 'uncordon',
   'node.pressure.relieved': 'uncordon',
+  'approval.requested': APPROVAL_SOURCES,
+  'approval.approved': APPROVAL_SOURCES,
+  'approval.rejected': APPROVAL_SOURCES,
+  'approval.expired': APPROVAL_SOURCES,
+  'approval.executed': APPROVAL_SOURCES,
   ...(Object.fromEntries(ServiceNames.map((s) => [heartbeatType(s), s])) as Record<`heartbeat.${ServiceName}`, ServiceName>),
 };
 
@@ -387,7 +443,7 @@ export function cloudEventSchema(type: EventType): JsonSchema {
     properties: {
       specversion: { const: '1.0' },
       id: uuid('unique per event; consumers deduplicate on it'),
-      source: { const: `nodes-manager/${EVENT_SOURCES[type]}` },
+      source: eventSources(type).length === 1 ? { const: `nodes-manager/${eventSources(type)[0]}` } : { enum: eventSources(type).map((s) => `nodes-manager/${s}`) },
       type: { const: type },
       time: time(),
       datacontenttype: { const: 'application/json' },
@@ -417,7 +473,7 @@ export function asyncApiDocument(version: string, examples: Readonly<Partial<Rec
   const messages: Record<string, unknown> = {};
   for (const type of ALL_EVENT_TYPES) {
     const name = messageName(type);
-    const summary = (EVENT_DATA_SCHEMAS[type]['description'] as string | undefined) ?? `${type} from ${EVENT_SOURCES[type]}`;
+    const summary = (EVENT_DATA_SCHEMAS[type]['description'] as string | undefined) ?? `${type} from ${eventSources(type).join(", ")}`;
     const seen = examples[type] ?? [];
     messages[name] = {
       name: type,
@@ -432,7 +488,7 @@ export function asyncApiDocument(version: string, examples: Readonly<Partial<Rec
     channels[name] = {
       address: type,
       title: type,
-      description: `Routing key \`${type}\` on the \`${EVENTS_EXCHANGE}\` topic exchange, published by ${EVENT_SOURCES[type]}.`,
+      description: `Routing key \`${type}\` on the \`${EVENTS_EXCHANGE}\` topic exchange, published by ${eventSources(type).join(' and ')}.`,
       messages: { [name]: { $ref: `#/components/messages/${name}` } },
       bindings: {
         amqp: { is: 'routingKey', exchange: { name: EVENTS_EXCHANGE, type: 'topic', durable: true, autoDelete: false, vhost: '/' }, bindingVersion: '0.3.0' },

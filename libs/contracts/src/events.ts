@@ -38,6 +38,11 @@ export const EventTypes = {
   nodeFenced: 'node.fenced',
   fencingSuspended: 'fencing.suspended',
   nodePressureRelieved: 'node.pressure.relieved',
+  approvalRequested: 'approval.requested',
+  approvalApproved: 'approval.approved',
+  approvalRejected: 'approval.rejected',
+  approvalExpired: 'approval.expired',
+  approvalExecuted: 'approval.executed',
 } as const;
 export type ActionEventType = (typeof EventTypes)[keyof typeof EventTypes];
 export type HeartbeatEventType = `heartbeat.${ServiceName}`;

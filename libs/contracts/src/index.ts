@@ -8,3 +8,4 @@ export * from './event-schemas.js';
 export * from './cursor.js';
 export * from './fencing.js';
 export * from './rebalance.js';
+export * from './approvals.js';

@@ -1,5 +1,6 @@
 export * from './config/config.js';
 export * from './config/common.js';
+export * from './config/disruption.js';
 export * from './clock/clock.js';
 export * from './logging/logger.js';
 export * from './logging/request-context.js';
@@ -26,3 +27,4 @@ export * from './runtime/runtime.js';
 export * from './runtime/cycle-runner.js';
 export * from './platform.module.js';
 export * from './bootstrap/bootstrap.js';
+export * from './approvals/approval-store.js';

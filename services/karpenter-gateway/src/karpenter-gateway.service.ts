@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Commands, EventTypes, type CommandMeta, type EventType } from '@nodes-manager/contracts';
-import { CLOCK, CodedError, COMMAND_BUS, LOGGER, type Clock, type CommandBus, type JsonLogger, validationFailed } from '@nodes-manager/platform';
+import { approvalModeFor, windowState, type ApprovalPolicy, type MaintenanceWindow } from '@nodes-manager/disruption';
+import { CLOCK, CodedError, COMMAND_BUS, LOGGER, type ApprovalStore, type Clock, type CommandBus, type JsonLogger, validationFailed } from '@nodes-manager/platform';
 import { KARPENTER_KUBE, KubeFailure, type KarpenterKube } from './adapters/outbound/karpenter-kube.adapter.js';
 import { NodePoolChangesRepository, type NodePoolChange } from './adapters/outbound/nodepool-changes.repository.js';
 import { isObject } from './domain/merge-patch.js';
@@ -13,6 +14,14 @@ export const KARPENTER_SERVICE_OPTIONS = Symbol('KARPENTER_SERVICE_OPTIONS');
 export interface KarpenterServiceOptions {
   /** How long to wait for scheduler-scoring's plan; below the gateway's own timeout so its coded error arrives first. */
   planTimeoutMs: number;
+}
+
+export const CONSOLIDATION_APPROVALS = Symbol('CONSOLIDATION_APPROVALS');
+export const DISRUPTION_GATE = Symbol('DISRUPTION_GATE');
+/** DisruptionGateConfig — DISRUPTION_APPROVAL and DISRUPTION_WINDOWS as karpenter-gateway applies them (docs/approvals.md). */
+export interface DisruptionGateConfig {
+  policy: ApprovalPolicy;
+  windows: readonly MaintenanceWindow[];
 }
 
 export interface ListResult<T> {
@@ -29,6 +38,8 @@ export interface ConsolidationResult {
   skipped: ClaimSelection['skipped'];
   budget: ClaimSelection['budget'];
   planned: number;
+  /** With DISRUPTION_APPROVAL=manual: the approval request made instead of deleting (docs/approvals.md). */
+  approval?: { id: string; status: string; expiresAt: string };
 }
 
 const MAX_PATCH_ATTEMPTS = 3;
@@ -60,6 +71,8 @@ export class KarpenterGatewayService {
     @Inject(LOGGER) private readonly logger: JsonLogger,
     @Inject(KARPENTER_SERVICE_OPTIONS) private readonly opts: KarpenterServiceOptions,
     private readonly changes: NodePoolChangesRepository,
+    @Inject(CONSOLIDATION_APPROVALS) private readonly approvals: ApprovalStore,
+    @Inject(DISRUPTION_GATE) private readonly gate: DisruptionGateConfig,
   ) {}
 
   async list(): Promise<ListResult<NodePoolSummary>> {
@@ -171,32 +184,129 @@ export class KarpenterGatewayService {
    */
   async consolidate(name: string, dryRun: boolean, meta: CommandMeta): Promise<ConsolidationResult> {
     const base = { nodePool: name, action: 'consolidate' as const, meta, dryRun, request: { name, dryRun }, before: null, now: this.clock.now() };
-    return this.refusalsRecorded(base, () => (dryRun ? this.consolidateLocked(name, dryRun, meta, base) : this.changes.withPoolLock(name, () => this.consolidateLocked(name, dryRun, meta, base))));
+    return this.refusalsRecorded(base, async () => {
+      if (dryRun) return this.consolidateLocked(name, dryRun, meta, base);
+      if (approvalModeFor(this.gate.policy, 'consolidate') === 'manual') return this.requestApproval(name, meta, base);
+      this.requireWindow(name);
+      return this.changes.withPoolLock(name, () => this.consolidateLocked(name, dryRun, meta, base));
+    });
+  }
+
+  /** requireWindow — nothing disruptive starts outside the pool's maintenance window: a CONFLICT saying when it opens. */
+  private requireWindow(name: string): void {
+    const w = windowState(this.gate.windows, name, this.clock.now());
+    if (w.open) return;
+    throw new CodedError('CONFLICT', `NodePool ${name} is outside its maintenance window${w.window ? ` "${w.window}"` : ''}${w.opensAt ? `; it opens at ${w.opensAt.toISOString()}` : ''}`, {
+      reason: 'outside_window',
+      ...(w.opensAt ? { opensAt: w.opensAt.toISOString() } : {}),
+    });
+  }
+
+  /**
+   * requestApproval — DISRUPTION_APPROVAL=manual: what the consolidation would delete now (a dry run's selection)
+   * becomes an approval request by the caller; nothing is deleted. One open request per pool at a time.
+   */
+  private async requestApproval(name: string, meta: CommandMeta, base: Omit<NodePoolChange, 'result' | 'after'>): Promise<ConsolidationResult> {
+    const open = await this.approvals.open(name);
+    if (open) throw new CodedError('CONFLICT', `NodePool ${name} already has an open consolidation approval ${open.id} (${open.status})`, { approvalId: open.id, status: open.status });
+    const preview = await this.select(name, meta);
+    const selected = preview.selection.selected;
+    if (selected.length === 0) {
+      const result: ConsolidationResult = { nodePool: name, dryRun: false, nodeClaims: [], failed: [], skipped: preview.selection.skipped, budget: preview.selection.budget, planned: preview.planned.length };
+      await this.recordApplied({ ...base, now: this.clock.now(), after: result, result: 'applied' });
+      return result;
+    }
+    const approval = await this.approvals.request(
+      {
+        subject: name,
+        reason: `Consolidation of NodePool ${name}: delete ${selected.length} NodeClaim${selected.length === 1 ? '' : 's'} (${selected.map((s) => `${s.nodeClaim} on ${s.node}, ${s.reason}`).join('; ')}) within its disruption budgets.`,
+        planId: null,
+        nodes: selected.map((s) => ({ node: s.node, nodePool: name, reason: s.reason, nodeClaim: s.nodeClaim })),
+        extra: { budget: preview.selection.budget, skipped: preview.selection.skipped },
+      },
+      meta,
+    );
+    const result: ConsolidationResult = {
+      nodePool: name,
+      dryRun: false,
+      nodeClaims: [],
+      failed: [],
+      skipped: preview.selection.skipped,
+      budget: preview.selection.budget,
+      planned: preview.planned.length,
+      approval: { id: approval.id, status: approval.status, expiresAt: approval.expiresAt },
+    };
+    await this.recordApplied({ ...base, now: this.clock.now(), after: result, result: 'awaiting-approval' });
+    return result;
+  }
+
+  /**
+   * runApproved — carries out one approved request: under the pool's lock, claimed there (a conditional update: one
+   * replica only, and an `executing` row seen under the lock is one whose run died), inside the pool's window, with
+   * the selection made afresh (the plan, the budgets, do-not-disrupt, read now) and limited to the approved nodes.
+   * Approved nodes the fresh selection no longer takes are skipped with its reason (`no_longer_planned` when the plan
+   * dropped them). Undefined when it is not claimed (another replica has it) or waits for the window.
+   */
+  async runApproved(approvalId: string, pool: string, approvedNodes: readonly string[], meta: CommandMeta) {
+    if (!windowState(this.gate.windows, pool, this.clock.now()).open) return undefined;
+    return this.changes.withPoolLock(pool, async () => {
+      if (!(await this.approvals.claim(approvalId))) return undefined;
+      const base = { nodePool: pool, action: 'consolidate' as const, meta, dryRun: false, request: { name: pool, approvalId }, before: null, now: this.clock.now() };
+      let result: ConsolidationResult | undefined;
+      let error: string | undefined;
+      try {
+        result = await this.consolidateLocked(pool, false, meta, base, new Set(approvedNodes));
+      } catch (err) {
+        error = `${(err as { code?: string }).code ?? 'ERROR'}: ${(err as Error).message}`;
+      }
+      const results = approvedNodes.map((node) => {
+        if (error) return { node, outcome: 'failed' as const, reason: 'execution_failed', detail: error };
+        const done = result!.nodeClaims.find((c) => c.node === node);
+        if (done) return { node, outcome: 'started' as const, reason: 'planned_removal', detail: `NodeClaim ${done.nodeClaim} deleted`, nodeClaim: done.nodeClaim };
+        const failed = result!.failed.find((c) => c.node === node);
+        if (failed) return { node, outcome: 'failed' as const, reason: 'delete_failed', detail: failed.error, nodeClaim: failed.nodeClaim };
+        const skipped = result!.skipped.find((c) => c.node === node);
+        if (skipped) return { node, outcome: 'skipped' as const, reason: skipped.reason, detail: `re-checked at execution: ${skipped.reason}`, ...(skipped.nodeClaim ? { nodeClaim: skipped.nodeClaim } : {}) };
+        return { node, outcome: 'skipped' as const, reason: 'no_longer_planned', detail: `scheduler-scoring's plan for ${pool} no longer removes ${node}` };
+      });
+      return this.approvals.finish(approvalId, results, meta);
+    });
+  }
+
+  /** withPoolLock — runs `fn` holding the pool's consolidation lock (for the approvals loop). */
+  withPoolLock<T>(pool: string, fn: () => Promise<T>): Promise<T> {
+    return this.changes.withPoolLock(pool, fn);
+  }
+
+  /** select — the plan for the pool, its NodeClaims and the selection within the budgets in force now. */
+  private async select(name: string, meta: CommandMeta, only?: ReadonlySet<string>) {
+    await this.requireInstalledForWrite();
+    const pool = await this.readPool(name, 'KARPENTER_NOT_INSTALLED_FOR_WRITE');
+    const reply = await this.bus.send<unknown>('scheduler-scoring', Commands.optimizePlan, { nodePool: name }, meta, { timeoutMs: this.opts.planTimeoutMs });
+    const planned = plannedRemovals(reply).filter((p) => !only || only.has(p.node));
+    const claims = await this.kube.listNodeClaims(name).catch((err) => Promise.reject(this.coded(err, name)));
+    const claimNodes = new Set(claims.flatMap((c) => (c.status?.nodeName ? [c.status.nodeName] : [])));
+    const nodeAnnotations = new Map<string, Record<string, string>>();
+    await Promise.all(
+      [...new Set(planned.map((p) => p.node))].filter((n) => claimNodes.has(n)).map(async (n) => {
+        const a = await this.kube.nodeAnnotations(n).catch((err) => Promise.reject(this.coded(err)));
+        if (a) nodeAnnotations.set(n, a);
+      }),
+    );
+    const selection = selectNodeClaims({
+      budgets: pool.spec.disruption?.budgets,
+      claims: claims.map((c) => ({ name: c.metadata.name, ...(c.status?.nodeName ? { nodeName: c.status.nodeName } : {}), deleting: !!c.metadata.deletionTimestamp, annotations: c.metadata.annotations ?? {} })),
+      planned,
+      nodeAnnotations,
+      now: this.clock.now(),
+    });
+    return { planned, claims, selection };
   }
 
   /** consolidateLocked — the consolidation itself; a real one runs holding the pool's lock (see withPoolLock). */
-  private async consolidateLocked(name: string, dryRun: boolean, meta: CommandMeta, base: Omit<NodePoolChange, 'result' | 'after'>): Promise<ConsolidationResult> {
+  private async consolidateLocked(name: string, dryRun: boolean, meta: CommandMeta, base: Omit<NodePoolChange, 'result' | 'after'>, only?: ReadonlySet<string>): Promise<ConsolidationResult> {
     {
-      await this.requireInstalledForWrite();
-      const pool = await this.readPool(name, 'KARPENTER_NOT_INSTALLED_FOR_WRITE');
-      const reply = await this.bus.send<unknown>('scheduler-scoring', Commands.optimizePlan, { nodePool: name }, meta, { timeoutMs: this.opts.planTimeoutMs });
-      const planned = plannedRemovals(reply);
-      const claims = await this.kube.listNodeClaims(name).catch((err) => Promise.reject(this.coded(err, name)));
-      const claimNodes = new Set(claims.flatMap((c) => (c.status?.nodeName ? [c.status.nodeName] : [])));
-      const nodeAnnotations = new Map<string, Record<string, string>>();
-      await Promise.all(
-        [...new Set(planned.map((p) => p.node))].filter((n) => claimNodes.has(n)).map(async (n) => {
-          const a = await this.kube.nodeAnnotations(n).catch((err) => Promise.reject(this.coded(err)));
-          if (a) nodeAnnotations.set(n, a);
-        }),
-      );
-      const selection = selectNodeClaims({
-        budgets: pool.spec.disruption?.budgets,
-        claims: claims.map((c) => ({ name: c.metadata.name, ...(c.status?.nodeName ? { nodeName: c.status.nodeName } : {}), deleting: !!c.metadata.deletionTimestamp, annotations: c.metadata.annotations ?? {} })),
-        planned,
-        nodeAnnotations,
-        now: this.clock.now(),
-      });
+      const { planned, claims, selection } = await this.select(name, meta, only);
       const uidOf = new Map(claims.map((c) => [c.metadata.name, c.metadata.uid]));
       const done: ConsolidationResult['nodeClaims'] = [];
       const skipped = [...selection.skipped];

@@ -52,12 +52,12 @@ export const WRITE_VERBS = ['create', 'update', 'patch', 'delete', 'deletecollec
  * test runs never share RabbitMQ queues), real Postgres, the Kubernetes simulator over HTTP, and a fake
  * scheduler-scoring. Discovery is cached for 1 s.
  */
-export async function startHarness(opts: { karpenter: boolean; clock?: Clock; commandTimeoutMs?: number }): Promise<Harness> {
+export async function startHarness(opts: { karpenter: boolean; clock?: Clock; commandTimeoutMs?: number; env?: Record<string, string> }): Promise<Harness> {
   const db = await createTestDatabase('nm_karpenter');
   const sim = await startKubeSim({ karpenter: opts.karpenter });
   const runtime = createRuntime({ mode: 'all-in-one', logLevel: 'warn', ...(opts.clock ? { clock: opts.clock } : {}) });
   const cfg = loadKarpenterGatewayConfig(
-    testEnv(db.url, { KUBECONFIG: sim.kubeconfigPath, KARPENTER_DISCOVERY_CACHE_SECONDS: '1', COMMAND_TIMEOUT_MS: String(opts.commandTimeoutMs ?? 10_000) }),
+    testEnv(db.url, { KUBECONFIG: sim.kubeconfigPath, KARPENTER_DISCOVERY_CACHE_SECONDS: '1', COMMAND_TIMEOUT_MS: String(opts.commandTimeoutMs ?? 10_000), ...opts.env }),
   );
   const fake = new FakeScheduler();
   scheduler.current = fake;

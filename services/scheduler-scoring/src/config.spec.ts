@@ -18,4 +18,25 @@ describe('scheduler-scoring configuration', () => {
   it('reports bad weights together with the other bad variables', () => {
     expect(() => loadSchedulerScoringConfig({ ...base, SCORING_WEIGHTS: '{}', OPTIMIZE_MODE: 'yolo' })).toThrow(/2 configuration problems/);
   });
+
+  it.each([
+    ['a window in a zone that does not exist', { DISRUPTION_WINDOWS: '0 2 * * 1-5 3h Europe/Atlantis' }, /DISRUPTION_WINDOWS: window 1 .*"Europe\/Atlantis" is not an IANA time zone/],
+    ['a window without a duration', { DISRUPTION_WINDOWS: '0 2 * * 1-5 Europe/Berlin' }, /DISRUPTION_WINDOWS: window 1/],
+    ['an approval mode that does not exist', { DISRUPTION_APPROVAL: 'sometimes' }, /DISRUPTION_APPROVAL: "sometimes" is neither automatic nor manual/],
+    ['an approval TTL of zero', { APPROVAL_TTL_MINUTES: '0' }, /APPROVAL_TTL_MINUTES: must be at least 1/],
+  ])('refuses to start with %s, naming the variable', (_, vars, error) => {
+    expect(() => loadSchedulerScoringConfig({ ...base, ...vars })).toThrow(error);
+  });
+
+  it('reads the approval gate: manual optimizer drains inside weekday nights in Berlin', () => {
+    const c = loadSchedulerScoringConfig({ ...base, DISRUPTION_APPROVAL: 'automatic,optimize=manual', DISRUPTION_WINDOWS: '0 2 * * 1-5 3h Europe/Berlin', APPROVAL_TTL_MINUTES: '30' });
+    expect(c.DISRUPTION_APPROVAL).toEqual({ default: 'automatic', byKind: { optimize: 'manual' } });
+    expect(c.DISRUPTION_WINDOWS.map((w) => [w.text, w.timeZone, w.durationMs])).toEqual([['0 2 * * 1-5 3h Europe/Berlin', 'Europe/Berlin', 3 * 3_600_000]]);
+    expect(c.APPROVAL_TTL_MINUTES).toBe(30);
+  });
+
+  it('defaults to today\'s behaviour: automatic, no windows', () => {
+    const c = loadSchedulerScoringConfig(base);
+    expect([c.DISRUPTION_APPROVAL, c.DISRUPTION_WINDOWS, c.APPROVAL_DISTINCT_APPROVER]).toEqual([{ default: 'automatic', byKind: {} }, [], false]);
+  });
 });

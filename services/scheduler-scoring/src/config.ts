@@ -1,11 +1,12 @@
 import { validateWeights } from '@nodes-manager/scoring';
-import { commonShape, COMMON_SECRETS, DEFAULT_HEALTH_PORTS, defineConfigSpec, env, loadConfig } from '@nodes-manager/platform';
+import { commonShape, COMMON_SECRETS, disruptionShape, DEFAULT_HEALTH_PORTS, defineConfigSpec, env, loadConfig } from '@nodes-manager/platform';
 
 /** scheduler-scoring's configuration (README table). */
 export const schedulerScoringConfigSpec = defineConfigSpec({
   service: 'scheduler-scoring',
   shape: {
     ...commonShape,
+    ...disruptionShape,
     HEALTH_PORT: env.port(DEFAULT_HEALTH_PORTS['scheduler-scoring']),
     KUBECONFIG: env.optionalString(),
     OPTIMIZE_MODE: env.oneOf(['off', 'plan', 'execute'] as const, 'plan'),

@@ -1,20 +1,25 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import {
+  ApprovalStore,
+  CLOCK,
   COMMAND_BUS,
   commandBusProviders,
   createKubeConfig,
   DATA_SOURCE,
   LEADER_FACTORY,
   LOGGER,
+  OUTBOX,
   PlatformModule,
+  type Clock,
   type CommandBus,
   type JsonLogger,
   type LeaderFactory,
+  type Outbox,
 } from '@nodes-manager/platform';
 import { HEALTH_REGISTRY, kubeWatchOptions, METRICS, type HealthRegistry, type Metrics } from '@nodes-manager/platform';
 import { migrations } from '../../../migrations/scheduler-scoring/index.js';
-import { entities } from './adapters/outbound/scheduler-scoring.entities.js';
+import { entities, OPTIMIZE_APPROVALS } from './adapters/outbound/scheduler-scoring.entities.js';
 import { SchedulerScoringCommands } from './adapters/inbound/scheduler-scoring.commands.js';
 import { SchedulerScoringLoop } from './adapters/inbound/scheduler-scoring.loop.js';
 import { InformerClusterCache } from './adapters/outbound/cluster-cache.adapter.js';
@@ -24,7 +29,7 @@ import { BusPriceSource } from './adapters/outbound/price-source.adapter.js';
 import { SchedulingRepository } from './adapters/outbound/scheduling.repository.js';
 import { SchedulerScoringService } from './scheduler-scoring.service.js';
 import type { SchedulerScoringConfig } from './config.js';
-import { CATALOG_SOURCE, CLUSTER_CACHE, DRAINER, PRICE_SOURCE, SCHEDULER_LEADER, SCHEDULER_SCORING_CONFIG, SCHEDULING_REPOSITORY } from './tokens.js';
+import { CATALOG_SOURCE, CLUSTER_CACHE, DRAINER, OPTIMIZE_APPROVALS_STORE, PRICE_SOURCE, SCHEDULER_LEADER, SCHEDULER_SCORING_CONFIG, SCHEDULING_REPOSITORY } from './tokens.js';
 
 export { SCHEDULER_SCORING_CONFIG } from './tokens.js';
 
@@ -58,6 +63,19 @@ export class SchedulerScoringModule {
         { provide: DRAINER, inject: [COMMAND_BUS], useFactory: (bus: CommandBus) => new BusDrainer(bus) },
         { provide: SCHEDULING_REPOSITORY, inject: [DATA_SOURCE], useFactory: (ds: DataSource) => new SchedulingRepository(ds) },
         { provide: SCHEDULER_LEADER, inject: [LEADER_FACTORY], useFactory: (leaders: LeaderFactory) => leaders('scheduler-scoring') },
+        {
+          provide: OPTIMIZE_APPROVALS_STORE,
+          inject: [DATA_SOURCE, OUTBOX, CLOCK, LOGGER, METRICS],
+          useFactory: (ds: DataSource, outbox: Outbox, clock: Clock, logger: JsonLogger, metrics: Metrics) =>
+            new ApprovalStore({
+              ds, outbox, clock, logger, metrics,
+              service: 'scheduler-scoring',
+              kind: 'optimize',
+              table: OPTIMIZE_APPROVALS,
+              rules: { distinctApprover: config.APPROVAL_DISTINCT_APPROVER },
+              ttlMinutes: config.APPROVAL_TTL_MINUTES,
+            }),
+        },
         SchedulerScoringService,
         SchedulerScoringLoop,
       ],

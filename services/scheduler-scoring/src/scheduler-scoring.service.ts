@@ -1,14 +1,18 @@
+// This file is longer than 500 lines: the cycle, its execution and the approvals it carries out share the execution
+// lock and one execute path (re-check, budgets, records); splitting the approvals into their own service is the next step.
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import {
   EventTypes,
+  type ApprovalsListQuery,
   type CloudEvent,
   type CommandMeta,
   type DecisionsListQuery,
   type PlacementListQuery,
   type SimulateRequest,
 } from '@nodes-manager/contracts';
-import { CLOCK, CodedError, LOGGER, makeEvent, OUTBOX, type Clock, type JsonLogger, type Outbox, validationFailed } from '@nodes-manager/platform';
+import { approvalModeFor } from '@nodes-manager/disruption';
+import { CLOCK, CodedError, LOGGER, makeEvent, OUTBOX, type ApprovalStore, type Clock, type JsonLogger, type Outbox, validationFailed } from '@nodes-manager/platform';
 import {
   countWorkloadZones,
   lowerBoundCost,
@@ -16,6 +20,7 @@ import {
   simulatePlacement,
   validateWeights,
   type ConsolidationPlan,
+  type NodeRemoval,
   type PdbInfo,
   type ScoringContext,
   type ScoringNode,
@@ -26,6 +31,7 @@ import {
 import type { SchedulerScoringConfig } from './config.js';
 import { pendingGroups, type ClusterSnapshot, type PriceSnapshot } from './domain/cluster.js';
 import { decidePlan, decideScaleUp, DecisionKind, recheckRemoval, type DecisionDraft, type Recheck, type SkipReason } from './domain/decisions.js';
+import { approvalNodes, approvalReason, gateDisruption, splitByWindow, type DisruptionGate } from './domain/gate-disruption.js';
 import { bundledCatalog, toCatalog, type CatalogSnapshot, type InstanceTypeFacts } from './domain/instance-catalog.js';
 import { placementAfter, placementPage } from './domain/placement.js';
 import { toSimulateGroups } from './domain/simulate-request.js';
@@ -35,7 +41,7 @@ import type { Drainer } from './adapters/outbound/drainer.adapter.js';
 import type { PriceSource } from './adapters/outbound/price-source.adapter.js';
 import { EXECUTION_LOCK, InvalidCursorError, type DecisionView, type PlanRow, type SchedulingRepository } from './adapters/outbound/scheduling.repository.js';
 import { decidePublishPlan, plannedContent, type PlanFacts, type PlannedContent } from './domain/planned-content.js';
-import { CATALOG_SOURCE, CLUSTER_CACHE, DRAINER, PRICE_SOURCE, SCHEDULER_SCORING_CONFIG, SCHEDULING_REPOSITORY } from './tokens.js';
+import { CATALOG_SOURCE, CLUSTER_CACHE, DRAINER, OPTIMIZE_APPROVALS_STORE, PRICE_SOURCE, SCHEDULER_SCORING_CONFIG, SCHEDULING_REPOSITORY } from './tokens.js';
 
 export const SYSTEM_ACTOR = 'system:scheduler-scoring';
 const SERVICE = 'scheduler-scoring' as const;
@@ -53,11 +59,23 @@ export interface CycleResult {
   readonly decisions: readonly DecisionView[];
   readonly plan?: ConsolidationPlan;
   readonly execution?: ExecutionResult;
+  /** What the approval and maintenance-window gate did with the plan (execute mode only; docs/approvals.md). */
+  readonly gate?: GateView;
+  /** Approved requests carried out at the start of this cycle. */
+  readonly approvalsExecuted?: readonly { id: string; status: string }[];
 }
+
+export type GateView =
+  | { readonly action: 'execute'; readonly heldBack: readonly { node: string; reason: string; detail: string }[] }
+  | { readonly action: 'wait_for_window'; readonly heldBack: readonly { node: string; reason: string; detail: string }[]; readonly opensAt?: string }
+  | { readonly action: 'approval_requested' | 'approval_open'; readonly approvalId: string; readonly status: string };
+
+/** The subject of the optimizer's approvals: one open request at a time for the whole cluster. */
+const APPROVAL_SUBJECT = 'cluster';
 
 export interface ExecutionResult {
   readonly drained: readonly { node: string; operationId: string; status: string }[];
-  readonly skipped: readonly { node: string; reason: SkipReason; detail: string }[];
+  readonly skipped: readonly { node: string; reason: SkipReason | 'outside_window'; detail: string }[];
 }
 
 /** parseWeights — SCORING_WEIGHTS as JSON `{resourceFit, zoneSpread, costEfficiency, interruptionRisk, dataLocality}`. */
@@ -95,6 +113,7 @@ export class SchedulerScoringService {
     @Inject(OUTBOX) private readonly outbox: Outbox,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(LOGGER) private readonly logger: JsonLogger,
+    @Inject(OPTIMIZE_APPROVALS_STORE) private readonly approvals: ApprovalStore,
   ) {
     this.weights = parseWeights(config.SCORING_WEIGHTS);
   }
@@ -270,11 +289,14 @@ export class SchedulerScoringService {
    * in-flight drains and OPTIMIZE_MAX_DISRUPTIONS holds across replicas.
    */
   private async cycle(mode: OptimizeMode, meta: CommandMeta): Promise<CycleResult> {
+    await this.approvals.expireDue();
     if (mode !== 'execute') return this.cycleLocked(mode, meta);
     const release = await this.repo.tryExecutionLock();
     if (!release) throw new CodedError('CONFLICT', 'an optimisation run is in progress', { lock: EXECUTION_LOCK });
     try {
-      return await this.cycleLocked(mode, meta);
+      const approvalsExecuted = await this.runApproved(meta);
+      const result = await this.cycleLocked(mode, meta);
+      return approvalsExecuted.length ? { ...result, approvalsExecuted } : result;
     } finally {
       await release();
     }
@@ -294,11 +316,14 @@ export class SchedulerScoringService {
     }
     const now = this.clock.now();
     const planId = plan ? randomUUID() : undefined;
+    const poolOf = this.poolOf(snap);
+    const gate = mode === 'execute' && plan && plan.remove.length > 0 ? await this.gate(plan, poolOf, now) : undefined;
+    let requested: { id: string; status: string } | undefined;
     const previous = plan ? await this.repo.latestPlan(null) : undefined;
     const planRow = plan && planId
       ? {
           id: planId,
-          status: mode === 'execute' && plan.remove.length > 0 ? 'executing' : 'planned',
+          status: gate?.action === 'execute' ? 'executing' : gate?.action === 'wait_for_window' ? 'waiting_for_window' : gate?.action === 'request_approval' ? 'awaiting_approval' : 'planned',
           nodePool: null,
           plan: { ...plan, threshold: this.config.OPTIMIZE_UTILIZATION_THRESHOLD, priceSource: prices.source },
           hourlySavingsUsd: plan.hourlySavingsUsd,
@@ -323,6 +348,23 @@ export class SchedulerScoringService {
       return events;
     });
     this.outbox.added();
+    if (gate?.action === 'request_approval' && plan && planId) {
+      // Its own transaction, after the plan's: the request names the plan row, which is then committed.
+      const a = await this.approvals.request(
+        {
+          subject: APPROVAL_SUBJECT,
+          reason: approvalReason(plan, this.config.OPTIMIZE_UTILIZATION_THRESHOLD),
+          planId,
+          nodes: approvalNodes(plan, poolOf),
+          pdbImpact: plan.pdbImpact.map((p) => ({ ...p })),
+          hourlySavingsUsd: plan.hourlySavingsUsd,
+          monthlySavingsUsd: plan.monthlySavingsUsd,
+          extra: { remove: plan.remove },
+        },
+        meta,
+      );
+      requested = { id: a.id, status: a.status };
+    }
     // A cycle that decided nothing new is a repeat: logged at debug only.
     (decisions.length > 0 ? this.logger.info : this.logger.debug).call(this.logger, 'scheduling cycle', {
       decision: drafts.map((d) => `${d.kind}:${d.outcome}`).join(','),
@@ -330,11 +372,86 @@ export class SchedulerScoringService {
       mode,
       correlationId: meta.correlationId,
     });
-    if (mode !== 'execute' || !plan || !planId || plan.remove.length === 0) {
-      return { ...(planId ? { planId } : {}), mode, priceSource: prices.source, catalogSource: catalog.source, decisions, ...(plan ? { plan } : {}) };
+    const base = { ...(planId ? { planId } : {}), mode, priceSource: prices.source, catalogSource: catalog.source, decisions, ...(plan ? { plan } : {}) };
+    if (!gate || !plan || !planId) return base;
+    if (gate.action !== 'execute') {
+      const view: GateView =
+        gate.action === 'wait_for_window'
+          ? { action: 'wait_for_window', heldBack: gate.heldBack, ...(gate.opensAt ? { opensAt: gate.opensAt.toISOString() } : {}) }
+          : gate.action === 'approval_open'
+            ? { action: 'approval_open', approvalId: gate.approvalId, status: gate.status }
+            : { action: 'approval_requested', approvalId: requested!.id, status: requested!.status };
+      this.logger.debug('consolidation held by the disruption gate', { decision: view.action, correlationId: meta.correlationId });
+      return { ...base, gate: view };
     }
-    const execution = await this.execute(planId, plan, meta);
-    return { planId, mode, priceSource: prices.source, catalogSource: catalog.source, decisions, plan, execution };
+    const execution = await this.execute(planId, { ...plan, remove: gate.removals }, meta, gate.heldBack);
+    return { ...base, execution, gate: { action: 'execute', heldBack: gate.heldBack } };
+  }
+
+  /** poolOf — each node's NodePool in the snapshot (for per-pool maintenance windows). */
+  private poolOf(snap: ClusterSnapshot): (node: string) => string | undefined {
+    const pools = new Map(snap.nodes.map((n) => [n.name, n.nodePool]));
+    return (node) => pools.get(node) ?? undefined;
+  }
+
+  /** gate — DISRUPTION_APPROVAL for `optimize` and DISRUPTION_WINDOWS decide what a plan that drains nodes does now. */
+  private async gate(plan: ConsolidationPlan, poolOf: (node: string) => string | undefined, now: Date): Promise<DisruptionGate> {
+    const mode = approvalModeFor(this.config.DISRUPTION_APPROVAL, 'optimize');
+    const open = mode === 'manual' ? await this.approvals.open(APPROVAL_SUBJECT) : undefined;
+    return gateDisruption({ mode, removals: plan.remove, poolOf, windows: this.config.DISRUPTION_WINDOWS, now, ...(open ? { openApproval: { id: open.id, status: open.status } } : {}) });
+  }
+
+  /**
+   * runApproved — carry out approved requests (under the execution lock). One left `executing` by a run that died is
+   * failed first. An approved request waits while none of its nodes is inside a maintenance window; otherwise one
+   * replica claims it (a conditional update, so never twice) and its plan runs through `execute` — every node
+   * re-checked on a fresh read, those outside their window skipped — and it ends `executed` or `failed` with the
+   * per-node results.
+   */
+  private async runApproved(meta: CommandMeta): Promise<{ id: string; status: string }[]> {
+    await this.approvals.failInterrupted(meta);
+    const done: { id: string; status: string }[] = [];
+    for (const a of await this.approvals.approved()) {
+      const extra = await this.approvals.extra(a.id);
+      const remove = (Array.isArray(extra['remove']) ? extra['remove'] : []) as NodeRemoval[];
+      const snap = this.cluster.synced ? this.cluster.snapshot() : undefined;
+      const stored = new Map(a.nodes.map((n) => [n.node, n.nodePool ?? undefined]));
+      const current = snap ? this.poolOf(snap) : () => undefined;
+      const poolOf = (node: string) => current(node) ?? stored.get(node);
+      const split = splitByWindow(remove, poolOf, this.config.DISRUPTION_WINDOWS, this.clock.now());
+      if (remove.length > 0 && split.inside.length === 0) {
+        this.logger.debug('approved consolidation waits for its maintenance window', { approvalId: a.id, opensAt: split.opensAt?.toISOString() });
+        continue;
+      }
+      if (!(await this.approvals.claim(a.id))) continue;
+      const runMeta = { actor: a.decidedBy ?? meta.actor, correlationId: a.correlationId ?? meta.correlationId };
+      const planId = a.planId ?? randomUUID();
+      const plan: ConsolidationPlan = { remove: split.inside, blocked: [], pdbImpact: a.pdbImpact, hourlySavingsUsd: a.hourlySavingsUsd ?? 0, monthlySavingsUsd: a.monthlySavingsUsd ?? 0 };
+      const execution = await this.execute(planId, plan, runMeta, split.outside);
+      const finished = await this.approvals.finish(
+        a.id,
+        [
+          ...execution.drained.map((d) => ({ node: d.node, outcome: 'started' as const, reason: 'planned_removal', detail: `drain ${d.operationId} ${d.status}`, operationId: d.operationId })),
+          ...execution.skipped.map((x) => ({ node: x.node, outcome: 'skipped' as const, reason: x.reason, detail: x.detail })),
+        ],
+        runMeta,
+      );
+      done.push({ id: finished.id, status: finished.status });
+    }
+    return done;
+  }
+
+  /** approvalsList … approvalReject — the optimizer's approvals (docs/approvals.md); the gateway merges them with others. */
+  approvalsList(q: ApprovalsListQuery) {
+    return this.approvals.list(q);
+  }
+
+  approvalGet(id: string) {
+    return this.approvals.get(id);
+  }
+
+  approvalDecide(id: string, action: 'approve' | 'reject', meta: CommandMeta, comment?: string) {
+    return this.approvals.decide(id, action, meta, comment);
   }
 
   /** inFlight — drains our plans started that are still pending or running. */
@@ -372,9 +489,9 @@ export class SchedulerScoringService {
    * is skipped as `recheck_failed`; whatever happens, the outcome per node and overall is recorded with
    * `optimize.executed`, in one transaction.
    */
-  private async execute(planId: string, plan: ConsolidationPlan, meta: CommandMeta): Promise<ExecutionResult> {
+  private async execute(planId: string, plan: ConsolidationPlan, meta: CommandMeta, heldBack: readonly { node: string; reason: 'outside_window'; detail: string }[] = []): Promise<ExecutionResult> {
     const drained: { node: string; operationId: string; status: string }[] = [];
-    const skipped: { node: string; reason: SkipReason; detail: string }[] = [];
+    const skipped: { node: string; reason: SkipReason | 'outside_window'; detail: string }[] = [...heldBack];
     const gone = new Set<string>();
     const budgetUsed = new Map<string, number>();
     const errorWords = (err: unknown) => `${(err as { code?: string | number }).code ?? 'ERROR'}: ${(err as Error).message}`;
@@ -428,7 +545,7 @@ export class SchedulerScoringService {
   private async recordExecution(
     planId: string,
     drained: readonly { node: string; operationId: string; status: string }[],
-    skipped: readonly { node: string; reason: SkipReason; detail: string }[],
+    skipped: readonly { node: string; reason: SkipReason | 'outside_window'; detail: string }[],
     meta: CommandMeta,
   ): Promise<void> {
     const now = this.clock.now();

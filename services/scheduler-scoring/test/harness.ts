@@ -2,7 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import * as k8s from '@kubernetes/client-node';
 import { Commands, type CloudEvent, type CommandRequest, type DrainRequest } from '@nodes-manager/contracts';
-import { CodedError, CommandController, createRuntime, type Runtime } from '@nodes-manager/platform';
+import { CodedError, CommandController, createRuntime, type Clock, type Runtime } from '@nodes-manager/platform';
 import { createTestDatabase, testEnv, type TestDatabase } from '@nodes-manager/platform/testing';
 import { startKubeSim, type KubeSim } from '@nodes-manager/sim';
 import { startBehindGateway } from '../../../test/support/gateway.js';
@@ -86,11 +86,11 @@ export interface Harness {
  * test runs never share RabbitMQ queues), real Postgres with the real migrations, the Kubernetes simulator over
  * HTTP loaded with `fleet`, and a fake uncordon service. No spot-advisor: prices fall back to the bundled table.
  */
-export async function startHarness(fleet: { nodes: object[]; pods: object[]; pdbs?: object[] }, env: Record<string, string> = {}): Promise<Harness> {
+export async function startHarness(fleet: { nodes: object[]; pods: object[]; pdbs?: object[] }, env: Record<string, string> = {}, opts: { clock?: Clock } = {}): Promise<Harness> {
   const db = await createTestDatabase('nm_scheduler');
   const sim = await startKubeSim({ podTerminationMs: 50 });
   sim.load(fleet as never);
-  const runtime = createRuntime({ mode: 'all-in-one', logLevel: 'warn' });
+  const runtime = createRuntime({ mode: 'all-in-one', logLevel: 'warn', ...(opts.clock ? { clock: opts.clock } : {}) });
   const cfg = loadSchedulerScoringConfig(testEnv(db.url, { KUBECONFIG: sim.kubeconfigPath, ...env }));
   const fake = new FakeUncordon(sim.kubeConfig('test-fake-uncordon'));
   uncordon.current = fake;

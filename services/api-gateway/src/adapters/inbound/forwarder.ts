@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { COMMAND_OWNER, type CommandPattern } from '@nodes-manager/contracts';
+import { approvalPattern, COMMAND_OWNER, type ApprovalVerb, type CommandPattern, type ServiceName } from '@nodes-manager/contracts';
 import { COMMAND_BUS, currentRequestId, type CommandBus } from '@nodes-manager/platform';
 
 /** Forwarder — sends a validated request to the service that owns the command, as the calling actor, with the request id. */
@@ -11,5 +11,11 @@ export class Forwarder {
   send<T = unknown>(pattern: Exclude<CommandPattern, 'service.status'>, data: unknown, actor: string, correlationId?: string): Promise<T> {
     const requestId = currentRequestId();
     return this.bus.send<T>(COMMAND_OWNER[pattern], pattern, data, { actor, correlationId: correlationId ?? randomUUID(), ...(requestId ? { requestId } : {}) });
+  }
+
+  /** approval — an approval command to the service that owns it (`approvalPattern`). */
+  approval<T = unknown>(service: ServiceName, verb: ApprovalVerb, data: unknown, actor: string, correlationId?: string): Promise<T> {
+    const requestId = currentRequestId();
+    return this.bus.send<T>(service, approvalPattern(service, verb), data, { actor, correlationId: correlationId ?? randomUUID(), ...(requestId ? { requestId } : {}) });
   }
 }

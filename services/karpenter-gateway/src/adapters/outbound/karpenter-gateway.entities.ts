@@ -1,3 +1,4 @@
+import { approvalEntity } from '@nodes-manager/platform';
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 /** NodePoolChangeEntity — `nodes.nodepool_changes`: every NodePool change and who asked for it. */
@@ -16,4 +17,7 @@ export class NodePoolChangeEntity {
   @Column({ type: 'timestamptz', name: 'created_at' }) createdAt!: Date;
 }
 
-export const entities = [NodePoolChangeEntity];
+/** CONSOLIDATION_APPROVALS_TABLE — `nodes.consolidation_approvals`: approvals of NodePool consolidations (docs/approvals.md). */
+export const CONSOLIDATION_APPROVALS_TABLE = 'consolidation_approvals';
+
+export const entities = [NodePoolChangeEntity, approvalEntity(CONSOLIDATION_APPROVALS_TABLE)];

@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { approvalEntity } from '@nodes-manager/platform';
 
 /** SchedulingDecisionEntity — `nodes.scheduling_decisions`: the decision log, each with its rationale. */
 @Entity({ schema: 'nodes', name: 'scheduling_decisions' })
@@ -32,4 +33,7 @@ export class ConsolidationPlanEntity {
   @Column({ type: 'timestamptz', name: 'executed_at', nullable: true }) executedAt!: Date | null;
 }
 
-export const entities = [SchedulingDecisionEntity, ConsolidationPlanEntity];
+/** OPTIMIZE_APPROVALS — `nodes.optimize_approvals`: approvals of optimizer drains (docs/approvals.md). */
+export const OPTIMIZE_APPROVALS = 'optimize_approvals';
+
+export const entities = [SchedulingDecisionEntity, ConsolidationPlanEntity, approvalEntity(OPTIMIZE_APPROVALS)];

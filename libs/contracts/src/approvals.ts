@@ -1,0 +1,94 @@
+import type { ServiceName } from './events.js';
+
+/**
+ * Approvals of disruptive actions (docs/approvals.md). Data only: the kinds, the statuses, who owns each kind's
+ * approvals, and the shapes the API answers.
+ */
+
+/** The disruptive actions that pass the approval and maintenance-window gate. `fence` is reserved for node fencing. */
+export const DisruptionKinds = ['optimize', 'consolidate', 'fence'] as const;
+export type DisruptionKind = (typeof DisruptionKinds)[number];
+
+/**
+ * APPROVAL_OWNERS — the service that owns the approvals of a kind (its table, its events, its execution); the
+ * gateway routes an approval id to it by the id's `<kind>-` prefix. Fencing has no owner until it exists.
+ */
+export const APPROVAL_OWNERS: Readonly<Record<DisruptionKind, ServiceName | undefined>> = {
+  optimize: 'scheduler-scoring',
+  consolidate: 'karpenter-gateway',
+  fence: undefined,
+};
+
+export const ApprovalStatuses = ['pending', 'approved', 'rejected', 'expired', 'executing', 'executed', 'failed'] as const;
+export type ApprovalStatus = (typeof ApprovalStatuses)[number];
+
+/** approvalId — `<kind>-<uuid>`: the kind tells the gateway which service owns it. */
+export const approvalId = (kind: DisruptionKind, uuid: string): string => `${kind}-${uuid}`;
+
+/** approvalKindOf — the kind an approval id names, or undefined for an id no service issued. */
+export function approvalKindOf(id: string): DisruptionKind | undefined {
+  const m = /^(optimize|consolidate|fence)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.exec(id);
+  return m ? (m[1] as DisruptionKind) : undefined;
+}
+
+/** ApprovalNode — one node the action would disrupt: why, what it saves, where its pods go. */
+export interface ApprovalNode {
+  node: string;
+  nodePool: string | null;
+  reason: string;
+  utilization?: number;
+  savingsUsdPerHour?: number;
+  /** `namespace/name` → the node it re-packs onto. */
+  pods?: { pod: string; to: string }[];
+  nodeClaim?: string;
+}
+
+/** ApprovalResult — what became of one node at execution. */
+export interface ApprovalResult {
+  node: string;
+  outcome: 'started' | 'skipped' | 'failed';
+  reason: string;
+  detail: string;
+  operationId?: string;
+  nodeClaim?: string;
+}
+
+/** ApprovalView — an approval request as the API shows it. */
+export interface ApprovalView {
+  id: string;
+  kind: DisruptionKind;
+  service: ServiceName;
+  status: ApprovalStatus;
+  /** `cluster` for the optimizer; the NodePool for a consolidation. */
+  subject: string;
+  /** Why: the plan's own words (how many nodes under which threshold, the savings). */
+  reason: string;
+  planId: string | null;
+  nodes: ApprovalNode[];
+  pdbImpact: { pdb: string; disruptionsUsed: number; disruptionsAllowed: number }[];
+  hourlySavingsUsd: number | null;
+  monthlySavingsUsd: number | null;
+  requestedBy: string;
+  requestedAt: string;
+  expiresAt: string;
+  decidedBy: string | null;
+  decidedAt: string | null;
+  comment: string | null;
+  executedAt: string | null;
+  results: ApprovalResult[];
+  correlationId: string | null;
+}
+
+/** ApprovalsListQuery — `GET /api/v1/approvals`; `after` is the keyset (requestedAt, id) the gateway decoded from its cursor. */
+export interface ApprovalsListQuery {
+  limit: number;
+  status?: ApprovalStatus;
+  kind?: DisruptionKind;
+  after?: { requestedAt: string; id: string };
+}
+
+/** ApprovalDecisionRequest — approve or reject one approval; the actor comes from the command's meta. */
+export interface ApprovalDecisionRequest {
+  id: string;
+  comment?: string;
+}

@@ -1,0 +1,5 @@
+export * from './cron.js';
+export * from './time-zone.js';
+export * from './windows.js';
+export * from './approval-mode.js';
+export * from './approvals.js';

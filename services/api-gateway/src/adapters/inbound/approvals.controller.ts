@@ -1,0 +1,162 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { z } from 'zod';
+import {
+  APPROVAL_OWNERS,
+  approvalKindOf,
+  ApprovalStatuses,
+  decodeCursor,
+  DisruptionKinds,
+  encodeCursor,
+  type ApprovalView,
+  type DisruptionKind,
+  type ServiceName,
+} from '@nodes-manager/contracts';
+import { Actor, CodedError, RequiresWrite, validationFailed } from '@nodes-manager/platform';
+import { Forwarder } from './forwarder.js';
+import { ApiRoute } from './api-docs.js';
+import { pageShape, parseInput, parseParam } from './validation.js';
+
+const listQuery = z.strictObject({ ...pageShape, status: z.enum(ApprovalStatuses).optional(), kind: z.enum(DisruptionKinds).optional() });
+const approvalIdParam = z.string().max(100).refine((id) => approvalKindOf(id) !== undefined, 'must be an approval id such as optimize-<uuid> or consolidate-<uuid>');
+const decisionBody = z.strictObject({ comment: z.string().max(1000, 'must be at most 1000 characters').optional() });
+
+/** The keyset of the merged list: newest first by (requestedAt, id), ids compared byte-wise as the services do. */
+interface Key {
+  requestedAt: string;
+  id: string;
+}
+const byKeyDesc = (a: Key, b: Key) => (a.requestedAt !== b.requestedAt ? (a.requestedAt < b.requestedAt ? 1 : -1) : a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+function decodeKey(cursor: string): Key {
+  const key = decodeCursor(cursor, 2);
+  const [requestedAt, id] = key ?? [];
+  if (typeof requestedAt === 'string' && !Number.isNaN(Date.parse(requestedAt)) && typeof id === 'string' && approvalKindOf(id)) return { requestedAt, id };
+  throw validationFailed([{ in: 'query', field: 'cursor', message: 'is not one this API returned' }]);
+}
+
+const owners = (kind?: DisruptionKind): ServiceName[] =>
+  [...new Set((kind ? [APPROVAL_OWNERS[kind]] : Object.values(APPROVAL_OWNERS)).filter((s): s is ServiceName => s !== undefined))];
+
+function ownerOf(id: string): ServiceName {
+  const kind = approvalKindOf(id)!;
+  const owner = APPROVAL_OWNERS[kind];
+  if (!owner) throw new CodedError('NOT_FOUND', `approval ${id} not found: no service owns ${kind} approvals`, { id });
+  return owner;
+}
+
+const nullableStr = { type: ['string', 'null'] };
+const nullableNum = { type: ['number', 'null'] };
+/** An approval as the owning service answers it (libs/contracts ApprovalView; docs/approvals.md). */
+const APPROVAL_SCHEMA = {
+  type: 'object',
+  required: ['id', 'kind', 'service', 'status', 'subject', 'reason', 'planId', 'nodes', 'pdbImpact', 'hourlySavingsUsd', 'monthlySavingsUsd', 'requestedBy', 'requestedAt', 'expiresAt', 'decidedBy', 'decidedAt', 'comment', 'executedAt', 'results', 'correlationId'],
+  properties: {
+    id: { type: 'string', description: '`<kind>-<uuid>`' },
+    kind: { type: 'string', enum: [...DisruptionKinds] },
+    service: { type: 'string' },
+    status: { type: 'string', enum: [...ApprovalStatuses] },
+    subject: { type: 'string', description: '`cluster` for the optimizer, the NodePool for a consolidation' },
+    reason: { type: 'string' },
+    planId: nullableStr,
+    nodes: { type: 'array', items: { type: 'object', description: 'a node the action would disrupt: its pods and where they go' } },
+    pdbImpact: { type: 'array', items: { type: 'object', required: ['pdb', 'disruptionsUsed', 'disruptionsAllowed'], properties: { pdb: { type: 'string' }, disruptionsUsed: { type: 'integer' }, disruptionsAllowed: { type: 'integer' } } } },
+    hourlySavingsUsd: nullableNum,
+    monthlySavingsUsd: nullableNum,
+    requestedBy: { type: 'string' },
+    requestedAt: { type: 'string', format: 'date-time' },
+    expiresAt: { type: 'string', format: 'date-time' },
+    decidedBy: nullableStr,
+    decidedAt: nullableStr,
+    comment: nullableStr,
+    executedAt: nullableStr,
+    results: { type: 'array', items: { type: 'object', description: 'per-node result of the execution' } },
+    correlationId: nullableStr,
+  },
+};
+
+/**
+ * Approvals of disruptive actions (docs/approvals.md). Each owning service keeps its own; an id's `<kind>-` prefix
+ * routes it to its owner, and the list asks every owner for a page after the same key and merges them.
+ */
+@Controller('api/v1/approvals')
+export class ApprovalsController {
+  constructor(private readonly fwd: Forwarder) {}
+
+  @Get()
+  @ApiRoute({
+    tag: 'approvals',
+    summary: 'Approval requests of disruptive actions, newest first',
+    description: 'Filter by `status` (pending, approved, rejected, expired, executing, executed, failed) and `kind` (optimize, consolidate).',
+    query: listQuery,
+    ok: { status: 200, description: 'A page of approvals', schema: { type: 'object', required: ['items'], properties: { items: { type: 'array', items: APPROVAL_SCHEMA }, nextCursor: { type: 'string', description: 'absent on the last page' }, unavailable: { type: 'array', items: { type: 'string' }, description: 'owning services that did not answer' } } } },
+  })
+  async list(@Query() query: unknown, @Actor() actor: string) {
+    const q = parseInput(listQuery, query, 'query');
+    const after = q.cursor === undefined ? undefined : decodeKey(q.cursor);
+    const asked = owners(q.kind);
+    const answers = await Promise.allSettled(
+      asked.map((service) =>
+        this.fwd.approval<{ items: ApprovalView[]; more: boolean }>(
+          service,
+          'list',
+          { limit: q.limit, ...(q.status ? { status: q.status } : {}), ...(q.kind ? { kind: q.kind } : {}), ...(after ? { after } : {}) },
+          actor,
+        ),
+      ),
+    );
+    // An owner that is down or slow leaves its approvals out and is named in `unavailable`; any other failure, or
+    // every owner failing, is the answer.
+    const unavailable: { service: ServiceName; code: string }[] = [];
+    const pages: { items: ApprovalView[]; more: boolean }[] = [];
+    answers.forEach((a, i) => {
+      if (a.status === 'fulfilled') pages.push(a.value);
+      else if (['SERVICE_UNAVAILABLE', 'TIMEOUT'].includes((a.reason as CodedError).code) && answers.some((o) => o.status === 'fulfilled')) unavailable.push({ service: asked[i]!, code: (a.reason as CodedError).code });
+      else throw a.reason;
+    });
+    const merged = pages.flatMap((p) => p.items).sort(byKeyDesc);
+    const items = merged.slice(0, q.limit);
+    const more = merged.length > q.limit || pages.some((p) => p.more);
+    const last = items[items.length - 1];
+    return { items, ...(more && last ? { nextCursor: encodeCursor([last.requestedAt, last.id]) } : {}), ...(unavailable.length ? { unavailable } : {}) };
+  }
+
+  @Get(':id')
+  @ApiRoute({ tag: 'approvals', summary: 'One approval: the action in full, why, by which plan, its deadline and outcome', params: { id: { schema: approvalIdParam, description: 'approval id (`<kind>-<uuid>`)' } }, ok: { status: 200, description: 'The approval', schema: APPROVAL_SCHEMA } })
+  get(@Param('id') id: string, @Actor() actor: string) {
+    const valid = parseParam('id', approvalIdParam, id);
+    return this.fwd.approval(ownerOf(valid), 'get', { id: valid }, actor);
+  }
+
+  @Post(':id/approve')
+  @RequiresWrite()
+  @HttpCode(200)
+  @ApiRoute({
+    tag: 'approvals',
+    summary: 'Approve a pending request; it runs at the next pass inside a maintenance window, every node re-checked first',
+    write: true,
+    params: { id: { schema: approvalIdParam, description: 'approval id' } },
+    body: decisionBody,
+    ok: { status: 200, description: 'The approval, now approved', schema: APPROVAL_SCHEMA },
+    errors: { 403: 'no write scope, or the caller requested it (APPROVAL_DISTINCT_APPROVER)', 409: 'it is not pending any more (decided, expired, executed)' },
+  })
+  approve(@Param('id') id: string, @Body() body: unknown, @Actor() actor: string) {
+    const valid = parseParam('id', approvalIdParam, id);
+    return this.fwd.approval(ownerOf(valid), 'approve', { id: valid, ...parseInput(decisionBody, body, 'body') }, actor);
+  }
+
+  @Post(':id/reject')
+  @RequiresWrite()
+  @HttpCode(200)
+  @ApiRoute({
+    tag: 'approvals',
+    summary: 'Reject a pending request: nothing is done',
+    write: true,
+    params: { id: { schema: approvalIdParam, description: 'approval id' } },
+    body: decisionBody,
+    ok: { status: 200, description: 'The approval, now rejected', schema: APPROVAL_SCHEMA },
+    errors: { 409: 'it is not pending any more' },
+  })
+  reject(@Param('id') id: string, @Body() body: unknown, @Actor() actor: string) {
+    const valid = parseParam('id', approvalIdParam, id);
+    return this.fwd.approval(ownerOf(valid), 'reject', { id: valid, ...parseInput(decisionBody, body, 'body') }, actor);
+  }
+}
