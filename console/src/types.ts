@@ -43,10 +43,33 @@ export interface DrainOperation {
   finishedAt?: string;
 }
 
+export interface PsiPair {
+  some: { avg10: number; avg60: number };
+  full: { avg10: number; avg60: number };
+}
+
+export interface NodePressureView {
+  mode: string;
+  status: 'ok' | 'unknown' | 'unreachable';
+  cpu: PsiPair | null;
+  memory: PsiPair | null;
+  io: PsiPair | null;
+  highSamples: number;
+  sampledAt: string;
+  lastRelief: { pod: string; at: string; outcome: string } | null;
+}
+
+export interface NodeFencingView {
+  verdict: { decision: string; reason: string; message: string } | null;
+  operation: { id: string; status: string; reason?: string; message?: string; instanceId: string; action: string; startedAt: string; steps: { status: string; at: string; detail?: string }[] } | null;
+}
+
 export interface NodeDetail extends Node {
   pods: Pod[];
   annotations?: Record<string, string>;
   drain: DrainOperation | null;
+  pressure?: NodePressureView | null;
+  fencing?: NodeFencingView | null;
 }
 
 export interface Evidence {

@@ -105,6 +105,9 @@ describe('fencing of hung nodes through EC2, with two uncordon replicas', () => 
     const view = await fencing();
     expect(view.operations.find((o) => o.node === hung)).toMatchObject({ status: 'completed', instanceState: 'stopped', steps: expect.arrayContaining([expect.objectContaining({ status: 'ec2_requested' }), expect.objectContaining({ status: 'tainted' })]) });
     expect(view.verdicts.find((v) => v.node === bystander)).toMatchObject({ decision: 'skip', reason: 'NOT_OPTED_IN' });
+    // The node view shows it too.
+    const nodeView = (await (await api(`/api/v1/nodes/${hung}`)).json()) as { fencing: { verdict: { reason: string } | null; operation: { status: string } | null } | null };
+    expect(nodeView.fencing).toMatchObject({ verdict: { reason: 'ALREADY_FENCED' }, operation: { status: 'completed' } });
     expect(view.verdicts.find((v) => v.node === hung)).toMatchObject({ reason: 'ALREADY_FENCED' });
     expect(ec2.instances().find((i) => i.instanceId === instanceOf(bystander))?.state).toBe('running');
     expect((await taintsOf(bystander)).some((t) => t.key === 'node.kubernetes.io/out-of-service')).toBe(false);
@@ -161,6 +164,9 @@ describe('pressure (PSI) watching and relief', () => {
     }, 'PSI on the watched node', 30_000, 500);
     expect(watched).toMatchObject({ mode: 'watch', cpu: { some: { avg10: 5, avg60: 4 } }, io: null });
     expect(await waitFor(() => read(NO_PSI), 'a reading of the node without PSI', 30_000, 500)).toMatchObject({ status: 'unknown', memory: null });
+    const nodeView = (await (await api(`/api/v1/nodes/${WATCH}`)).json()) as { pressure: NodePressure | null; fencing: unknown };
+    expect(nodeView.pressure).toMatchObject({ status: 'ok', memory: { full: { avg10: 60 } } });
+    expect(nodeView.fencing).toBeNull();
     expect((await api('/api/v1/pressure?node=..%2Fetc')).status).toBe(400);
   });
 

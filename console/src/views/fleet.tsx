@@ -423,6 +423,40 @@ function NodeDetailPanel({ name, onClose }: { name: string; onClose: () => void 
               </p>
             </>
           )}
+          {node.pressure && (
+            <>
+              <h3>Pressure (PSI)</h3>
+              {node.pressure.status === 'ok' ? (
+                <p>
+                  memory full {node.pressure.memory?.full.avg10 ?? '—'}% (10 s) / {node.pressure.memory?.full.avg60 ?? '—'}% (60 s) · cpu some {node.pressure.cpu?.some.avg10 ?? '—'}% · io some {node.pressure.io?.some.avg10 ?? '—'}%
+                  <span className="muted"> — {node.pressure.mode}, sampled {ago(node.pressure.sampledAt, now)}</span>
+                </p>
+              ) : (
+                <p className="muted">{node.pressure.status === 'unknown' ? 'the kubelet reports no PSI' : 'the kubelet did not answer'} ({node.pressure.mode})</p>
+              )}
+              {node.pressure.lastRelief && (
+                <p className="muted">
+                  last relief: {node.pressure.lastRelief.outcome} {node.pressure.lastRelief.pod} {ago(node.pressure.lastRelief.at, now)}
+                </p>
+              )}
+            </>
+          )}
+          {node.fencing && (
+            <>
+              <h3>Fencing</h3>
+              {node.fencing.verdict && (
+                <p>
+                  <span className={`badge verdict-${node.fencing.verdict.decision}`}>{node.fencing.verdict.decision}</span> {node.fencing.verdict.message}
+                </p>
+              )}
+              {node.fencing.operation && (
+                <p>
+                  {node.fencing.operation.action} {node.fencing.operation.instanceId}: {node.fencing.operation.status}
+                  {node.fencing.operation.reason ? ` (${node.fencing.operation.reason})` : ''}, started {dateTime(node.fencing.operation.startedAt)}
+                </p>
+              )}
+            </>
+          )}
           <h3>Pods ({node.pods.length})</h3>
           <table className="small">
             <thead>

@@ -171,8 +171,10 @@ export class FencingService {
   }
 
   /** view — `GET /api/v1/fencing`: settings, partition shares, verdicts and the latest operations. */
-  async view(limit = 100): Promise<FencingView> {
-    const [state, verdicts, ops] = await Promise.all([this.repo.state(), this.repo.verdicts(), this.repo.recent(limit)]);
+  async view(limit = 100, node?: string): Promise<FencingView> {
+    const [state, allVerdicts, recent] = await Promise.all([this.repo.state(), this.repo.verdicts(), this.repo.recent(node ? 500 : limit)]);
+    const verdicts = node ? allVerdicts.filter((v) => v.node === node) : allVerdicts;
+    const ops = node ? recent.filter((o) => o.node === node).slice(0, limit) : recent;
     const none = { dead: 0, total: 0, percent: 0, suspended: false };
     return {
       enabled: this.config.FENCING_ENABLED,

@@ -46,15 +46,25 @@ export class NodesController {
   @ApiRoute({ tag: 'nodes', summary: 'One node (by name or id) with its running pods', params: { id: { schema: nodeId, description: 'node name or id (uuid)' } }, ok: { status: 200, description: 'The node and its pods', schema: nodeDetail } })
   async get(@Param('id') id: string, @Actor() actor: string) {
     const node = await this.fwd.send<{ name: string } & Record<string, unknown>>(Commands.nodeGet, { id: parseParam('id', nodeId, id) }, actor);
-    // A node view includes its drain (active, else latest) from the uncordon service, so an operator following a
-    // drain sees its progress here; a node that never drained has `drain: null`.
-    try {
-      return { ...node, drain: await this.fwd.send(Commands.drainGet, { node: node.name }, actor) };
-    } catch (err) {
-      const coded = CodedError.from(err);
-      if (coded.code === 'NOT_FOUND') return { ...node, drain: null };
-      return { ...node, drain: null, drainUnavailable: coded.toBody() };
+    // A node view includes what the uncordon service knows of it: its drain (active, else latest; `null` when it never
+    // drained), its last PSI reading (`null` unless it opted in to pressure watching) and its fencing (the verdict
+    // while it is not Ready, the latest fence; `null` when neither exists). Asked together; one that fails is reported
+    // beside the node, never fails the view.
+    const [drain, pressure, fencing] = await Promise.allSettled([
+      this.fwd.send(Commands.drainGet, { node: node.name }, actor),
+      this.fwd.send<{ items: unknown[] }>(Commands.pressureList, { node: node.name }, actor),
+      this.fwd.send<{ verdicts: unknown[]; operations: unknown[] }>(Commands.fencingStatus, { node: node.name, limit: 1 }, actor),
+    ]);
+    const view: Record<string, unknown> = { ...node, drain: null, pressure: null, fencing: null };
+    if (drain.status === 'fulfilled') view['drain'] = drain.value;
+    else if (CodedError.from(drain.reason).code !== 'NOT_FOUND') view['drainUnavailable'] = CodedError.from(drain.reason).toBody();
+    if (pressure.status === 'fulfilled') view['pressure'] = pressure.value.items[0] ?? null;
+    if (fencing.status === 'fulfilled') {
+      const verdict = fencing.value.verdicts[0] ?? null;
+      const operation = fencing.value.operations[0] ?? null;
+      view['fencing'] = verdict || operation ? { verdict, operation } : null;
     }
+    return view;
   }
 
   @Post(':id/drain')

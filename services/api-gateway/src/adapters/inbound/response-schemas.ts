@@ -74,6 +74,14 @@ export const nodeDetail = nodeView.extend({
   pods: z.array(podView),
   drain: drainOperation.nullable().describe("the node's active drain, else its latest; null when it never drained"),
   drainUnavailable: z.looseObject({ code: str, message: str }).optional().describe('set when the uncordon service could not say'),
+  pressure: z
+    .looseObject({ node: str, mode: str, status: z.enum(['ok', 'unknown', 'unreachable']), highSamples: z.number().int(), sampledAt: str })
+    .nullable()
+    .describe('the last PSI reading (GET /api/v1/pressure); null unless the node opted in to pressure watching'),
+  fencing: z
+    .looseObject({ verdict: z.looseObject({ decision: str, reason: str, message: str }).nullable(), operation: z.looseObject({ id: str, status: str }).nullable() })
+    .nullable()
+    .describe('its fencing verdict while not Ready and its latest fence (GET /api/v1/fencing); null when neither exists'),
 });
 
 export const cordonView = z

@@ -15,8 +15,8 @@ export class NodeSafetyCommands {
 
   /** fencing.status — settings, partition shares, verdicts of nodes that are not Ready, latest fencing operations. */
   @MessagePattern(Commands.fencingStatus)
-  status(@Payload() req: CommandRequest<{ limit?: number }>) {
-    return this.fencing.view(req.data?.limit ?? 100);
+  status(@Payload() req: CommandRequest<{ limit?: number; node?: string }>) {
+    return this.fencing.view(req.data?.limit ?? 100, req.data?.node);
   }
 
   /** pressure.list — the last PSI reading of every opted-in node (or of `node`). */
