@@ -1,12 +1,12 @@
 import { Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { Commands, type CommandRequest, type RebalancesListQuery, type RebalancesSummaryQuery } from '@nodes-manager/contracts';
-import { CodedError, CommandController } from '@nodes-manager/platform';
+import { CommandController, validationFailed } from '@nodes-manager/platform';
 import { RebalanceLedgerService } from '../../rebalance-ledger.service.js';
 import { InvalidCursorError } from '../outbound/uncordon.repository.js';
 
 const invalidCursor = (err: unknown): never => {
-  if (err instanceof InvalidCursorError) throw new CodedError('VALIDATION_FAILED', err.message, { field: 'cursor' });
+  if (err instanceof InvalidCursorError) throw validationFailed([{ in: 'query', field: 'cursor', message: err.message }]);
   throw err;
 };
 
