@@ -10,7 +10,7 @@ import { startAllInOne, type AllInOne } from '../../all-in-one/src/all-in-one.js
  * node-sync watches nodes and pods, uncordon nodes, scheduler-scoring nodes, pods, PDBs, PVCs and PVs — and no LIST.
  */
 const SCAN_SECONDS = 1;
-const WATCHERS: Record<string, number> = { nodes: 3, pods: 2, poddisruptionbudgets: 1, persistentvolumeclaims: 1, persistentvolumes: 1 };
+const WATCHERS: Record<string, number> = { nodes: 3, pods: 2, poddisruptionbudgets: 1, persistentvolumeclaims: 1, persistentvolumes: 1, events: 1 };
 
 let db: TestDatabase;
 let kube: KubeSim;

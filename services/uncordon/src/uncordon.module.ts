@@ -70,7 +70,7 @@ export class UncordonModule {
         { provide: FENCING_REPOSITORY, inject: [DATA_SOURCE], useFactory: (ds: DataSource) => new FencingRepository(ds) },
         { provide: PRESSURE_REPOSITORY, inject: [DATA_SOURCE], useFactory: (ds: DataSource) => new PressureRepository(ds) },
         { provide: REBALANCE_REPOSITORY, inject: [DATA_SOURCE, OUTBOX], useFactory: (ds: DataSource, outbox: Outbox) => new RebalanceLedgerRepository(ds, outbox) },
-        { provide: NODE_EVENTS, inject: [KUBE_NODES], useFactory: (kube: KubeNodes) => new KubeNodeEvents(kube.kc) },
+        { provide: NODE_EVENTS, inject: [KUBE_NODES, LOGGER, METRICS], useFactory: (kube: KubeNodes, logger: JsonLogger, metrics: Metrics) => new KubeNodeEvents(kube.kc, { logger, metrics: { metrics, service: 'uncordon' }, resyncMs: config.SCAN_INTERVAL_SECONDS * 1000 }) },
         { provide: INSTANCE_STATES, inject: [COMMAND_BUS], useFactory: (bus: CommandBus) => new BusInstanceStates(bus) },
         RebalanceLedgerService,
         UncordonService,

@@ -57,7 +57,23 @@ const APPROVAL_SCHEMA = {
     subject: { type: 'string', description: '`cluster` for the optimizer, the NodePool for a consolidation' },
     reason: { type: 'string' },
     planId: nullableStr,
-    nodes: { type: 'array', items: { type: 'object', description: 'a node the action would disrupt: its pods and where they go' } },
+    nodes: {
+      type: 'array',
+      description: 'the nodes the action would disrupt: why, the savings, and where their pods go',
+      items: {
+        type: 'object',
+        required: ['node', 'nodePool', 'reason'],
+        properties: {
+          node: { type: 'string' },
+          nodePool: nullableStr,
+          reason: { type: 'string' },
+          utilization: { type: 'number' },
+          savingsUsdPerHour: { type: 'number' },
+          pods: { type: 'array', items: { type: 'object', required: ['pod', 'to'], properties: { pod: { type: 'string', description: 'namespace/name' }, to: { type: 'string', description: 'the node it re-packs onto' } } } },
+          nodeClaim: { type: 'string' },
+        },
+      },
+    },
     pdbImpact: { type: 'array', items: { type: 'object', required: ['pdb', 'disruptionsUsed', 'disruptionsAllowed'], properties: { pdb: { type: 'string' }, disruptionsUsed: { type: 'integer' }, disruptionsAllowed: { type: 'integer' } } } },
     hourlySavingsUsd: nullableNum,
     monthlySavingsUsd: nullableNum,
@@ -68,7 +84,22 @@ const APPROVAL_SCHEMA = {
     decidedAt: nullableStr,
     comment: nullableStr,
     executedAt: nullableStr,
-    results: { type: 'array', items: { type: 'object', description: 'per-node result of the execution' } },
+    results: {
+      type: 'array',
+      description: 'what became of each node at execution',
+      items: {
+        type: 'object',
+        required: ['node', 'outcome', 'reason', 'detail'],
+        properties: {
+          node: { type: 'string' },
+          outcome: { type: 'string', enum: ['started', 'skipped', 'failed'] },
+          reason: { type: 'string' },
+          detail: { type: 'string' },
+          operationId: { type: 'string' },
+          nodeClaim: { type: 'string' },
+        },
+      },
+    },
     correlationId: nullableStr,
   },
 };

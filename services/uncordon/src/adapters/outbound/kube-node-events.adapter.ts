@@ -1,9 +1,11 @@
 import * as k8s from '@kubernetes/client-node';
 import { NTH_REBALANCE_EVENT_REASON, NTH_SPOT_INTERRUPTION_EVENT_REASON } from '@nodes-manager/contracts';
+import { Informer, type JsonLogger, type Metrics } from '@nodes-manager/platform';
 import type { NodeEvent } from '../../domain/rebalance/ledger-node.js';
 
+/** Node Events live in `default` (the kubelet's and NTH's); the informer LISTs and WATCHes this collection. */
+const NODE_EVENTS_PATH = '/api/v1/namespaces/default/events';
 const LEDGER_REASONS = new Set([NTH_REBALANCE_EVENT_REASON, NTH_SPOT_INTERRUPTION_EVENT_REASON]);
-const PAGE = 500;
 
 
 const toDate = (v: unknown): Date | undefined => {
@@ -29,28 +31,40 @@ export function nodeEventOf(e: k8s.CoreV1Event): NodeEvent | undefined {
 }
 
 /**
- * KubeNodeEvents — NTH's Events on Nodes (reasons `RebalanceRecommendation`, `SpotInterruption`): one paged LIST of
- * the Node Events in `default` (field selector `involvedObject.kind=Node`), filtered by reason here. The ledger
- * calls it at most once per scan interval.
+ * KubeNodeEvents — NTH's Events on Nodes (reasons `RebalanceRecommendation`, `SpotInterruption`) in `default`, kept by
+ * an informer on `/api/v1/namespaces/default/events?fieldSelector=involvedObject.kind=Node`: one paged LIST at start,
+ * then a watch — no LIST per scan interval, so a quiet cluster costs no request (docs/kubernetes.md). Events of other
+ * reasons are kept as `null` (only their key), so the cache holds the ledger's evidence only.
  */
 export class KubeNodeEvents {
-  private readonly core: k8s.CoreV1Api;
-  constructor(kc: k8s.KubeConfig) {
-    this.core = kc.makeApiClient(k8s.CoreV1Api);
+  private readonly informer: Informer<NodeEvent | null>;
+  private started = false;
+
+  constructor(kc: k8s.KubeConfig, opts: { logger?: JsonLogger; metrics?: { metrics: Metrics; service: string }; resyncMs?: number } = {}) {
+    this.informer = new Informer<NodeEvent | null>({
+      kc,
+      path: `${NODE_EVENTS_PATH}?fieldSelector=involvedObject.kind%3DNode`,
+      project: (e: k8s.CoreV1Event) => (e.reason && LEDGER_REASONS.has(e.reason) ? (nodeEventOf(e) ?? null) : null),
+      name: 'uncordon-node-events',
+      ...(opts.logger ? { logger: opts.logger } : {}),
+      ...(opts.metrics ? { metrics: opts.metrics } : {}),
+      ...(opts.resyncMs ? { resyncMs: opts.resyncMs } : {}),
+    });
   }
 
+  /**
+   * list — the ledger's Node Events the cache holds now. The informer starts on the first call (so
+   * REBALANCE_EVENTS_ENABLED=false opens no watch at all); until its first LIST is in, the answer is empty.
+   */
   async list(): Promise<NodeEvent[]> {
-    const out: NodeEvent[] = [];
-    let cont: string | undefined;
-    do {
-      const page = await this.core.listNamespacedEvent({ namespace: 'default', fieldSelector: 'involvedObject.kind=Node', limit: PAGE, ...(cont ? { _continue: cont } : {}) });
-      for (const e of page.items) {
-        if (!e.reason || !LEDGER_REASONS.has(e.reason)) continue;
-        const ev = nodeEventOf(e);
-        if (ev) out.push(ev);
-      }
-      cont = page.metadata?._continue || undefined;
-    } while (cont);
-    return out;
+    if (!this.started) {
+      this.started = true;
+      this.informer.start();
+    }
+    return this.informer.list().filter((e): e is NodeEvent => e !== null);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.started) await this.informer.stop();
   }
 }
