@@ -2,9 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import * as k8s from '@kubernetes/client-node';
 import type { CloudEvent } from '@nodes-manager/contracts';
 import { createRuntime } from '@nodes-manager/platform';
-import { createTestDatabase, TEST_JWT_SECRET, testToken, waitFor, type TestDatabase } from '@nodes-manager/platform/testing';
+import { createTestDatabase, testToken, waitFor, type TestDatabase } from '@nodes-manager/platform/testing';
 import { generateFleet, startEc2Sim, startKubeSim, type Ec2Sim, type KubeSim } from '@nodes-manager/sim';
 import { startAllInOne, type AllInOne } from '../../all-in-one/src/all-in-one.js';
+import { simulatedAllInOneEnv } from '../support/all-in-one.js';
 
 /**
  * The loop wired end to end in the all-in-one process (the same modules as split mode): scheduler-scoring plans
@@ -22,29 +23,11 @@ beforeAll(async () => {
   kube = await startKubeSim({ karpenter: true, podTerminationMs: 50 } as never);
   kube.load(generateFleet({ seed: 11, nodes: 16, karpenter: true }));
   ec2 = await startEc2Sim({ region: 'us-east-1' });
-  // The SDK reads its endpoint from the process environment when spot-advisor builds its client, which can happen
-  // during start (the first optimisation cycle asks for prices): set it before the system starts.
-  process.env['AWS_ENDPOINT_URL_EC2'] = ec2.url;
   const runtime = createRuntime({ mode: 'all-in-one', logLevel: 'error' });
   runtime.eventBus!.tap((e) => events.push(e));
   system = await startAllInOne({
     runtime,
-    env: {
-      DATABASE_URL: db.url,
-      AUTH_JWT_ACCESS_SECRET: TEST_JWT_SECRET,
-      SCAN_INTERVAL_SECONDS: '3600',
-      LOG_LEVEL: 'error',
-      APP_PORT: '0',
-      KUBECONFIG: kube.kubeconfigPath,
-      AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: 'x',
-      AWS_SECRET_ACCESS_KEY: 'y',
-      AWS_ENDPOINT_URL_EC2: ec2.url,
-      OPTIMIZE_MODE: 'plan',
-      OPTIMIZE_MAX_DISRUPTIONS: '2',
-      DRAIN_TIMEOUT_SECONDS: '30',
-      KARPENTER_DISCOVERY_CACHE_SECONDS: '1',
-    },
+    env: simulatedAllInOneEnv({ databaseUrl: db.url, kube, ec2 }, { OPTIMIZE_MAX_DISRUPTIONS: '2', DRAIN_TIMEOUT_SECONDS: '30', KARPENTER_DISCOVERY_CACHE_SECONDS: '1' }),
   });
 }, 120_000);
 

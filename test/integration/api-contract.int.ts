@@ -3,9 +3,10 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import fc from 'fast-check';
 import { createRuntime } from '@nodes-manager/platform';
-import { createTestDatabase, TEST_JWT_SECRET, testToken, waitFor, type TestDatabase } from '@nodes-manager/platform/testing';
+import { createTestDatabase, testToken, waitFor, type TestDatabase } from '@nodes-manager/platform/testing';
 import { generateFleet, startEc2Sim, startKubeSim, type Ec2Sim, type KubeSim } from '@nodes-manager/sim';
 import { startAllInOne, type AllInOne } from '../../all-in-one/src/all-in-one.js';
+import { simulatedAllInOneEnv } from '../support/all-in-one.js';
 
 /**
  * The served OpenAPI document against the real system (all-in-one, real Postgres, the Kubernetes and EC2 simulators):
@@ -46,28 +47,9 @@ beforeAll(async () => {
   kube = await startKubeSim({ karpenter: true, podTerminationMs: 20 } as never);
   kube.load(generateFleet({ seed: 7, nodes: 8, karpenter: true }));
   ec2 = await startEc2Sim({ region: 'us-east-1' });
-  process.env['AWS_ENDPOINT_URL_EC2'] = ec2.url;
   system = await startAllInOne({
     runtime: createRuntime({ mode: 'all-in-one', logLevel: 'error' }),
-    env: {
-      DATABASE_URL: db.url,
-      AUTH_JWT_ACCESS_SECRET: TEST_JWT_SECRET,
-      SCAN_INTERVAL_SECONDS: '3600',
-      LOG_LEVEL: 'error',
-      APP_PORT: '0',
-      KUBECONFIG: kube.kubeconfigPath,
-      AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: 'x',
-      AWS_SECRET_ACCESS_KEY: 'y',
-      AWS_ENDPOINT_URL_EC2: ec2.url,
-      OPTIMIZE_MODE: 'plan',
-      DRAIN_TIMEOUT_SECONDS: '30',
-      PROVISION_IMAGE_ID: 'ami-0123456789abcdef0',
-      PROVISION_SUBNET_ID: 'subnet-0123',
-      PROVISION_SECURITY_GROUP_IDS: 'sg-0123',
-      RATE_LIMIT_WRITES: '100000',
-      RATE_LIMIT_EXPENSIVE: '100000',
-    },
+    env: simulatedAllInOneEnv({ databaseUrl: db.url, kube, ec2 }, { DRAIN_TIMEOUT_SECONDS: '30', PROVISION_IMAGE_ID: 'ami-0123456789abcdef0', PROVISION_SUBNET_ID: 'subnet-0123', PROVISION_SECURITY_GROUP_IDS: 'sg-0123', RATE_LIMIT_WRITES: '100000', RATE_LIMIT_EXPENSIVE: '100000' }),
   });
   doc = (await (await fetch(`${system.url}/api/docs-json`)).json()) as OpenApi;
   ajv = addFormats(new Ajv2020({ allErrors: true, strict: false }));

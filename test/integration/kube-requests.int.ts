@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createRuntime, type Runtime } from '@nodes-manager/platform';
-import { createTestDatabase, TEST_JWT_SECRET, waitFor, type TestDatabase } from '@nodes-manager/platform/testing';
+import { createTestDatabase, waitFor, type TestDatabase } from '@nodes-manager/platform/testing';
 import { generateFleet, startEc2Sim, startKubeSim, type Ec2Sim, type KubeSim } from '@nodes-manager/sim';
 import { startAllInOne, type AllInOne } from '../../all-in-one/src/all-in-one.js';
+import { simulatedAllInOneEnv } from '../support/all-in-one.js';
 
 /**
  * What the services cost the API server (docs/kubernetes.md), counted by the simulator: every service in one
@@ -32,20 +33,7 @@ beforeAll(async () => {
   runtime = createRuntime({ mode: 'all-in-one', logLevel: 'error' });
   system = await startAllInOne({
     runtime,
-    env: {
-      DATABASE_URL: db.url,
-      AUTH_JWT_ACCESS_SECRET: TEST_JWT_SECRET,
-      SCAN_INTERVAL_SECONDS: String(SCAN_SECONDS),
-      LOG_LEVEL: 'error',
-      APP_PORT: '0',
-      KUBECONFIG: kube.kubeconfigPath,
-      AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: 'x',
-      AWS_SECRET_ACCESS_KEY: 'y',
-      AWS_ENDPOINT_URL_EC2: ec2.url,
-      OPTIMIZE_MODE: 'plan',
-      KUBE_API_STALE_SECONDS: '1',
-    },
+    env: simulatedAllInOneEnv({ databaseUrl: db.url, kube, ec2 }, { SCAN_INTERVAL_SECONDS: String(SCAN_SECONDS), KUBE_API_STALE_SECONDS: '1' }),
   });
   await waitFor(watching, 'every informer listed and watching', 60_000, 100);
 }, 120_000);
