@@ -16,13 +16,7 @@ export function prepareNodeSafety(fleet: Fleet, ec2: Ec2Sim): { fenced: string[]
     if (fenced.includes(n.metadata!.name!)) n.metadata!.labels![FENCING_LABEL] = FENCING_LABEL_ENABLED;
     if (n.metadata!.name === relieve) n.metadata!.labels![PRESSURE_LABEL] = 'relieve';
   }
-  ec2.adopt(
-    fleet.nodes.map((n) => ({
-      instanceId: n.spec!.providerID!.split('/').pop()!,
-      instanceType: n.metadata!.labels!['node.kubernetes.io/instance-type'] ?? 'm5.large',
-      availabilityZone: n.metadata!.labels!['topology.kubernetes.io/zone'] ?? 'us-east-1a',
-    })),
-  );
+  ec2.adoptNodes(fleet.nodes);
   return { fenced, relieve };
 }
 

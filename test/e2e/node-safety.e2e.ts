@@ -46,7 +46,7 @@ beforeAll(async () => {
   kube = await startKubeSim({ kubelet: { renewMs: 1_000 } });
   kube.load(FLEET);
   ec2 = await startEc2Sim();
-  ec2.adopt(FLEET.nodes.map((n) => ({ instanceId: instanceOf(n.metadata!.name!), instanceType: n.metadata!.labels!['node.kubernetes.io/instance-type']!, availabilityZone: zoneOf(n.metadata!.name!) })));
+  ec2.adoptNodes(FLEET.nodes);
   events = await EventCollector.start(['node.fenced', 'fencing.suspended', 'node.pressure.relieved', 'node.uncordoned']);
   const kc = kube.kubeConfig();
   core = kc.makeApiClient(k8s.CoreV1Api);

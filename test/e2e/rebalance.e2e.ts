@@ -27,14 +27,7 @@ beforeAll(async () => {
   kube.load(fleet);
   ec2 = await startEc2Sim();
   spot = fleet.nodes.filter((n) => n.metadata?.labels?.['karpenter.sh/capacity-type'] === 'spot' && /i-[0-9a-f]+$/.test(n.spec?.providerID ?? ''));
-  ec2.adopt(
-    spot.map((n) => ({
-      instanceId: n.spec!.providerID!.split('/').at(-1)!,
-      instanceType: n.metadata!.labels!['node.kubernetes.io/instance-type']!,
-      availabilityZone: n.metadata!.labels!['topology.kubernetes.io/zone']!,
-      spot: true,
-    })),
-  );
+  ec2.adoptNodes(spot);
   events = await EventCollector.start(['rebalance.*']);
   system = await startSplitSystem({
     databaseUrl: db.url,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describeInstanceTypes } from './instance-types.js';
+import { instanceTypeOf, parseProviderId, zoneOf } from '@nodes-manager/kube';
 import { InstanceStore, type AdoptedInstance, type SimInstance } from './instances.js';
 import {
   anyMatch,
@@ -63,6 +64,11 @@ export interface Ec2Sim {
   instances(): SimInstance[];
   /** adopt — registers instances that existed before the simulator (a fleet's nodes), so EC2 calls can find them. */
   adopt(list: readonly AdoptedInstance[]): number;
+  /**
+   * adoptNodes — {@link adopt} for Node objects: each node's instance from its providerID, type and zone from its
+   * labels; nodes that name no EC2 instance are left out.
+   */
+  adoptNodes(nodes: readonly NodeLike[]): number;
   /** interruptSpot — Spot reclaims an instance now: terminated with state reason `Server.SpotInstanceTermination`. */
   interruptSpot(instanceId: string): void;
   stop(): Promise<void>;
@@ -291,6 +297,7 @@ export async function startEc2Sim(opts: Ec2SimOptions = {}): Promise<Ec2Sim> {
     },
     instances: () => store.list(clock()),
     adopt: (list) => store.adopt(list, clock()),
+    adoptNodes: (nodes) => store.adopt(adoptionsOf(nodes), clock()),
     interruptSpot: (instanceId) => store.interruptSpot(instanceId, clock()),
     stop: () =>
       new Promise<void>((resolve, reject) => {
@@ -303,4 +310,20 @@ export async function startEc2Sim(opts: Ec2SimOptions = {}): Promise<Ec2Sim> {
 /** formatPrice — EC2 prints Spot prices with six decimals ("0.038300"). */
 function formatPrice(p: number): string {
   return p.toFixed(6);
+}
+
+/** NodeLike — what {@link Ec2Sim.adoptNodes} reads of a Node. */
+export interface NodeLike {
+  readonly metadata?: { readonly labels?: Readonly<Record<string, string>> };
+  readonly spec?: { readonly providerID?: string };
+}
+
+/** adoptionsOf — the EC2 instances behind Node objects (providerID → id and zone, labels → type and zone). */
+function adoptionsOf(nodes: readonly NodeLike[]): AdoptedInstance[] {
+  return nodes.flatMap((n) => {
+    const id = parseProviderId(n.spec?.providerID);
+    const labels = n.metadata?.labels ?? {};
+    if (!id) return [];
+    return [{ instanceId: id.instanceId, instanceType: instanceTypeOf(labels) ?? 'm5.large', availabilityZone: zoneOf(labels) ?? id.zone ?? 'us-east-1a' }];
+  });
 }
