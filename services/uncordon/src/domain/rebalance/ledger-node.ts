@@ -1,3 +1,4 @@
+import { capacityTypeOf, instanceTypeOf, nodePoolOf, parseProviderId, zoneOf } from '@nodes-manager/kube';
 import type { V1Node } from '@kubernetes/client-node';
 import {
   NTH_REBALANCE_EVENT_REASON,
@@ -37,21 +38,17 @@ export interface NodeEvent {
   readonly message?: string;
 }
 
-/** instanceIdOf — the EC2 instance id of `aws:///us-east-1a/i-0abc…`; null for anything else. */
-export function instanceIdOf(providerId: string | undefined): string | null {
-  const m = /^aws:\/\/\/[^/]+\/(i-[0-9a-f]+)$/.exec(providerId ?? '');
-  return m ? m[1]! : null;
-}
-
-/** nodeFactsOf — instance id from the providerID; type, zone, capacity type and pool from the well-known labels. */
+/**
+ * nodeFactsOf — the node's identity through the shared Kubernetes model: instance id from the providerID; type, zone,
+ * capacity type (one fallback for every service: not Spot is on-demand) and pool from the well-known labels.
+ */
 export function nodeFactsOf(labels: Readonly<Record<string, string>>, providerId: string | undefined): NodeFacts {
-  const capacity = (labels['karpenter.sh/capacity-type'] ?? labels['eks.amazonaws.com/capacityType'])?.toLowerCase().replace('_', '-');
   return {
-    instanceId: instanceIdOf(providerId),
-    instanceType: labels['node.kubernetes.io/instance-type'] ?? labels['beta.kubernetes.io/instance-type'] ?? null,
-    zone: labels['topology.kubernetes.io/zone'] ?? labels['failure-domain.beta.kubernetes.io/zone'] ?? null,
-    capacityType: capacity ?? null,
-    nodePool: labels['karpenter.sh/nodepool'] ?? labels['eks.amazonaws.com/nodegroup'] ?? null,
+    instanceId: parseProviderId(providerId)?.instanceId ?? null,
+    instanceType: instanceTypeOf(labels) ?? null,
+    zone: zoneOf(labels) ?? null,
+    capacityType: capacityTypeOf(labels),
+    nodePool: nodePoolOf(labels) ?? null,
   };
 }
 
