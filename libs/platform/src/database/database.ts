@@ -1,6 +1,7 @@
+import net from 'node:net';
 import { DataSource, type EntitySchema, type MigrationInterface } from 'typeorm';
 import pg from 'pg';
-import { registerDependency } from '../errors/coded-error.js';
+import { DEPENDENCY, registerDependency } from '../errors/coded-error.js';
 
 export const DB_SCHEMA = 'nodes';
 
@@ -23,6 +24,19 @@ export interface ServiceDatabaseSpec {
   poolSize?: number;
 }
 
+/**
+ * databaseSocket — the socket of every pool connection: its errors carry `dependency: 'database'`, so that a reset
+ * or refused connection (whose socket error names only an address, or nothing, as a reset does) is answered as
+ * "database unavailable" wherever it surfaces (CodedError.from).
+ */
+export function databaseSocket(): net.Socket {
+  const socket = new net.Socket();
+  socket.prependListener('error', (err: Error & { [DEPENDENCY]?: string }) => {
+    err[DEPENDENCY] = 'database';
+  });
+  return socket;
+}
+
 /** createDataSource — one TypeORM DataSource (its own pg pool) per service, in schema `nodes`. */
 export function createDataSource(spec: ServiceDatabaseSpec): DataSource {
   registerDependency('database', spec.url, 5432);
@@ -36,7 +50,7 @@ export function createDataSource(spec: ServiceDatabaseSpec): DataSource {
     migrationsTransactionMode: 'each',
     synchronize: false,
     logging: false,
-    extra: { max: spec.poolSize ?? 10, application_name: `nodes-manager/${spec.service}` },
+    extra: { max: spec.poolSize ?? 10, application_name: `nodes-manager/${spec.service}`, stream: databaseSocket },
   });
 }
 

@@ -11,6 +11,7 @@ describe('CodedError.from: what a caller may be told about a failure', () => {
   it.each([
     ['a refused connection to the database port is "database unavailable"', socketError('ECONNREFUSED', 6543), 'SERVICE_UNAVAILABLE', 'database unavailable'],
     ['a reset connection to the broker port is "message broker unavailable"', socketError('ECONNRESET', 5673), 'SERVICE_UNAVAILABLE', 'message broker unavailable'],
+    ['a reset on a database connection (marked by its socket, no port) is "database unavailable"', Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET', syscall: 'read', dependency: 'database' }), 'SERVICE_UNAVAILABLE', 'database unavailable'],
     ['a refused connection to an unknown port names no address', socketError('ECONNREFUSED', 1234), 'SERVICE_UNAVAILABLE', 'dependency unavailable'],
     ['an AggregateError of refused connections carries the port in its errors', Object.assign(new AggregateError([socketError('ECONNREFUSED', 6543)], 'connect failed'), { code: 'ECONNREFUSED' }), 'SERVICE_UNAVAILABLE', 'database unavailable'],
     ['Postgres shutting down (57P01) is "database unavailable"', pgError('57P01', 'terminating connection due to administrator command'), 'SERVICE_UNAVAILABLE', 'database unavailable'],

@@ -70,6 +70,9 @@ const PG_CONNECTION_LOST = /^(Connection terminated|timeout exceeded when trying
 
 const dependencies: { name: string; host: string; port: string }[] = [];
 
+/** The property by which a client's own sockets mark their errors with the dependency they reach (`database`). */
+export const DEPENDENCY = 'dependency';
+
 /**
  * registerDependency — names the endpoint of a dependency (`database`, `message broker`) so that a socket error
  * against it (which carries only an address) is answered as that dependency being unavailable.
@@ -88,7 +91,8 @@ export function registerDependency(name: string, url: string | undefined, defaul
 /** unavailableDependency — which dependency a failure says is unavailable, if it is one of the known kinds. */
 export function unavailableDependency(err: unknown, depth = 0): string | undefined {
   if (!err || typeof err !== 'object' || depth > 4) return undefined;
-  const e = err as { code?: unknown; message?: unknown; port?: unknown; address?: unknown; severity?: unknown; driverError?: unknown; cause?: unknown; errors?: unknown };
+  const e = err as { code?: unknown; message?: unknown; port?: unknown; address?: unknown; severity?: unknown; driverError?: unknown; cause?: unknown; errors?: unknown; [DEPENDENCY]?: unknown };
+  if (typeof e.code === 'string' && NETWORK_CODES.has(e.code) && typeof e[DEPENDENCY] === 'string') return e[DEPENDENCY];
   if (typeof e.code === 'string' && typeof e.severity === 'string' && DATABASE_DOWN.test(e.code)) return 'database';
   if (typeof e.message === 'string' && PG_CONNECTION_LOST.test(e.message)) return 'database';
   if (typeof e.code === 'string' && NETWORK_CODES.has(e.code)) {

@@ -9,6 +9,8 @@ import { waitFor } from './wait-for.js';
  */
 export class EventCollector {
   readonly events: CloudEvent[] = [];
+  /** When each of {@link events} arrived (ms since the epoch), index for index. */
+  readonly receivedAt: number[] = [];
   private constructor(private readonly conn: amqp.ChannelModel) {}
 
   static async start(bindings: string[] = ['#'], url = TEST_RABBITMQ_URL): Promise<EventCollector> {
@@ -23,6 +25,7 @@ export class EventCollector {
     await ch.consume(queue, (msg) => {
       if (!msg) return;
       c.events.push(JSON.parse(msg.content.toString('utf8')));
+      c.receivedAt.push(Date.now());
       ch.ack(msg);
     });
     return c;
