@@ -1,5 +1,6 @@
 import type { MigrationClass } from '@nodes-manager/platform';
 import { NodeSyncInitial1764500000000 } from './1764500000000-initial.js';
+import { NodeSyncOutboxClaims1764950000000 } from './1764950000000-outbox-claims.js';
 
 /** The node-sync migrations, in order. Imported by the service so that no build of it can leave them out. */
-export const migrations: MigrationClass[] = [NodeSyncInitial1764500000000];
+export const migrations: MigrationClass[] = [NodeSyncInitial1764500000000, NodeSyncOutboxClaims1764950000000];

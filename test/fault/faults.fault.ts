@@ -36,6 +36,8 @@ const pdbNode = () => names[names.length - 1]!;
 const phases: { name: string; at: number }[] = [{ name: 'start', at: Date.now() }];
 const phase = (name: string) => phases.push({ name, at: Date.now() });
 const phaseAt = (t: number) => [...phases].reverse().find((p) => p.at <= t)!;
+/** The faults in whose instant the broker may hold a batch the relay does not know was delivered. */
+const DUPLICATING = /^(broker cut|broker reset|database cut|database reset|kill -9)/;
 
 const api = (path: string, init: RequestInit = {}) =>
   fetch(sys.gatewayUrl + path, { ...init, headers: { authorization: `Bearer ${testToken()}`, 'content-type': 'application/json', ...init.headers } });
@@ -338,14 +340,16 @@ describe('5. SIGTERM in the middle of a drain blocked by a PDB', () => {
 });
 
 describe('afterwards: the books balance', () => {
-  it('every scaling_events row has exactly one event on nodes.events, no id twice, every NTH cordon reversed by exactly one row and one PATCH', async () => {
+  it('every scaling_events row has exactly one event on nodes.events, an id seen twice only as a redelivery at a fault, every NTH cordon reversed by exactly one row and one PATCH', async () => {
     await waitFor(async () => {
       const [{ n }] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM nodes.outbox_uncordon WHERE sent_at IS NULL`);
       return n === 0 || undefined;
     }, 'the outbox to empty', 30_000, 500);
     await new Promise((r) => setTimeout(r, 1000));
-    const ids = events.events.map((e) => e.id);
-    const duplicates = ids.length - new Set(ids).size;
+    // Delivery is at-least-once (docs/reliability.md): a copy can be seen twice only when the broker had a batch and
+    // the relay never learned it (the link lost before the confirm, the database lost before `sent_at` committed, the
+    // relaying process killed in between). So every event seen twice must be the same event, and its first copy
+    // must have arrived within a moment of one of those faults; one seen twice in calm operation is a bug.
     const seen = new Map<string, number>();
     const repeats = events.events.flatMap((e, i) => {
       const first = seen.get(e.id);
@@ -353,12 +357,18 @@ describe('afterwards: the books balance', () => {
         seen.set(e.id, i);
         return [];
       }
-      return [`${e.type} from ${e.source}: first ${new Date(events.receivedAt[first]!).toISOString()} (after ${phaseAt(events.receivedAt[first]!).name}), again ${new Date(events.receivedAt[i]!).toISOString()} (after ${phaseAt(events.receivedAt[i]!).name})`];
+      const at = events.receivedAt[first]!;
+      const cause = phases.find((p) => DUPLICATING.test(p.name) && Math.abs(at - p.at) <= 3_000);
+      const same = JSON.stringify(events.events[first]) === JSON.stringify(e);
+      return [{ what: `${e.type} from ${e.source} first seen ${((at - phases[0]!.at) / 1000).toFixed(1)} s in (${cause ? `at the ${cause.name}` : `after the ${phaseAt(at).name}, no fault near`}), again ${((events.receivedAt[i]! - at) / 1000).toFixed(1)} s later${same ? '' : ', with different content'}`, explained: !!cause && same }];
     });
-    if (repeats.length > 0) figure('books: events seen twice', repeats.join('; '));
+    figure('books: events seen twice', repeats.length === 0 ? 'none' : repeats.map((r) => r.what).join('; '));
+    expect(repeats.filter((r) => !r.explained).map((r) => r.what)).toEqual([]);
+    const duplicates = repeats.length;
+    const distinct = [...seen.values()].map((i) => events.events[i]!);
     const rows = await db.query<{ node_name: string; action: string; operation_id: string | null; created_at: Date }>(`SELECT node_name, action, operation_id, created_at FROM nodes.scaling_events`);
     const matching = (r: (typeof rows)[number]): CloudEvent[] =>
-      events.events.filter((e) =>
+      distinct.filter((e) =>
         r.action === 'uncordon'
           ? e.type === 'node.uncordoned' && e.subject === r.node_name && (e.data as { uncordonedAt: string }).uncordonedAt === new Date(r.created_at).toISOString()
           : e.type === `node.${r.action}` && (e.data as { operationId?: string }).operationId === r.operation_id,
@@ -369,8 +379,7 @@ describe('afterwards: the books balance', () => {
     figure('books: scaling_events rows / events on nodes.events matched one to one / duplicate ids', `${rows.length} / ${rows.length - unmatched.length} / ${duplicates}`);
     figure('books: NTH cordons made / reversed / uncordon rows', `${nthCordons.length} / ${reversed.length} / ${uncordonRows.length}`);
     expect(unmatched).toEqual([]);
-    expect(duplicates).toBe(0);
-    expect(events.events.filter((e) => e.type === 'node.uncordoned').length).toBe(uncordonRows.length);
+    expect(distinct.filter((e) => e.type === 'node.uncordoned').length).toBe(uncordonRows.length);
     // One row per cordoned node: no node was uncordoned twice.
     expect(uncordonRows.length).toBe(new Set(uncordonRows.map((r) => r.node_name)).size);
     expect(reversed).toEqual(nthCordons);

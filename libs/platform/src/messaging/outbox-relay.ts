@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { DataSource } from 'typeorm';
 import type { CloudEvent } from '@nodes-manager/contracts';
 import type { EventPublisher } from './event-publisher.js';
@@ -10,6 +12,11 @@ export interface OutboxRelayOptions {
   maxBackoffMs?: number;
   /** Sent rows older than this are deleted. */
   retentionMs?: number;
+  /**
+   * How long a claimed batch is this relay's alone (default 30 s, past the broker's confirm timeout): long enough to
+   * publish it and mark it sent across a short database outage; after it another replica may take the rows.
+   */
+  claimMs?: number;
 }
 
 /** How many confirmed-but-unmarked ids the relay remembers. */
@@ -21,9 +28,10 @@ export interface OutboxBacklog {
 }
 
 /**
- * OutboxRelay — moves committed outbox rows to the publisher in `seq` order. Rows are locked with
- * `FOR UPDATE SKIP LOCKED`, so several replicas relay without double work; a row is marked sent only after the
- * broker confirmed it. On failure the transaction rolls back, the rows stay pending and the relay backs off.
+ * OutboxRelay — moves committed outbox rows to the publisher in `seq` order. A batch is first **claimed** (a committed
+ * `claimed_by`/`claimed_until` on its rows, taken with `FOR UPDATE SKIP LOCKED`), so several replicas relay without
+ * double work and a claim survives the loss of this relay's database connection; then published with broker
+ * confirms; then marked sent. On a publish failure the claim is released and the relay backs off.
  */
 export class OutboxRelay {
   private timer?: NodeJS.Timeout;
@@ -35,6 +43,8 @@ export class OutboxRelay {
   readonly stats = { published: 0, failures: 0, duplicatesAvoided: 0 };
   /** Event ids the broker confirmed whose `sent_at` is not committed yet (see {@link relayOnce}). */
   private readonly confirmedUnmarked = new Set<string>();
+  /** Who holds a claim: readable in the outbox table (`claimed_by`) when an operator looks at a stuck batch. */
+  readonly relayId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
 
   constructor(
     private readonly ds: DataSource,
@@ -130,54 +140,50 @@ export class OutboxRelay {
   }
 
   /**
-   * relayOnce — publishes one batch; returns how many rows were marked sent. Throws when the publisher fails.
+   * relayOnce — claims, publishes and marks one batch; returns how many rows were marked sent. Throws when the
+   * publisher or the database fails.
    *
    * The duplicate window (docs/reliability.md): the broker may confirm a batch whose `sent_at` commit is then lost
-   * (the database went away between the two). The ids it confirmed are kept in memory until a later pass marks
-   * them sent without publishing them again, so a database outage repeats nothing as long as this process lives;
-   * only a crash in that instant (or another replica taking the rows) republishes, which consumers absorb by id.
+   * (the database went away between the two). The claim stays committed, so no other replica takes those rows while
+   * it lasts, and this relay keeps the ids the broker confirmed: its next pass takes its own claim back and marks
+   * them sent without publishing them again. Only this process dying in that instant (or an outage longer than the
+   * claim) republishes, which consumers absorb by id.
    */
   async relayOnce(): Promise<number> {
-    const qr = this.ds.createQueryRunner();
-    await qr.connect();
-    let confirmed: string[] = [];
+    const t = this.outbox.table;
+    const rows: { seq: string; payload: CloudEvent }[] = await this.ds.query(
+      `WITH next AS (
+         SELECT seq FROM ${t}
+          WHERE sent_at IS NULL AND (claimed_until IS NULL OR claimed_until < now() OR claimed_by = $2)
+          ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED
+       ), claimed AS (
+         UPDATE ${t} o SET claimed_by = $2, claimed_until = now() + ($3::float8 * interval '1 millisecond')
+           FROM next WHERE o.seq = next.seq RETURNING o.seq, o.payload
+       )
+       SELECT seq, payload FROM claimed ORDER BY seq`,
+      [this.opts.batchSize ?? 500, this.relayId, this.opts.claimMs ?? 30_000],
+    );
+    if (rows.length === 0) return 0;
+    const seqs = rows.map((r) => r.seq);
+    const fresh = rows.filter((r) => !this.confirmedUnmarked.has(r.payload.id));
     try {
-      await qr.startTransaction();
-      const rows: { seq: string; payload: CloudEvent }[] = await qr.query(
-        `SELECT seq, payload FROM ${this.outbox.table} WHERE sent_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
-        [this.opts.batchSize ?? 500],
-      );
-      if (rows.length === 0) {
-        await qr.commitTransaction();
-        return 0;
-      }
-      const fresh = rows.filter((r) => !this.confirmedUnmarked.has(r.payload.id));
-      try {
-        await this.publisher.publish(fresh.map((r) => r.payload));
-      } catch (err) {
-        await qr.rollbackTransaction();
-        await this.ds
-          .query(`UPDATE ${this.outbox.table} SET attempts = attempts + 1, last_error = $2 WHERE seq = ANY($1::bigint[])`, [
-            fresh.map((r) => r.seq),
-            (err as Error).message.slice(0, 500),
-          ])
-          .catch(() => undefined);
-        throw err;
-      }
-      confirmed = rows.map((r) => r.payload.id);
-      for (const r of fresh) this.rememberConfirmed(r.payload.id);
-      this.stats.published += fresh.length;
-      this.stats.duplicatesAvoided += rows.length - fresh.length;
-      await qr.query(`UPDATE ${this.outbox.table} SET sent_at = now() WHERE seq = ANY($1::bigint[])`, [rows.map((r) => r.seq)]);
-      await qr.commitTransaction();
-      for (const id of confirmed) this.confirmedUnmarked.delete(id);
-      return rows.length;
+      await this.publisher.publish(fresh.map((r) => r.payload));
     } catch (err) {
-      if (qr.isTransactionActive) await qr.rollbackTransaction().catch(() => undefined);
+      await this.ds
+        .query(`UPDATE ${t} SET claimed_by = NULL, claimed_until = NULL, attempts = attempts + 1, last_error = $3 WHERE seq = ANY($1::bigint[]) AND claimed_by = $2`, [
+          fresh.map((r) => r.seq),
+          this.relayId,
+          (err as Error).message.slice(0, 500),
+        ])
+        .catch(() => undefined);
       throw err;
-    } finally {
-      await qr.release();
     }
+    for (const r of fresh) this.rememberConfirmed(r.payload.id);
+    this.stats.published += fresh.length;
+    this.stats.duplicatesAvoided += rows.length - fresh.length;
+    await this.ds.query(`UPDATE ${t} SET sent_at = now(), claimed_by = NULL, claimed_until = NULL WHERE seq = ANY($1::bigint[])`, [seqs]);
+    for (const r of rows) this.confirmedUnmarked.delete(r.payload.id);
+    return rows.length;
   }
 
   /** Bounded: an id older than the newest MAX_CONFIRMED_UNMARKED is forgotten (and would be republished once). */

@@ -60,6 +60,18 @@ export class Outbox {
   }
 }
 
+/**
+ * outboxClaimsDdl — the relay's claim on a batch (docs/reliability.md, "Events"), added to every service's outbox by
+ * a migration of its own after the first.
+ */
+export function outboxClaimsDdl(service: string): { up: string[]; down: string[] } {
+  const o = `${DB_SCHEMA}.${outboxTable(service)}`;
+  return {
+    up: [`ALTER TABLE ${o} ADD COLUMN claimed_by text, ADD COLUMN claimed_until timestamptz`],
+    down: [`ALTER TABLE ${o} DROP COLUMN claimed_until, DROP COLUMN claimed_by`],
+  };
+}
+
 /** outboxDdl — the DDL of a service's outbox and inbox tables, used by each service's first migration. */
 export function outboxDdl(service: string): { up: string[]; down: string[] } {
   const o = `${DB_SCHEMA}.${outboxTable(service)}`;
