@@ -14,6 +14,7 @@ import {
   createDataSource,
   makeEvent,
   Outbox,
+  outboxClaimsDdl,
   outboxDdl,
   OutboxRelay,
   runMigrations,
@@ -33,7 +34,7 @@ const events = (n: number): CloudEvent[] =>
 class BenchOutbox1764500000009 implements MigrationInterface {
   name = 'BenchOutbox1764500000009';
   async up(q: QueryRunner) {
-    for (const s of outboxDdl('uncordon').up) await q.query(s);
+    for (const s of [...outboxDdl('uncordon').up, ...outboxClaimsDdl('uncordon').up]) await q.query(s);
   }
   async down() {}
 }
