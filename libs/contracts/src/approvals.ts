@@ -49,6 +49,10 @@ export interface ApprovalNode {
   /** `namespace/name` → the node it re-packs onto. */
   pods?: { pod: string; to: string }[];
   nodeClaim?: string;
+  /** The EC2 instance, for a fence. */
+  instanceId?: string;
+  /** Why it looks dead, for a fence: the fencing verdict's evidence when the request was made. */
+  evidence?: { ready: string; notReadySince: string | null; leaseRenewedAt: string | null; leaseStaleSeconds: number | null; message: string };
 }
 
 /** ApprovalResult — what became of one node at execution. */

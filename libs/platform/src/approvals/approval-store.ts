@@ -251,6 +251,13 @@ export class ApprovalStore {
     return r ? this.view(r) : undefined;
   }
 
+  /** ofSubjects — every approval of these subjects, newest first, with what the owner stored beside the action. */
+  async ofSubjects(subjects: readonly string[]): Promise<Array<ApprovalView & { extra: Record<string, unknown> }>> {
+    if (subjects.length === 0) return [];
+    const rows: any[] = await this.o.ds.query(`SELECT * FROM ${this.t} WHERE subject = ANY($1::text[]) ORDER BY requested_at DESC, id COLLATE "C" DESC`, [subjects]);
+    return rows.map((r) => ({ ...this.view(r), extra: (r.action?.extra as Record<string, unknown> | undefined) ?? {} }));
+  }
+
   async get(id: string): Promise<ApprovalView> {
     const [r] = (await this.o.ds.query(`SELECT * FROM ${this.t} WHERE id = $1`, [id])) as any[];
     if (!r) throw new CodedError('NOT_FOUND', `approval ${id} not found`, { id });
