@@ -57,9 +57,6 @@ module.exports = {
           '^services/[^/]+/src/adapters/outbound/',
           '\\.module\\.ts$',
           TESTS,
-          // Known exceptions, to be moved into their repositories: uncordon's fencing and pressure services came in
-          // with their own transactions after this rule was written.
-          '^services/uncordon/src/(fencing|pressure)\\.service\\.ts$',
         ],
       },
       to: { path: npm('typeorm') },

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { FENCING_LABEL } from '@nodes-manager/contracts';
 import { createRuntime, signToken } from '@nodes-manager/platform';
 import { createTestDatabase, TEST_JWT_SECRET, testToken, waitFor, type TestDatabase } from '@nodes-manager/platform/testing';
 import { generateFleet, startEc2Sim, startKubeSim, type Ec2Sim, type KubeSim } from '@nodes-manager/sim';
@@ -31,11 +32,15 @@ const pageErrors: string[] = [];
 /** The events the current system published (its in-process bus). */
 let published: { type: string; data: unknown }[] = [];
 
-async function startSystem(opts: { nodes: number; podsPerNode?: number; env?: Record<string, string>; seed?: number }): Promise<{ db: TestDatabase; kube: KubeSim; ec2: Ec2Sim; system: AllInOne }> {
+async function startSystem(opts: { nodes: number; podsPerNode?: number; env?: Record<string, string>; seed?: number; fencing?: boolean }): Promise<{ db: TestDatabase; kube: KubeSim; ec2: Ec2Sim; system: AllInOne }> {
   const db = await createTestDatabase();
   const kube = await startKubeSim({ karpenter: true, podTerminationMs: 50 } as never);
-  kube.load(generateFleet({ seed: opts.seed ?? 7, nodes: opts.nodes, karpenter: true, ...(opts.podsPerNode ? { podsPerNode: opts.podsPerNode } : {}) }));
+  const fleet = generateFleet({ seed: opts.seed ?? 7, nodes: opts.nodes, karpenter: true, ...(opts.podsPerNode ? { podsPerNode: opts.podsPerNode } : {}) });
+  // Every node opted in to fencing: a few hung at once stay far below the partition share.
+  if (opts.fencing) for (const n of fleet.nodes) n.metadata!.labels![FENCING_LABEL] = 'enabled';
+  kube.load(fleet);
   const ec2 = await startEc2Sim({ region: 'us-east-1' });
+  if (opts.fencing) ec2.adoptNodes(fleet.nodes);
   process.env['AWS_ENDPOINT_URL_EC2'] = ec2.url;
   const runtime = createRuntime({ mode: 'all-in-one', logLevel: 'error' });
   published = [];
@@ -82,7 +87,8 @@ beforeAll(async () => {
     executablePath: CHROMIUM,
     args: ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
   });
-  ({ db, kube, ec2, system } = await startSystem({ nodes: 24 }));
+  // Fences wait for approval (DISRUPTION_APPROVAL for `fence`): the Approvals view has requests to decide.
+  ({ db, kube, ec2, system } = await startSystem({ nodes: 24, fencing: true, env: { DISRUPTION_APPROVAL: 'automatic,fence=manual' } }));
 }, 120_000);
 
 afterAll(async () => {
@@ -264,6 +270,75 @@ describe('the operator’s views, live', () => {
   it('left no error in the page console', () => {
     expect(pageErrors).toEqual([]);
   });
+});
+
+describe('Approvals', () => {
+  const auth = { headers: { authorization: `Bearer ${testToken()}` } };
+  const pendingFences = async () =>
+    ((await (await fetch(`${system.url}/api/v1/approvals?kind=fence&status=pending`, auth)).json()) as { items: { id: string; subject: string }[] }).items;
+  /** hang — a node stops renewing its Lease (3 minutes ago) and turns NotReady: the fencing loop asks to fence it. */
+  const hang = async (node: string) => {
+    kube.scenario.hangNode(node, { since: new Date(Date.now() - 3 * 60_000) });
+    return waitFor(async () => (await pendingFences()).find((a) => a.subject === node), `a fence request for ${node}`, 30_000, 500);
+  };
+  const byZone = async () => {
+    const nodes = (await (await fetch(`${system.url}/api/v1/nodes?limit=100&state=Ready`, auth)).json()) as { items: { name: string; zone: string; cordoned?: boolean }[] };
+    return [...new Map(nodes.items.map((n) => [n.zone, n.name])).values()];
+  };
+
+  it('lists pending fence requests; approving one and rejecting another changes their status in place', async () => {
+    const [first, second] = await byZone();
+    const toApprove = await hang(first!);
+    const toReject = await hang(second!);
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const errors: string[] = [];
+    const page = await newPage(ctx, errors);
+    await page.goto(`${system.url}/#token=${testToken('nodes:read nodes:write', 'erin')}`);
+    await page.getByRole('link', { name: 'Approvals' }).click();
+    await page.getByRole('heading', { name: 'Approvals' }).waitFor();
+    const row = (id: string) => page.locator(`[data-testid=approval-row][data-id="${id}"]`);
+    await row(toApprove.id).and(page.locator('[data-status=pending]')).waitFor({ timeout: 15_000 });
+    await row(toReject.id).and(page.locator('[data-status=pending]')).waitFor();
+    await expect(row(toApprove.id).textContent()).resolves.toContain(first);
+    await shot(page, '10-approvals-pending');
+
+    await row(toApprove.id).getByRole('button', { name: 'Approve' }).click();
+    await page.getByRole('status').filter({ hasText: `Approved: Fence of ${first}` }).waitFor();
+    // Approved, then carried out at the fencing loop's next pass: the row follows without a reload.
+    await row(toApprove.id).and(page.locator('[data-status=executed]')).waitFor({ timeout: 30_000 });
+    await expect(row(toApprove.id).getByTestId('approval-status').textContent()).resolves.toContain('by erin');
+    expect(await row(toApprove.id).getByRole('button').count()).toBe(0);
+
+    await row(toReject.id).getByRole('button', { name: 'Reject' }).click();
+    await row(toReject.id).and(page.locator('[data-status=rejected]')).waitFor({ timeout: 15_000 });
+    expect(await row(toReject.id).getByRole('button').count()).toBe(0);
+    await shot(page, '11-approvals-decided');
+    const api = (id: string) => fetch(`${system.url}/api/v1/approvals/${id}`, auth).then((r) => r.json()) as Promise<{ status: string; decidedBy: string }>;
+    expect([await api(toApprove.id), await api(toReject.id)]).toEqual([expect.objectContaining({ status: 'executed', decidedBy: 'erin' }), expect.objectContaining({ status: 'rejected', decidedBy: 'erin' })]);
+    await ctx.close();
+    expect(errors).toEqual([]);
+  }, 120_000);
+
+  it('a read-only token sees the pending request but no buttons, and the API refuses its approval (403)', async () => {
+    const [, , third] = await byZone();
+    const pending = await hang(third!);
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const errors: string[] = [];
+    const page = await newPage(ctx, errors);
+    const readOnly = testToken('nodes:read', 'rita');
+    await page.goto(`${system.url}/#token=${readOnly}`);
+    await page.getByRole('link', { name: 'Approvals' }).click();
+    const row = page.locator(`[data-testid=approval-row][data-id="${pending.id}"]`);
+    await row.and(page.locator('[data-status=pending]')).waitFor({ timeout: 15_000 });
+    expect(await page.locator('[data-testid=approval-row]').getByRole('button').count()).toBe(0);
+    await page.getByText('read-only: deciding needs the write scope').waitFor();
+    await shot(page, '12-approvals-read-only');
+    const refused = await fetch(`${system.url}/api/v1/approvals/${pending.id}/approve`, { method: 'POST', headers: { authorization: `Bearer ${readOnly}`, 'content-type': 'application/json' }, body: '{}' });
+    expect(refused.status).toBe(403);
+    await ctx.close();
+    expect(errors).toEqual([]);
+    expect((await (await fetch(`${system.url}/api/v1/approvals/${pending.id}`, auth)).json()) as { status: string }).toMatchObject({ status: 'pending' });
+  }, 60_000);
 });
 
 describe('a 5,000-node fleet', () => {

@@ -24,7 +24,7 @@ const SERVICES = [
 /** Tables each service owns (docs/design.md#data); the schema check must find each of them. */
 const OWNED_TABLES: Record<string, string[]> = {
   'node-sync': ['nodes', 'pods'],
-  uncordon: ['scaling_events', 'cordon_observations', 'drain_operations', 'rebalance_ledger'],
+  uncordon: ['scaling_events', 'cordon_observations', 'drain_operations', 'rebalance_ledger', 'fence_approvals', 'drain_approvals'],
   'scheduler-scoring': ['scheduling_decisions', 'consolidation_plans'],
   'karpenter-gateway': ['nodepool_changes'],
   'spot-advisor': ['spot_price_samples', 'provisioning_requests'],

@@ -2,24 +2,28 @@ import { useState } from 'react';
 import { useApp, useDebounced, useLive, useResource } from '../context';
 import { dateTime } from '../format';
 
-/** Approval — what the console reads of a pending approval; unknown fields are shown as they come. */
+/** Approval — what the console reads of an approval (libs/contracts ApprovalView); unknown fields are ignored. */
 interface Approval {
   id: string;
-  status?: string;
-  action?: string;
-  kind?: string;
-  subject?: string;
-  summary?: string;
-  reason?: string;
-  requestedBy?: string;
-  actor?: string;
-  createdAt?: string;
-  expiresAt?: string;
+  kind: string;
+  status: string;
+  subject: string;
+  reason: string;
+  nodes?: { node: string; instanceId?: string }[];
+  requestedBy: string;
+  requestedAt: string;
+  expiresAt: string;
+  decidedBy?: string | null;
+  results?: { node: string; outcome: string; reason: string }[];
 }
 
+const KIND_LABEL: Record<string, string> = { optimize: 'Optimizer drains', consolidate: 'Consolidation', fence: 'Fence', drain: 'Manual drain' };
+
 /**
- * ApprovalsView — pending approvals with approve / reject (write scope). Shown only when this gateway answers
- * `GET /api/v1/approvals`; decisions go to `POST /api/v1/approvals/{id}/approve|reject`.
+ * ApprovalsView — the latest approvals of disruptive actions, pending ones first, with approve / reject on pending
+ * ones for a token with the write scope (a read-only token sees no buttons). Shown only when this gateway answers
+ * `GET /api/v1/approvals`; decisions go to `POST /api/v1/approvals/{id}/approve|reject`, and the list follows the
+ * `approval.*` events.
  */
 export function ApprovalsView() {
   const { api, canWrite } = useApp();
@@ -28,12 +32,13 @@ export function ApprovalsView() {
   const [message, setMessage] = useState<{ ok: boolean; text: string } | undefined>();
   const reload = useDebounced(list.reload, 400);
   useLive((t) => t.startsWith('approval.'), reload, list.reload);
-  const pending = (list.data?.items ?? []).filter((a) => !a.status || a.status === 'pending');
+  const items = [...(list.data?.items ?? [])].sort((a, b) => Number(b.status === 'pending') - Number(a.status === 'pending'));
+  const pending = items.filter((a) => a.status === 'pending').length;
   const decide = async (a: Approval, verdict: 'approve' | 'reject') => {
     setBusy(a.id);
     try {
       await api.post(`/api/v1/approvals/${encodeURIComponent(a.id)}/${verdict}`, {});
-      setMessage({ ok: true, text: `${verdict === 'approve' ? 'Approved' : 'Rejected'} ${a.action ?? a.kind ?? a.id}.` });
+      setMessage({ ok: true, text: `${verdict === 'approve' ? 'Approved' : 'Rejected'}: ${KIND_LABEL[a.kind] ?? a.kind} of ${a.subject}.` });
       list.reload();
     } catch (err) {
       setMessage({ ok: false, text: (err as Error).message });
@@ -45,9 +50,16 @@ export function ApprovalsView() {
     <section className="view" aria-labelledby="approvals-title">
       <div className="view-head">
         <h1 id="approvals-title">Approvals</h1>
-        <span className="muted">{list.data ? `${pending.length} pending` : 'loading…'}</span>
+        <span className="muted" data-testid="approvals-pending">
+          {list.data ? `${pending} pending` : 'loading…'}
+        </span>
+        {!canWrite && <span className="muted">read-only: deciding needs the write scope</span>}
       </div>
-      {message && <p className={`notice ${message.ok ? 'ok' : 'error'}`}>{message.text}</p>}
+      {message && (
+        <p role="status" className={`notice ${message.ok ? 'ok' : 'error'}`}>
+          {message.text}
+        </p>
+      )}
       {list.error && <p className="notice error">{list.error}</p>}
       <table>
         <thead>
@@ -56,32 +68,42 @@ export function ApprovalsView() {
             <th scope="col">Subject</th>
             <th scope="col">Why</th>
             <th scope="col">Asked by</th>
-            <th scope="col">Since</th>
+            <th scope="col">Asked</th>
+            <th scope="col">Status</th>
             <th scope="col">Decide</th>
           </tr>
         </thead>
         <tbody>
-          {pending.map((a) => (
-            <tr key={a.id}>
-              <td>{a.action ?? a.kind ?? '—'}</td>
-              <td className="mono">{a.subject ?? '—'}</td>
-              <td>{a.summary ?? a.reason ?? '—'}</td>
-              <td>{a.requestedBy ?? a.actor ?? '—'}</td>
-              <td>{dateTime(a.createdAt)}</td>
+          {items.map((a) => (
+            <tr key={a.id} data-testid="approval-row" data-id={a.id} data-status={a.status}>
+              <td>{KIND_LABEL[a.kind] ?? a.kind}</td>
+              <td className="mono">{a.subject}</td>
+              <td>{a.reason}</td>
+              <td>{a.requestedBy}</td>
+              <td>{dateTime(a.requestedAt)}</td>
+              <td data-testid="approval-status">
+                {a.status}
+                {a.decidedBy && a.status !== 'pending' ? <span className="muted"> by {a.decidedBy}</span> : null}
+                {a.status === 'pending' ? <span className="muted"> until {dateTime(a.expiresAt)}</span> : null}
+              </td>
               <td>
-                <button type="button" disabled={!canWrite || busy === a.id} onClick={() => void decide(a, 'approve')}>
-                  Approve
-                </button>{' '}
-                <button type="button" className="danger" disabled={!canWrite || busy === a.id} onClick={() => void decide(a, 'reject')}>
-                  Reject
-                </button>
+                {a.status === 'pending' && canWrite ? (
+                  <>
+                    <button type="button" disabled={busy === a.id} onClick={() => void decide(a, 'approve')}>
+                      Approve
+                    </button>{' '}
+                    <button type="button" className="danger" disabled={busy === a.id} onClick={() => void decide(a, 'reject')}>
+                      Reject
+                    </button>
+                  </>
+                ) : null}
               </td>
             </tr>
           ))}
-          {list.data && pending.length === 0 && (
+          {list.data && items.length === 0 && (
             <tr>
-              <td colSpan={6} className="muted">
-                Nothing waits for approval.
+              <td colSpan={7} className="muted">
+                No approvals yet.
               </td>
             </tr>
           )}

@@ -37,6 +37,12 @@ export interface DrainRequest {
   timeoutSeconds?: number;
   force: boolean;
   deleteEmptyDirData: boolean;
+  /**
+   * Set by the gateway for `POST /api/v1/nodes/{id}/drain`: an operator's drain, recorded as an executed approval of
+   * kind `drain` with the operator as requester and approver (docs/approvals.md). Absent for the optimizer's drains,
+   * which carry out an approval of their own.
+   */
+  manual?: boolean;
 }
 
 export interface PageQuery {

@@ -5,30 +5,38 @@ import type { ServiceName } from './events.js';
  * approvals, and the shapes the API answers.
  */
 
-/** The disruptive actions that pass the approval and maintenance-window gate. `fence` is reserved for node fencing. */
+/** The disruptive actions that pass the approval and maintenance-window gate (DISRUPTION_APPROVAL names these). */
 export const DisruptionKinds = ['optimize', 'consolidate', 'fence'] as const;
 export type DisruptionKind = (typeof DisruptionKinds)[number];
 
 /**
- * APPROVAL_OWNERS — the service that owns the approvals of a kind (its table, its events, its execution); the
- * gateway routes an approval id to it by the id's `<kind>-` prefix. Fencing has no owner until it exists.
+ * ApprovalKinds — every kind an approval record has: the gated kinds, and `drain`, the record of a manual drain
+ * through the API (immediate: the operator who asks is its approver, so it is recorded already executed).
  */
-export const APPROVAL_OWNERS: Readonly<Record<DisruptionKind, ServiceName | undefined>> = {
+export const ApprovalKinds = [...DisruptionKinds, 'drain'] as const;
+export type ApprovalKind = (typeof ApprovalKinds)[number];
+
+/**
+ * APPROVAL_OWNERS — the service that owns the approvals of a kind (its table, its events, its execution); the
+ * gateway routes an approval id to it by the id's `<kind>-` prefix.
+ */
+export const APPROVAL_OWNERS: Readonly<Record<ApprovalKind, ServiceName>> = {
   optimize: 'scheduler-scoring',
   consolidate: 'karpenter-gateway',
-  fence: undefined,
+  fence: 'uncordon',
+  drain: 'uncordon',
 };
 
 export const ApprovalStatuses = ['pending', 'approved', 'rejected', 'expired', 'executing', 'executed', 'failed'] as const;
 export type ApprovalStatus = (typeof ApprovalStatuses)[number];
 
 /** approvalId — `<kind>-<uuid>`: the kind tells the gateway which service owns it. */
-export const approvalId = (kind: DisruptionKind, uuid: string): string => `${kind}-${uuid}`;
+export const approvalId = (kind: ApprovalKind, uuid: string): string => `${kind}-${uuid}`;
 
 /** approvalKindOf — the kind an approval id names, or undefined for an id no service issued. */
-export function approvalKindOf(id: string): DisruptionKind | undefined {
-  const m = /^(optimize|consolidate|fence)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.exec(id);
-  return m ? (m[1] as DisruptionKind) : undefined;
+export function approvalKindOf(id: string): ApprovalKind | undefined {
+  const m = /^(optimize|consolidate|fence|drain)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.exec(id);
+  return m ? (m[1] as ApprovalKind) : undefined;
 }
 
 /** ApprovalNode — one node the action would disrupt: why, what it saves, where its pods go. */
@@ -41,6 +49,10 @@ export interface ApprovalNode {
   /** `namespace/name` → the node it re-packs onto. */
   pods?: { pod: string; to: string }[];
   nodeClaim?: string;
+  /** The EC2 instance, for a fence. */
+  instanceId?: string;
+  /** Why it looks dead, for a fence: the fencing verdict's evidence when the request was made. */
+  evidence?: { ready: string; notReadySince: string | null; leaseRenewedAt: string | null; leaseStaleSeconds: number | null; message: string };
 }
 
 /** ApprovalResult — what became of one node at execution. */
@@ -56,10 +68,10 @@ export interface ApprovalResult {
 /** ApprovalView — an approval request as the API shows it. */
 export interface ApprovalView {
   id: string;
-  kind: DisruptionKind;
+  kind: ApprovalKind;
   service: ServiceName;
   status: ApprovalStatus;
-  /** `cluster` for the optimizer; the NodePool for a consolidation. */
+  /** `cluster` for the optimizer; the NodePool for a consolidation; the node for a fence or a manual drain. */
   subject: string;
   /** Why: the plan's own words (how many nodes under which threshold, the savings). */
   reason: string;
@@ -83,7 +95,7 @@ export interface ApprovalView {
 export interface ApprovalsListQuery {
   limit: number;
   status?: ApprovalStatus;
-  kind?: DisruptionKind;
+  kind?: ApprovalKind;
   after?: { requestedAt: string; id: string };
 }
 

@@ -9,7 +9,7 @@
 import { ALL_EVENT_TYPES, EVENTS_EXCHANGE, EventTypes, ServiceNames, heartbeatType, type CloudEvent, type EventType, type ServiceName } from './events.js';
 import { EVENT_EXAMPLES } from './event-examples.js';
 import { NODE_STATES } from './api.js';
-import { ApprovalStatuses, DisruptionKinds } from './approvals.js';
+import { ApprovalKinds, ApprovalStatuses } from './approvals.js';
 import { DrainFailureReason, DrainPodOutcome, DrainStatus, UNCORDON_REASONS } from './uncordon.js';
 import { FENCING_ACTIONS, PRESSURE_MODES, PressureReliefOutcome } from './fencing.js';
 import { INTERRUPTION_SOURCES, REBALANCE_EVIDENCE_KINDS, REBALANCE_OUTCOMES, REBALANCE_SIGNALS, REBALANCE_TIME_SOURCES } from './rebalance.js';
@@ -76,7 +76,7 @@ const approvalResult = closed(
     outcome: { type: 'string', enum: ['started', 'skipped', 'failed'] },
     reason: str('why: planned_removal, or the re-check that no longer held (outside_window, above_threshold, pods_do_not_fit, …)'),
     detail: str(),
-    operationId: uuid('the drain operation, when one started'),
+    operationId: uuid('the drain (or fencing) operation, when one started'),
     nodeClaim: str('the NodeClaim deleted or kept, for a consolidation'),
   },
   ['operationId', 'nodeClaim'],
@@ -87,9 +87,9 @@ function approvalEvent(description: string): JsonSchema {
   return closed(
     {
       approvalId: str('`<kind>-<uuid>`'),
-      kind: { type: 'string', enum: [...DisruptionKinds] },
+      kind: { type: 'string', enum: [...ApprovalKinds] },
       status: { type: 'string', enum: [...ApprovalStatuses] },
-      subject: str('`cluster` for the optimizer, the NodePool for a consolidation'),
+      subject: str('`cluster` for the optimizer, the NodePool for a consolidation, the node for a fence or a manual drain'),
       planId: nullableStr('the consolidation plan it carries out'),
       nodes: arrayOf(str(), 'the nodes the action disrupts'),
       hourlySavingsUsd: { type: ['number', 'null'] },

@@ -28,3 +28,4 @@ export * from './runtime/cycle-runner.js';
 export * from './platform.module.js';
 export * from './bootstrap/bootstrap.js';
 export * from './approvals/approval-store.js';
+export * from './approvals/approval-wiring.js';

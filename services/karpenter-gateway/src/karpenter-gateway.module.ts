@@ -1,21 +1,18 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import {
-  ApprovalStore,
+  approvalCommands,
+  approvalStoreProvider,
   CLOCK,
   commandBusProviders,
   createKubeConfig,
-  DATA_SOURCE,
   HEALTH_REGISTRY,
   LOGGER,
-  METRICS,
-  OUTBOX,
   PlatformModule,
+  serviceApprovalsProvider,
   type Clock,
   type HealthRegistry,
   type JsonLogger,
-  type Metrics,
-  type Outbox,
 } from '@nodes-manager/platform';
 import { migrations } from '../../../migrations/karpenter-gateway/index.js';
 import { CONSOLIDATION_APPROVALS_TABLE, entities } from './adapters/outbound/karpenter-gateway.entities.js';
@@ -27,6 +24,8 @@ import { CONSOLIDATION_APPROVALS, DISRUPTION_GATE, KARPENTER_SERVICE_OPTIONS, Ka
 import type { KarpenterGatewayConfig } from './config.js';
 
 export const KARPENTER_GATEWAY_CONFIG = Symbol('KARPENTER_GATEWAY_CONFIG');
+/** The service's approvals (one store: `consolidate`), for the shared approval commands. */
+const KARPENTER_APPROVALS = Symbol('KARPENTER_APPROVALS');
 
 /** KarpenterGatewayModule — wiring only: Karpenter NodePools and NodeClaims through the dynamic client. */
 @Module({})
@@ -35,7 +34,7 @@ export class KarpenterGatewayModule {
     return {
       module: KarpenterGatewayModule,
       imports: [PlatformModule.forService({ service: 'karpenter-gateway', config, entities, migrations })],
-      controllers: [KarpenterGatewayCommands],
+      controllers: [KarpenterGatewayCommands, approvalCommands('karpenter-gateway', KARPENTER_APPROVALS)],
       providers: [
         { provide: KARPENTER_GATEWAY_CONFIG, useValue: config },
         {
@@ -57,19 +56,8 @@ export class KarpenterGatewayModule {
         { provide: KARPENTER_SERVICE_OPTIONS, useValue: { planTimeoutMs: Math.max(100, Math.floor(config.COMMAND_TIMEOUT_MS * 0.6)) } },
         ...commandBusProviders('karpenter-gateway'),
         { provide: DISRUPTION_GATE, useValue: { policy: config.DISRUPTION_APPROVAL, windows: config.DISRUPTION_WINDOWS } },
-        {
-          provide: CONSOLIDATION_APPROVALS,
-          inject: [DATA_SOURCE, OUTBOX, CLOCK, LOGGER, METRICS],
-          useFactory: (ds: DataSource, outbox: Outbox, clock: Clock, logger: JsonLogger, metrics: Metrics) =>
-            new ApprovalStore({
-              ds, outbox, clock, logger, metrics,
-              service: 'karpenter-gateway',
-              kind: 'consolidate',
-              table: CONSOLIDATION_APPROVALS_TABLE,
-              rules: { distinctApprover: config.APPROVAL_DISTINCT_APPROVER },
-              ttlMinutes: config.APPROVAL_TTL_MINUTES,
-            }),
-        },
+        approvalStoreProvider(CONSOLIDATION_APPROVALS, { service: 'karpenter-gateway', kind: 'consolidate', table: CONSOLIDATION_APPROVALS_TABLE, config }),
+        serviceApprovalsProvider(KARPENTER_APPROVALS, [CONSOLIDATION_APPROVALS]),
         { provide: KARPENTER_GATEWAY_CONFIG_FOR_LOOP, useValue: { scanIntervalMs: config.SCAN_INTERVAL_SECONDS * 1000 } },
         NodePoolChangesRepository,
         KarpenterGatewayService,

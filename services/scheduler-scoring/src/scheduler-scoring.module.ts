@@ -1,21 +1,19 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import {
-  ApprovalStore,
-  CLOCK,
+  approvalCommands,
+  approvalStoreProvider,
   COMMAND_BUS,
   commandBusProviders,
   createKubeConfig,
   DATA_SOURCE,
   LEADER_FACTORY,
   LOGGER,
-  OUTBOX,
   PlatformModule,
-  type Clock,
+  serviceApprovalsProvider,
   type CommandBus,
   type JsonLogger,
   type LeaderFactory,
-  type Outbox,
 } from '@nodes-manager/platform';
 import { HEALTH_REGISTRY, kubeWatchOptions, METRICS, type HealthRegistry, type Metrics } from '@nodes-manager/platform';
 import { migrations } from '../../../migrations/scheduler-scoring/index.js';
@@ -29,7 +27,7 @@ import { BusPriceSource } from './adapters/outbound/price-source.adapter.js';
 import { SchedulingRepository } from './adapters/outbound/scheduling.repository.js';
 import { SchedulerScoringService } from './scheduler-scoring.service.js';
 import type { SchedulerScoringConfig } from './config.js';
-import { CATALOG_SOURCE, CLUSTER_CACHE, DRAINER, OPTIMIZE_APPROVALS_STORE, PRICE_SOURCE, SCHEDULER_LEADER, SCHEDULER_SCORING_CONFIG, SCHEDULING_REPOSITORY } from './tokens.js';
+import { CATALOG_SOURCE, CLUSTER_CACHE, DRAINER, OPTIMIZE_APPROVALS_STORE, PRICE_SOURCE, SCHEDULER_APPROVALS, SCHEDULER_LEADER, SCHEDULER_SCORING_CONFIG, SCHEDULING_REPOSITORY } from './tokens.js';
 
 export { SCHEDULER_SCORING_CONFIG } from './tokens.js';
 
@@ -40,7 +38,7 @@ export class SchedulerScoringModule {
     return {
       module: SchedulerScoringModule,
       imports: [PlatformModule.forService({ service: 'scheduler-scoring', config, entities, migrations })],
-      controllers: [SchedulerScoringCommands],
+      controllers: [SchedulerScoringCommands, approvalCommands('scheduler-scoring', SCHEDULER_APPROVALS)],
       providers: [
         { provide: SCHEDULER_SCORING_CONFIG, useValue: config },
         ...commandBusProviders('scheduler-scoring'),
@@ -63,19 +61,8 @@ export class SchedulerScoringModule {
         { provide: DRAINER, inject: [COMMAND_BUS], useFactory: (bus: CommandBus) => new BusDrainer(bus) },
         { provide: SCHEDULING_REPOSITORY, inject: [DATA_SOURCE], useFactory: (ds: DataSource) => new SchedulingRepository(ds) },
         { provide: SCHEDULER_LEADER, inject: [LEADER_FACTORY], useFactory: (leaders: LeaderFactory) => leaders('scheduler-scoring') },
-        {
-          provide: OPTIMIZE_APPROVALS_STORE,
-          inject: [DATA_SOURCE, OUTBOX, CLOCK, LOGGER, METRICS],
-          useFactory: (ds: DataSource, outbox: Outbox, clock: Clock, logger: JsonLogger, metrics: Metrics) =>
-            new ApprovalStore({
-              ds, outbox, clock, logger, metrics,
-              service: 'scheduler-scoring',
-              kind: 'optimize',
-              table: OPTIMIZE_APPROVALS,
-              rules: { distinctApprover: config.APPROVAL_DISTINCT_APPROVER },
-              ttlMinutes: config.APPROVAL_TTL_MINUTES,
-            }),
-        },
+        approvalStoreProvider(OPTIMIZE_APPROVALS_STORE, { service: 'scheduler-scoring', kind: 'optimize', table: OPTIMIZE_APPROVALS, config }),
+        serviceApprovalsProvider(SCHEDULER_APPROVALS, [OPTIMIZE_APPROVALS_STORE]),
         SchedulerScoringService,
         SchedulerScoringLoop,
       ],

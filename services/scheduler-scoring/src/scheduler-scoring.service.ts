@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import {
   EventTypes,
-  type ApprovalsListQuery,
+  type ApprovalView,
   type CloudEvent,
   type CommandMeta,
   type DecisionsListQuery,
@@ -12,7 +12,7 @@ import {
   type SimulateRequest,
 } from '@nodes-manager/contracts';
 import { approvalModeFor } from '@nodes-manager/disruption';
-import { CLOCK, CodedError, LOGGER, makeEvent, OUTBOX, type ApprovalStore, type Clock, type JsonLogger, type Outbox, validationFailed } from '@nodes-manager/platform';
+import { approvalsPass, CLOCK, CodedError, LOGGER, makeEvent, OUTBOX, type ApprovalStore, type Clock, type JsonLogger, type Outbox, validationFailed } from '@nodes-manager/platform';
 import {
   countWorkloadZones,
   lowerBoundCost,
@@ -289,8 +289,10 @@ export class SchedulerScoringService {
    * in-flight drains and OPTIMIZE_MAX_DISRUPTIONS holds across replicas.
    */
   private async cycle(mode: OptimizeMode, meta: CommandMeta): Promise<CycleResult> {
-    await this.approvals.expireDue();
-    if (mode !== 'execute') return this.cycleLocked(mode, meta);
+    if (mode !== 'execute') {
+      await this.approvals.expireDue();
+      return this.cycleLocked(mode, meta);
+    }
     const release = await this.repo.tryExecutionLock();
     if (!release) throw new CodedError('CONFLICT', 'an optimisation run is in progress', { lock: EXECUTION_LOCK });
     try {
@@ -409,49 +411,41 @@ export class SchedulerScoringService {
    * per-node results.
    */
   private async runApproved(meta: CommandMeta): Promise<{ id: string; status: string }[]> {
-    await this.approvals.failInterrupted(meta);
     const done: { id: string; status: string }[] = [];
-    for (const a of await this.approvals.approved()) {
-      const extra = await this.approvals.extra(a.id);
-      const remove = (Array.isArray(extra['remove']) ? extra['remove'] : []) as NodeRemoval[];
-      const snap = this.cluster.synced ? this.cluster.snapshot() : undefined;
-      const stored = new Map(a.nodes.map((n) => [n.node, n.nodePool ?? undefined]));
-      const current = snap ? this.poolOf(snap) : () => undefined;
-      const poolOf = (node: string) => current(node) ?? stored.get(node);
-      const split = splitByWindow(remove, poolOf, this.config.DISRUPTION_WINDOWS, this.clock.now());
-      if (remove.length > 0 && split.inside.length === 0) {
-        this.logger.debug('approved consolidation waits for its maintenance window', { approvalId: a.id, opensAt: split.opensAt?.toISOString() });
-        continue;
-      }
-      if (!(await this.approvals.claim(a.id))) continue;
-      const runMeta = { actor: a.decidedBy ?? meta.actor, correlationId: a.correlationId ?? meta.correlationId };
-      const planId = a.planId ?? randomUUID();
-      const plan: ConsolidationPlan = { remove: split.inside, blocked: [], pdbImpact: a.pdbImpact, hourlySavingsUsd: a.hourlySavingsUsd ?? 0, monthlySavingsUsd: a.monthlySavingsUsd ?? 0 };
-      const execution = await this.execute(planId, plan, runMeta, split.outside);
-      const finished = await this.approvals.finish(
-        a.id,
-        [
-          ...execution.drained.map((d) => ({ node: d.node, outcome: 'started' as const, reason: 'planned_removal', detail: `drain ${d.operationId} ${d.status}`, operationId: d.operationId })),
-          ...execution.skipped.map((x) => ({ node: x.node, outcome: 'skipped' as const, reason: x.reason, detail: x.detail })),
-        ],
-        runMeta,
-      );
-      done.push({ id: finished.id, status: finished.status });
-    }
+    // The whole pass holds the execution lock already: no `under`.
+    await approvalsPass(this.approvals, { execute: async (a, runMeta) => {
+      const finished = await this.executeApproved(a, runMeta);
+      if (finished) done.push(finished);
+    } }, meta);
     return done;
   }
 
-  /** approvalsList … approvalReject — the optimizer's approvals (docs/approvals.md); the gateway merges them with others. */
-  approvalsList(q: ApprovalsListQuery) {
-    return this.approvals.list(q);
-  }
-
-  approvalGet(id: string) {
-    return this.approvals.get(id);
-  }
-
-  approvalDecide(id: string, action: 'approve' | 'reject', meta: CommandMeta, comment?: string) {
-    return this.approvals.decide(id, action, meta, comment);
+  /** executeApproved — one approved request: waits for a window, else claimed, executed and finished. */
+  private async executeApproved(a: ApprovalView, runMeta: CommandMeta): Promise<{ id: string; status: string } | undefined> {
+    const extra = await this.approvals.extra(a.id);
+    const remove = (Array.isArray(extra['remove']) ? extra['remove'] : []) as NodeRemoval[];
+    const snap = this.cluster.synced ? this.cluster.snapshot() : undefined;
+    const stored = new Map(a.nodes.map((n) => [n.node, n.nodePool ?? undefined]));
+    const current = snap ? this.poolOf(snap) : () => undefined;
+    const poolOf = (node: string) => current(node) ?? stored.get(node);
+    const split = splitByWindow(remove, poolOf, this.config.DISRUPTION_WINDOWS, this.clock.now());
+    if (remove.length > 0 && split.inside.length === 0) {
+      this.logger.debug('approved consolidation waits for its maintenance window', { approvalId: a.id, opensAt: split.opensAt?.toISOString() });
+      return undefined;
+    }
+    if (!(await this.approvals.claim(a.id))) return undefined;
+    const planId = a.planId ?? randomUUID();
+    const plan: ConsolidationPlan = { remove: split.inside, blocked: [], pdbImpact: a.pdbImpact, hourlySavingsUsd: a.hourlySavingsUsd ?? 0, monthlySavingsUsd: a.monthlySavingsUsd ?? 0 };
+    const execution = await this.execute(planId, plan, runMeta, split.outside);
+    const finished = await this.approvals.finish(
+      a.id,
+      [
+        ...execution.drained.map((d) => ({ node: d.node, outcome: 'started' as const, reason: 'planned_removal', detail: `drain ${d.operationId} ${d.status}`, operationId: d.operationId })),
+        ...execution.skipped.map((x) => ({ node: x.node, outcome: 'skipped' as const, reason: x.reason, detail: x.detail })),
+      ],
+      runMeta,
+    );
+    return { id: finished.id, status: finished.status };
   }
 
   /** inFlight — drains our plans started that are still pending or running. */

@@ -7,3 +7,5 @@ export const DRAINER = Symbol('DRAINER');
 export const SCHEDULING_REPOSITORY = Symbol('SCHEDULING_REPOSITORY');
 export const SCHEDULER_LEADER = Symbol('SCHEDULER_LEADER');
 export const OPTIMIZE_APPROVALS_STORE = Symbol('OPTIMIZE_APPROVALS_STORE');
+/** The service's approvals (one store: `optimize`), for the shared approval commands. */
+export const SCHEDULER_APPROVALS = Symbol('SCHEDULER_APPROVALS');

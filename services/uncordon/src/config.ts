@@ -1,10 +1,12 @@
-import { commonShape, COMMON_SECRETS, DEFAULT_HEALTH_PORTS, defineConfigSpec, env, loadConfig } from '@nodes-manager/platform';
+import { commonShape, COMMON_SECRETS, disruptionShape, DEFAULT_HEALTH_PORTS, defineConfigSpec, env, loadConfig } from '@nodes-manager/platform';
 
 /** uncordon's configuration (README table). */
 export const uncordonConfigSpec = defineConfigSpec({
   service: 'uncordon',
   shape: {
     ...commonShape,
+    // The approval and maintenance-window gate of fencing (`fence`; docs/approvals.md).
+    ...disruptionShape,
     HEALTH_PORT: env.port(DEFAULT_HEALTH_PORTS['uncordon']),
     KUBECONFIG: env.optionalString(),
     AUTO_UNCORDON_ENABLED: env.bool(true),

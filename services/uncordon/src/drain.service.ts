@@ -25,7 +25,10 @@ import {
   type LeaderElector,
   type Metrics,
   type Outbox,
+  type ApprovalStore,
+  type SqlRunner,
 } from '@nodes-manager/platform';
+import { nodePoolOf } from '@nodes-manager/kube';
 import type { UncordonConfig } from './config.js';
 import {
   drainDeadline,
@@ -40,7 +43,7 @@ import {
 } from './domain/drain/plan-drain.js';
 import { drainPodOf, type KubeNodes, type PatchResult } from './adapters/outbound/kube-nodes.adapter.js';
 import { drainView, type DrainRecord, type DrainRepository, type DrainRow } from './adapters/outbound/drain.repository.js';
-import { DRAIN_REPOSITORY, KUBE_NODES, UNCORDON_CONFIG, UNCORDON_LEADER } from './tokens.js';
+import { DRAIN_APPROVALS, DRAIN_REPOSITORY, KUBE_NODES, UNCORDON_CONFIG, UNCORDON_LEADER } from './tokens.js';
 
 const podName = (p: { namespace: string; name: string }): string => `${p.namespace}/${p.name}`;
 /** How long a step waits after a failed API call before it looks again (the drain timeout still bounds it). */
@@ -72,12 +75,17 @@ export class DrainService {
     @Inject(KUBE_NODES) private readonly kube: KubeNodes,
     @Inject(DRAIN_REPOSITORY) private readonly repo: DrainRepository,
     @Inject(UNCORDON_LEADER) private readonly leader: LeaderElector,
+    @Inject(DRAIN_APPROVALS) private readonly approvals: ApprovalStore,
     @Inject(METRICS) metrics: Metrics,
   ) {
     this.drains = metrics.counter('nodes_manager_drains_total', 'Drain operations by final status', ['status']);
   }
 
-  /** start — records a pending drain of an existing node; NOT_FOUND for an unknown node, CONFLICT while one runs. */
+  /**
+   * start — records a pending drain of an existing node; NOT_FOUND for an unknown node, CONFLICT while one runs. A
+   * manual drain (through the API: `req.manual`) is recorded with it, in the same transaction, as an approval of kind
+   * `drain` that its operator requested and approved, already `executed` (docs/approvals.md).
+   */
   async start(req: DrainRequest, meta: CommandMeta): Promise<DrainOperation> {
     const node = await this.kube.getNode(req.node);
     if (!node) throw new CodedError('NOT_FOUND', `node ${req.node} not found`, { node: req.node });
@@ -90,7 +98,22 @@ export class DrainService {
     };
     const id = randomUUID();
     const now = this.clock.now();
-    const inserted = await this.repo.create({ id, node: req.node, status: DrainStatus.PENDING, actor: meta.actor, correlationId: meta.correlationId, options, progress: {}, startedAt: now });
+    const record = req.manual
+      ? (tx: SqlRunner) =>
+          this.approvals.record(
+            {
+              subject: req.node,
+              reason: `manual drain of ${req.node} by ${meta.actor}: immediate, its operator approves it`,
+              planId: null,
+              nodes: [{ node: req.node, nodePool: nodePoolOf(node.metadata?.labels ?? {}) ?? null, reason: 'manual' }],
+            },
+            [{ node: req.node, outcome: 'started', reason: 'manual_drain', detail: `drain ${id} recorded`, operationId: id }],
+            meta,
+            tx,
+          )
+      : undefined;
+    const inserted = await this.repo.create({ id, node: req.node, status: DrainStatus.PENDING, actor: meta.actor, correlationId: meta.correlationId, options, progress: {}, startedAt: now }, record);
+    if (inserted && record) this.outbox.added();
     if (!inserted) {
       const active = await this.repo.latestForNode(req.node);
       throw new CodedError('CONFLICT', `node ${req.node} is already being drained`, { node: req.node, operationId: active?.id });

@@ -1,9 +1,13 @@
+// This file is longer than 500 lines: the cycle, its approval gate and the approved fences it carries out share one
+// start path (the intent, recorded with its approval) and the cycle's view of the nodes; the fence's recorded steps follow.
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import type { DataSource } from 'typeorm';
 import type * as k8s from '@kubernetes/client-node';
 import {
   Commands,
+  type ApprovalView,
+  type CommandMeta,
+  type FencingVerdict,
   EventTypes,
   FENCING_LABEL,
   FENCING_LABEL_ENABLED,
@@ -14,35 +18,35 @@ import {
   type InstancesDescribeReply,
 } from '@nodes-manager/contracts';
 import {
+  approvalsPass,
   CLOCK,
   CodedError,
   CycleRunner,
   COMMAND_BUS,
-  DATA_SOURCE,
   HEALTH_REGISTRY,
   LOGGER,
   makeEvent,
   METRICS,
   newMeta,
-  OUTBOX,
+  type ApprovalStore,
   type Clock,
   type CommandBus,
   type HealthRegistry,
   type JsonLogger,
   type LeaderElector,
   type Metrics,
-  type Outbox,
   type SqlRunner,
 } from '@nodes-manager/platform';
+import { approvalModeFor, windowState } from '@nodes-manager/disruption';
 import type { UncordonConfig } from './config.js';
-import { conditionOf, parseProviderId, zoneOf as nodeZoneOf } from '@nodes-manager/kube';
-import { decideEc2Step, decideFencing, type Ec2Observation, type FenceCandidate } from './domain/fencing/decide-fencing.js';
-import { fencingView, type FencingRepository, type FencingRow } from './adapters/outbound/fencing.repository.js';
+import { conditionOf, nodePoolOf, parseProviderId, zoneOf as nodeZoneOf } from '@nodes-manager/kube';
+import { decideEc2Step, decideFencing, type Ec2Observation, type FenceCandidate, type FencingDecision } from './domain/fencing/decide-fencing.js';
+import { gateFence, recheckApprovedFence, type FenceGate } from './domain/fencing/gate-fencing.js';
+import { fencingView, type FencingRecord, type FencingRepository, type FencingRow, type FencingSet } from './adapters/outbound/fencing.repository.js';
 import type { KubeFencing, LeaseReading } from './adapters/outbound/kube-fencing.adapter.js';
 import type { KubeNodes } from './adapters/outbound/kube-nodes.adapter.js';
 import type { NodeSource } from './adapters/outbound/node-source.adapter.js';
-import type { UncordonRepository } from './adapters/outbound/uncordon.repository.js';
-import { FENCING_REPOSITORY, KUBE_FENCING, KUBE_NODES, NODE_SOURCE, UNCORDON_CONFIG, UNCORDON_LEADER, UNCORDON_REPOSITORY } from './tokens.js';
+import { FENCE_APPROVALS, FENCING_REPOSITORY, KUBE_FENCING, KUBE_NODES, NODE_SOURCE, UNCORDON_CONFIG, UNCORDON_LEADER } from './tokens.js';
 
 export const FENCING_ACTOR = 'system:uncordon';
 /** Scaling-event action of every fencing record. */
@@ -58,6 +62,23 @@ const readyOf = (n: k8s.V1Node): { status: 'True' | 'False' | 'Unknown'; since: 
 };
 const optedIn = (n: k8s.V1Node): boolean => n.metadata?.labels?.[FENCING_LABEL] === FENCING_LABEL_ENABLED;
 const zoneOf = (n: k8s.V1Node): string | null => nodeZoneOf(n.metadata?.labels ?? {}) ?? null;
+const poolOf = (n: k8s.V1Node | undefined): string | undefined => (n ? nodePoolOf(n.metadata?.labels ?? {}) : undefined);
+
+/** withGate — a FENCE verdict held by the approval gate says so in its message. */
+function withGate(v: FencingVerdict, gate: FenceGate | undefined): FencingVerdict {
+  if (!gate || gate.action === 'fence' || gate.action === 'request_approval') return v;
+  const why = gate.action === 'rejected' ? `fencing it was rejected (${gate.approvalId}): not asked again for this node` : `waits for approval ${gate.approvalId} (${gate.status})`;
+  return { ...v, message: `${v.message}; ${why}` };
+}
+const gateKey = (g: FenceGate | undefined): string => (!g || g.action === 'fence' || g.action === 'request_approval' ? '' : `${g.approvalId}:${g.action === 'approval_open' ? g.status : 'rejected'}`);
+
+/** What one cycle knows, for carrying out approved fences against it. */
+interface CycleView {
+  readonly nodes: ReadonlyMap<string, k8s.V1Node>;
+  readonly candidates: ReadonlyMap<string, FenceCandidate>;
+  readonly decision: FencingDecision;
+  readonly now: Date;
+}
 
 /**
  * FencingService — fences hung nodes that opted in, through EC2 (docs/fencing.md). The leader reads the node cache,
@@ -83,13 +104,11 @@ export class FencingService {
     @Inject(UNCORDON_CONFIG) private readonly config: UncordonConfig,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(LOGGER) private readonly logger: JsonLogger,
-    @Inject(DATA_SOURCE) private readonly ds: DataSource,
-    @Inject(OUTBOX) private readonly outbox: Outbox,
     @Inject(NODE_SOURCE) private readonly source: NodeSource,
     @Inject(KUBE_FENCING) private readonly kube: KubeFencing,
     @Inject(KUBE_NODES) private readonly nodes: KubeNodes,
     @Inject(FENCING_REPOSITORY) private readonly repo: FencingRepository,
-    @Inject(UNCORDON_REPOSITORY) private readonly events: UncordonRepository,
+    @Inject(FENCE_APPROVALS) private readonly approvals: ApprovalStore,
     @Inject(UNCORDON_LEADER) private readonly leader: LeaderElector,
     @Inject(COMMAND_BUS) private readonly bus: CommandBus,
     @Inject(METRICS) metrics: Metrics,
@@ -135,39 +154,133 @@ export class FencingService {
       leaseTimeoutSeconds: this.config.FENCING_LEASE_TIMEOUT_SECONDS,
       maxUnhealthyPercent: this.config.FENCING_MAX_UNHEALTHY_PERCENT,
     });
-    // Verdicts are written when they change (decision and reason per node, the shares), not every cycle.
-    const key = JSON.stringify([decision.verdicts.map((v) => [v.node, v.decision, v.reason]), decision.overall, decision.zones]);
+    const cacheByName = new Map(all.map((n) => [n.metadata?.name ?? '', n]));
+    // DISRUPTION_APPROVAL for `fence`: under `manual` a FENCE verdict becomes a request (docs/fencing.md#approval).
+    const gates = await this.gates(decision, cacheByName, now);
+    const verdicts = decision.verdicts.map((v) => withGate(v, gates.get(v.node)));
+    // Verdicts are written when they change (decision, reason and gate per node, the shares), not every cycle.
+    const key = JSON.stringify([verdicts.map((v) => [v.node, v.decision, v.reason, gateKey(gates.get(v.node))]), decision.overall, decision.zones]);
     const before = await this.repo.state();
-    if (key !== this.savedKey) await this.ds.transaction(async (tx) => {
-      await this.repo.saveVerdicts(tx, decision.verdicts, decision, now);
-      if ((before?.suspended ?? false) !== decision.suspended) {
-        await this.outbox.add(tx, [
-          makeEvent(
-            'uncordon',
-            EventTypes.fencingSuspended,
-            {
-              suspended: decision.suspended,
-              overall: { dead: decision.overall.dead, total: decision.overall.total, percent: decision.overall.percent, suspended: decision.overall.suspended },
-              zones: decision.zones.map((z) => ({ zone: z.zone ?? 'unknown', dead: z.dead, total: z.total, percent: z.percent, suspended: z.suspended })),
-              maxUnhealthyPercent: this.config.FENCING_MAX_UNHEALTHY_PERCENT,
-            },
-            now,
-            { actor: FENCING_ACTOR, subject: 'cluster' },
-          ),
-        ]);
-      }
-    });
+    if (key !== this.savedKey) {
+      const changed = (before?.suspended ?? false) !== decision.suspended;
+      await this.repo.saveEvaluation(verdicts, decision, now, changed ? [
+        makeEvent(
+          'uncordon',
+          EventTypes.fencingSuspended,
+          {
+            suspended: decision.suspended,
+            overall: { dead: decision.overall.dead, total: decision.overall.total, percent: decision.overall.percent, suspended: decision.overall.suspended },
+            zones: decision.zones.map((z) => ({ zone: z.zone ?? 'unknown', dead: z.dead, total: z.total, percent: z.percent, suspended: z.suspended })),
+            maxUnhealthyPercent: this.config.FENCING_MAX_UNHEALTHY_PERCENT,
+          },
+          now,
+          { actor: FENCING_ACTOR, subject: 'cluster' },
+        ),
+      ] : []);
+    }
     this.savedKey = key;
-    this.outbox.added();
     this.suspendedGauge.set({ service: 'uncordon' }, decision.suspended ? 1 : 0);
     const where = decision.overall.suspended ? decision.overall : decision.zones.find((z) => z.suspended);
     this.suspendedDetail = where
       ? `fencing suspended: ${where.dead} of ${where.total} opted-in nodes${where.zone ? ` in ${where.zone}` : ''} look dead (suspected partition)`
       : undefined;
     if (decision.suspended !== (before?.suspended ?? false)) this.logger.warn(decision.suspended ? 'fencing suspended: suspected partition' : 'fencing resumed', { overall: decision.overall });
-    for (const c of decision.fence) await this.start(c, decision.verdicts.find((v) => v.node === c.name)!, now);
+    for (const c of decision.fence) {
+      if ((gates.get(c.name)?.action ?? 'fence') === 'fence') await this.start(c, decision.verdicts.find((v) => v.node === c.name)!, now);
+    }
+    // Approved fences, each re-checked against this cycle's view (the leader only: this cycle runs nowhere else).
+    const view: CycleView = { nodes: cacheByName, candidates: new Map(candidates.map((c) => [c.name, c])), decision, now };
+    await approvalsPass(this.approvals, { execute: (a, meta) => this.executeApproved(a, meta, view) }, { actor: FENCING_ACTOR, correlationId: randomUUID() });
     this.kick();
     return decision.requeueAfterMs !== undefined ? { requeueAfterMs: decision.requeueAfterMs } : {};
+  }
+
+  /**
+   * gates — under `manual` for `fence`, what each FENCE verdict does instead of a fence (`gateFence`, on the node
+   * object's earlier fence approvals): a request is made when none is open and none was rejected. Dry runs record
+   * what would have run, as before: nothing is done, so nothing waits for an approval. Under `automatic`, none.
+   */
+  private async gates(decision: FencingDecision, nodes: ReadonlyMap<string, k8s.V1Node>, now: Date): Promise<Map<string, FenceGate>> {
+    const out = new Map<string, FenceGate>();
+    const mode = approvalModeFor(this.config.DISRUPTION_APPROVAL, 'fence');
+    if (mode === 'automatic' || this.config.FENCING_DRY_RUN || decision.fence.length === 0) return out;
+    const earlier = await this.approvals.ofSubjects(decision.fence.map((c) => c.name));
+    for (const c of decision.fence) {
+      const mine = earlier.filter((a) => a.subject === c.name && a.extra['nodeUid'] === c.uid);
+      let gate = gateFence(mode, mine);
+      if (gate.action === 'request_approval') {
+        const verdict = decision.verdicts.find((v) => v.node === c.name)!;
+        const a = await this.approvals.request(
+          {
+            subject: c.name,
+            reason: `fence ${c.name} (${c.instanceId}, ${this.config.FENCING_ACTION === 'stop' ? 'StopInstances with Force' : 'TerminateInstances'}): ${verdict.message}`,
+            planId: null,
+            nodes: [
+              {
+                node: c.name,
+                nodePool: poolOf(nodes.get(c.name)) ?? null,
+                reason: 'hung',
+                instanceId: c.instanceId!,
+                evidence: { ready: c.ready, notReadySince: verdict.notReadySince, leaseRenewedAt: verdict.leaseRenewedAt, leaseStaleSeconds: verdict.leaseStaleSeconds, message: verdict.message },
+              },
+            ],
+            extra: { nodeUid: c.uid, instanceId: c.instanceId, zone: c.zone, action: this.config.FENCING_ACTION },
+          },
+          { actor: FENCING_ACTOR, correlationId: randomUUID() },
+        );
+        gate = { action: 'approval_open', approvalId: a.id, status: a.status };
+        this.logger.info('fence waits for approval', { node: c.name, approvalId: a.id, instanceId: c.instanceId, expiresAt: a.expiresAt, at: now.toISOString() });
+      }
+      out.set(c.name, gate);
+    }
+    return out;
+  }
+
+  /**
+   * executeApproved — one approved fence, as its approver: outside the node's maintenance window it waits (not
+   * claimed); otherwise claimed (a conditional update: never twice, however many replicas) and re-checked against
+   * this cycle (`recheckApprovedFence`). A node that no longer holds ends the approval `failed` with its reason; one
+   * that does has its fence's intent recorded in the same transaction that ends the approval `executed` with the
+   * operation's id — the fence then runs its recorded steps like any other.
+   */
+  private async executeApproved(a: ApprovalView, meta: CommandMeta, view: CycleView): Promise<void> {
+    const extra = await this.approvals.extra(a.id);
+    const node = view.nodes.get(a.subject);
+    const candidate = view.candidates.get(a.subject) ?? (node ? this.candidateOf(node) : undefined);
+    const pool = poolOf(node) ?? a.nodes[0]?.nodePool ?? undefined;
+    const check = recheckApprovedFence(
+      { node: a.subject, nodeUid: String(extra['nodeUid'] ?? '') },
+      { ...(candidate ? { candidate } : {}), ...(view.decision.verdicts.find((v) => v.node === a.subject) ? { verdict: view.decision.verdicts.find((v) => v.node === a.subject)! } : {}), window: windowState(this.config.DISRUPTION_WINDOWS, pool, this.clock.now()) },
+    );
+    if (!check.go && check.wait) {
+      this.logger.debug('approved fence waits for its maintenance window', { approvalId: a.id, node: a.subject, opensAt: check.opensAt?.toISOString() });
+      return;
+    }
+    if (!(await this.approvals.claim(a.id))) return;
+    if (!check.go) {
+      await this.approvals.finish(a.id, [{ node: a.subject, outcome: 'skipped', reason: check.reason, detail: check.detail }], meta);
+      return;
+    }
+    const verdict = view.decision.verdicts.find((v) => v.node === a.subject)!;
+    const started = await this.start(check.candidate, verdict, this.clock.now(), { approval: a, meta });
+    if (!started) {
+      await this.approvals.finish(a.id, [{ node: a.subject, outcome: 'skipped', reason: 'already_fenced', detail: 'this node object was fenced already (one fence per node, ever)' }], meta);
+    }
+  }
+
+  /** candidateOf — a node the cycle did not evaluate (Ready, not opted in), for the re-check of an approved fence. */
+  private candidateOf(n: k8s.V1Node): FenceCandidate {
+    const ready = readyOf(n);
+    return {
+      name: n.metadata?.name ?? '',
+      uid: n.metadata?.uid ?? '',
+      zone: zoneOf(n),
+      optedIn: optedIn(n),
+      instanceId: parseProviderId(n.spec?.providerID)?.instanceId ?? null,
+      ready: ready.status,
+      notReadySince: ready.status === 'True' ? null : ready.since,
+      alreadyFenced: false,
+    };
   }
 
   /** view — `GET /api/v1/fencing`: settings, partition shares, verdicts and the latest operations. */
@@ -244,14 +357,19 @@ export class FencingService {
     return out;
   }
 
-  /** start — records the intent (or, in dry run, the fence that would have run) once per node object. */
-  private async start(c: FenceCandidate, verdict: unknown, now: Date): Promise<void> {
-    const dryRun = this.config.FENCING_DRY_RUN;
-    if (dryRun && (await this.repo.dryRunUids([c.uid])).has(c.uid)) return;
+  /**
+   * start — records the intent (or, in dry run, the fence that would have run) once per node object. For an approved
+   * fence, the approver is its actor and the approval ends `executed` in the same transaction; false when the node
+   * object was fenced already.
+   */
+  private async start(c: FenceCandidate, verdict: FencingVerdict, now: Date, approved?: { approval: ApprovalView; meta: CommandMeta }): Promise<boolean> {
+    const dryRun = this.config.FENCING_DRY_RUN && !approved;
+    if (dryRun && (await this.repo.dryRunUids([c.uid])).has(c.uid)) return false;
     const id = randomUUID();
     const at = now.toISOString();
-    const inserted = await this.ds.transaction(async (tx) => {
-      const ok = await this.repo.insert(tx, {
+    const actor = approved?.meta.actor ?? FENCING_ACTOR;
+    const inserted = await this.repo.start(
+      {
         id,
         node: c.name,
         nodeUid: c.uid,
@@ -260,16 +378,30 @@ export class FencingService {
         action: this.config.FENCING_ACTION,
         dryRun,
         status: dryRun ? FencingStatus.COMPLETED : FencingStatus.PENDING,
-        actor: FENCING_ACTOR,
-        steps: [{ status: dryRun ? FencingStatus.COMPLETED : FencingStatus.PENDING, at, detail: dryRun ? 'dry run: nothing was done' : 'intent recorded' }],
-        evidence: { verdict, leaseRenewedAt: c.lease?.renewTime?.toISOString() ?? null },
+        actor,
+        steps: [{ status: dryRun ? FencingStatus.COMPLETED : FencingStatus.PENDING, at, detail: dryRun ? 'dry run: nothing was done' : approved ? `intent recorded: approval ${approved.approval.id} by ${actor}` : 'intent recorded' }],
+        evidence: { verdict, leaseRenewedAt: c.lease?.renewTime?.toISOString() ?? null, ...(approved ? { approvalId: approved.approval.id } : {}) },
         startedAt: now,
-      });
-      if (ok && dryRun) await this.record(tx, { id, node: c.name, dryRun: true }, 'DRY_RUN', 'completed', { verdict }, now);
-      return ok;
-    });
-    if (!inserted) return;
-    this.logger.info(dryRun ? 'fence (dry run)' : 'fence intended', { node: c.name, operationId: id, instanceId: c.instanceId, action: this.config.FENCING_ACTION });
+      },
+      {
+        ...(dryRun ? { record: this.recordOf({ id, node: c.name, dryRun: true, actor }, 'DRY_RUN', 'completed', { verdict }, now) } : {}),
+        ...(approved
+          ? {
+              also: (tx: SqlRunner) =>
+                this.approvals.finish(
+                  approved.approval.id,
+                  [{ node: c.name, outcome: 'started', reason: 'fence', detail: `fence ${id} of ${c.instanceId} intended`, operationId: id }],
+                  approved.meta,
+                  undefined,
+                  tx,
+                ),
+            }
+          : {}),
+      },
+    );
+    if (!inserted) return false;
+    this.logger.info(dryRun ? 'fence (dry run)' : 'fence intended', { node: c.name, operationId: id, instanceId: c.instanceId, action: this.config.FENCING_ACTION, actor, ...(approved ? { approvalId: approved.approval.id } : {}) });
+    return true;
   }
 
   private shouldStop(): boolean {
@@ -349,7 +481,7 @@ export class FencingService {
         if (this.clock.now().getTime() >= deadline) {
           return this.end(op, status, FencingStatus.FAILED, FencingFailureReason.TAINT_FAILED, `the out-of-service taint could not be set on ${op.node}`);
         }
-        const r = await this.kube.taintOutOfService(op.node, op.nodeUid).catch((err: Error) => ({ ok: false as const, notFound: false, conflict: false, message: err.message }));
+        const r = await this.kube.taintOutOfService(op.node, op.nodeUid, this.clock.now()).catch((err: Error) => ({ ok: false as const, notFound: false, conflict: false, message: err.message }));
         if (r.ok) break;
         if (r.notFound) {
           // The node object is gone with its instance: the control plane removes its pods; nothing is left to taint.
@@ -385,9 +517,9 @@ export class FencingService {
   }
 
   /** step — a guarded transition; false when another process moved the operation on (then this one stops). */
-  private async step(op: FencingRow, from: FencingStatus, to: FencingStatus, detail: string, set: { instanceState?: string } = {}): Promise<boolean> {
+  private async step(op: FencingRow, from: FencingStatus, to: FencingStatus, detail: string, set: FencingSet = {}): Promise<boolean> {
     const now = this.clock.now();
-    const ok = await this.ds.transaction((tx) => this.repo.transition(tx, op.id, from, to, { status: to, at: now.toISOString(), detail }, now, set));
+    const ok = await this.repo.step(op.id, from, to, { status: to, at: now.toISOString(), detail }, now, set);
     if (!ok) this.logger.info('fencing operation moved on elsewhere; left to it', { node: op.node, operationId: op.id });
     else this.logger.info(`fencing ${to}`, { node: op.node, operationId: op.id, detail });
     return ok;
@@ -395,33 +527,28 @@ export class FencingService {
 
   private async complete(op: FencingRow, from: FencingStatus, podsDeleted: number, message: string): Promise<void> {
     const now = this.clock.now();
-    const done = await this.ds.transaction(async (tx) => {
-      if (!(await this.repo.transition(tx, op.id, from, FencingStatus.COMPLETED, { status: FencingStatus.COMPLETED, at: now.toISOString(), detail: message }, now, { podsDeleted, message, finished: true }))) return false;
-      await this.record(tx, { id: op.id, node: op.node, dryRun: false }, 'FENCED', FencingStatus.COMPLETED, { instanceId: op.instanceId, action: op.action, instanceState: op.instanceState, podsDeleted, message }, now);
-      await this.outbox.add(tx, [
-        makeEvent(
-          'uncordon',
-          EventTypes.nodeFenced,
-          {
-            operationId: op.id,
-            node: op.node,
-            nodeUid: op.nodeUid,
-            instanceId: op.instanceId,
-            zone: op.zone,
-            action: op.action,
-            instanceState: op.instanceState ?? 'stopped',
-            leaseRenewedAt: (op.evidence['leaseRenewedAt'] as string | null | undefined) ?? null,
-            podsDeleted,
-            fencedAt: now.toISOString(),
-          },
-          now,
-          { actor: FENCING_ACTOR, subject: op.node, correlationId: op.id },
-        ),
-      ]);
-      return true;
-    });
+    const record = this.recordOf(op, 'FENCED', FencingStatus.COMPLETED, { instanceId: op.instanceId, action: op.action, instanceState: op.instanceState, podsDeleted, message }, now, [
+      makeEvent(
+        'uncordon',
+        EventTypes.nodeFenced,
+        {
+          operationId: op.id,
+          node: op.node,
+          nodeUid: op.nodeUid,
+          instanceId: op.instanceId,
+          zone: op.zone,
+          action: op.action,
+          instanceState: op.instanceState ?? 'stopped',
+          leaseRenewedAt: (op.evidence['leaseRenewedAt'] as string | null | undefined) ?? null,
+          podsDeleted,
+          fencedAt: now.toISOString(),
+        },
+        now,
+        { actor: op.actor, subject: op.node, correlationId: op.id },
+      ),
+    ]);
+    const done = await this.repo.step(op.id, from, FencingStatus.COMPLETED, { status: FencingStatus.COMPLETED, at: now.toISOString(), detail: message }, now, { podsDeleted, message, finished: true }, record);
     if (!done) return;
-    this.outbox.added();
     this.fences.inc({ service: 'uncordon', status: FencingStatus.COMPLETED, reason: 'FENCED' });
     this.logger.info('node fenced', { node: op.node, operationId: op.id, instanceId: op.instanceId, podsDeleted });
     await this.kubeEvent(op, 'NodeFenced', message, 'Warning');
@@ -430,19 +557,17 @@ export class FencingService {
   /** end — failed or abandoned, with its scaling event; nothing else in the cluster changes. */
   private async end(op: FencingRow, from: FencingStatus, to: typeof FencingStatus.FAILED | typeof FencingStatus.ABANDONED, reason: string, message: string, instanceState: string | null = null): Promise<void> {
     const now = this.clock.now();
-    const ended = await this.ds.transaction(async (tx) => {
-      if (!(await this.repo.transition(tx, op.id, from, to, { status: to, at: now.toISOString(), detail: message }, now, { reason, message, instanceState, finished: true }))) return false;
-      await this.record(tx, { id: op.id, node: op.node, dryRun: false }, reason, to, { instanceId: op.instanceId, action: op.action, message }, now);
-      return true;
-    });
+    const record = this.recordOf(op, reason, to, { instanceId: op.instanceId, action: op.action, message }, now);
+    const ended = await this.repo.step(op.id, from, to, { status: to, at: now.toISOString(), detail: message }, now, { reason, message, instanceState, finished: true }, record);
     if (!ended) return;
     this.fences.inc({ service: 'uncordon', status: to, reason });
     this.logger.warn(`fencing ${to}`, { node: op.node, operationId: op.id, reason, message });
     if (to === FencingStatus.FAILED) await this.kubeEvent(op, 'FencingFailed', message, 'Warning');
   }
 
-  private async record(tx: SqlRunner, op: { id: string; node: string; dryRun: boolean }, reason: string, decision: string, evidence: Record<string, unknown>, now: Date): Promise<void> {
-    await this.events.addEvent(tx, { nodeName: op.node, action: FENCE_ACTION, decision, reason, actor: FENCING_ACTOR, operationId: op.id, dryRun: op.dryRun, evidence, createdAt: now });
+  /** recordOf — a fencing step's scaling event (action `fence`, as the operation's actor) and the events that go with it. */
+  private recordOf(op: { id: string; node: string; dryRun: boolean; actor: string }, reason: string, decision: string, evidence: Record<string, unknown>, now: Date, events: FencingRecord['events'] = []): FencingRecord {
+    return { row: { nodeName: op.node, action: FENCE_ACTION, decision, reason, actor: op.actor, operationId: op.id, dryRun: op.dryRun, evidence, createdAt: now }, events };
   }
 
   private async kubeEvent(op: FencingRow, reason: string, message: string, type: 'Normal' | 'Warning'): Promise<void> {

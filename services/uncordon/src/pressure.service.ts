@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { DataSource } from 'typeorm';
 import type * as k8s from '@kubernetes/client-node';
 import { EventTypes, PRESSURE_LABEL, PRESSURE_MODES, PressureReliefOutcome, type NodePressure, type PressureMode, type PsiResource } from '@nodes-manager/contracts';
-import { CLOCK, CycleRunner, DATA_SOURCE, LOGGER, makeEvent, METRICS, OUTBOX, type Clock, type JsonLogger, type LeaderElector, type Metrics, type Outbox } from '@nodes-manager/platform';
+import { CLOCK, CycleRunner, LOGGER, makeEvent, METRICS, type Clock, type JsonLogger, type LeaderElector, type Metrics } from '@nodes-manager/platform';
 import { effectiveResources, MIRROR_ANNOTATION, podQos } from '@nodes-manager/kube';
 import type { UncordonConfig } from './config.js';
 import { decideRelief, nextHighSamples, psiFromSummary, type PodMemory } from './domain/pressure/decide-pressure.js';
@@ -10,8 +9,7 @@ import type { KubeFencing } from './adapters/outbound/kube-fencing.adapter.js';
 import type { KubeNodes } from './adapters/outbound/kube-nodes.adapter.js';
 import type { NodeSource } from './adapters/outbound/node-source.adapter.js';
 import { pressureView, type PressureRepository, type PressureRow } from './adapters/outbound/pressure.repository.js';
-import type { UncordonRepository } from './adapters/outbound/uncordon.repository.js';
-import { KUBE_FENCING, KUBE_NODES, NODE_SOURCE, PRESSURE_REPOSITORY, UNCORDON_CONFIG, UNCORDON_LEADER, UNCORDON_REPOSITORY } from './tokens.js';
+import { KUBE_FENCING, KUBE_NODES, NODE_SOURCE, PRESSURE_REPOSITORY, UNCORDON_CONFIG, UNCORDON_LEADER } from './tokens.js';
 
 const ACTOR = 'system:uncordon';
 /** Scaling-event action of a relief attempt. */
@@ -39,13 +37,10 @@ export class PressureService {
     @Inject(UNCORDON_CONFIG) private readonly config: UncordonConfig,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(LOGGER) private readonly logger: JsonLogger,
-    @Inject(DATA_SOURCE) private readonly ds: DataSource,
-    @Inject(OUTBOX) private readonly outbox: Outbox,
     @Inject(NODE_SOURCE) private readonly source: NodeSource,
     @Inject(KUBE_FENCING) private readonly kubelet: KubeFencing,
     @Inject(KUBE_NODES) private readonly kube: KubeNodes,
     @Inject(PRESSURE_REPOSITORY) private readonly repo: PressureRepository,
-    @Inject(UNCORDON_REPOSITORY) private readonly events: UncordonRepository,
     @Inject(UNCORDON_LEADER) private readonly leader: LeaderElector,
     @Inject(METRICS) metrics: Metrics,
   ) {
@@ -155,8 +150,8 @@ export class PressureService {
               ? `a PodDisruptionBudget refused the eviction of ${pod}: ${r.message ?? ''}`.trim()
               : `the eviction of ${pod} failed: ${r.message ?? 'unknown error'}`;
         row.lastRelief = { pod, at: now.toISOString(), outcome };
-        await this.ds.transaction(async (tx) => {
-          await this.events.addEvent(tx, {
+        await this.repo.recordRelief(
+          {
             nodeName: name,
             action: RELIEF_ACTION,
             decision: outcome,
@@ -164,18 +159,15 @@ export class PressureService {
             actor: ACTOR,
             evidence: { pod, qosClass: d.pod.qosClass, workingSetBytes: d.pod.workingSetBytes, requestBytes: d.pod.requestBytes, memoryFullAvg10: psi.memory?.full.avg10 ?? null, highSamples, message },
             createdAt: now,
-          });
-          await this.outbox.add(tx, [
-            makeEvent(
-              'uncordon',
-              EventTypes.nodePressureRelieved,
-              { node: name, mode, pod, outcome, memoryFullAvg10: psi.memory?.full.avg10 ?? 0, workingSetBytes: d.pod.workingSetBytes, requestBytes: d.pod.requestBytes, qosClass: d.pod.qosClass, message },
-              now,
-              { actor: ACTOR, subject: name },
-            ),
-          ]);
-        });
-        this.outbox.added();
+          },
+          makeEvent(
+            'uncordon',
+            EventTypes.nodePressureRelieved,
+            { node: name, mode, pod, outcome, memoryFullAvg10: psi.memory?.full.avg10 ?? 0, workingSetBytes: d.pod.workingSetBytes, requestBytes: d.pod.requestBytes, qosClass: d.pod.qosClass, message },
+            now,
+            { actor: ACTOR, subject: name },
+          ),
+        );
         this.reliefs.inc({ service: 'uncordon', outcome });
         this.logger.info('pressure relief', { node: name, pod, outcome });
         await this.kube.nodeEvent(node, 'PressureRelief', message, this.clock.now(), 'Warning').catch(() => undefined);

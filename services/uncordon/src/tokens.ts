@@ -12,3 +12,7 @@ export const PRESSURE_REPOSITORY = Symbol('PRESSURE_REPOSITORY');
 export const REBALANCE_REPOSITORY = Symbol('REBALANCE_REPOSITORY');
 export const NODE_EVENTS = Symbol('NODE_EVENTS');
 export const INSTANCE_STATES = Symbol('INSTANCE_STATES');
+/** The approvals of fences (`fence`) and the records of manual drains (`drain`), and both together for the commands. */
+export const FENCE_APPROVALS = Symbol('FENCE_APPROVALS');
+export const DRAIN_APPROVALS = Symbol('DRAIN_APPROVALS');
+export const UNCORDON_APPROVALS = Symbol('UNCORDON_APPROVALS');

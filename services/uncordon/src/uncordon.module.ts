@@ -1,9 +1,9 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
-import { OUTBOX, type Outbox, COMMAND_BUS, commandBusProviders, createKubeConfig, DATA_SOURCE, LEADER_FACTORY, LOGGER, PlatformModule, type CommandBus, type JsonLogger, type LeaderFactory } from '@nodes-manager/platform';
+import { approvalCommands, approvalStoreProvider, serviceApprovalsProvider, OUTBOX, type Outbox, COMMAND_BUS, commandBusProviders, createKubeConfig, DATA_SOURCE, LEADER_FACTORY, LOGGER, PlatformModule, type CommandBus, type JsonLogger, type LeaderFactory } from '@nodes-manager/platform';
 import { HEALTH_REGISTRY, kubeRequestCounter, kubeWatchOptions, METRICS, type HealthRegistry, type Metrics } from '@nodes-manager/platform';
 import { migrations } from '../../../migrations/uncordon/index.js';
-import { entities } from './adapters/outbound/uncordon.entities.js';
+import { DRAIN_APPROVALS_TABLE, entities, FENCE_APPROVALS_TABLE } from './adapters/outbound/uncordon.entities.js';
 import { UncordonCommands } from './adapters/inbound/uncordon.commands.js';
 import { UncordonLoop } from './adapters/inbound/uncordon.loop.js';
 import { KubeNodes } from './adapters/outbound/kube-nodes.adapter.js';
@@ -26,12 +26,15 @@ import { FencingRepository } from './adapters/outbound/fencing.repository.js';
 import { PressureRepository } from './adapters/outbound/pressure.repository.js';
 import type { UncordonConfig } from './config.js';
 import {
+  DRAIN_APPROVALS,
   DRAIN_REPOSITORY,
+  FENCE_APPROVALS,
   FENCING_REPOSITORY,
   KUBE_FENCING,
   KUBE_NODES,
   NODE_SOURCE,
   PRESSURE_REPOSITORY,
+  UNCORDON_APPROVALS,
   UNCORDON_CONFIG,
   UNCORDON_LEADER,
   UNCORDON_REPOSITORY,
@@ -47,7 +50,7 @@ export class UncordonModule {
     return {
       module: UncordonModule,
       imports: [PlatformModule.forService({ service: 'uncordon', config, entities, migrations })],
-      controllers: [UncordonCommands, NodeSafetyCommands, RebalanceCommands],
+      controllers: [UncordonCommands, NodeSafetyCommands, RebalanceCommands, approvalCommands('uncordon', UNCORDON_APPROVALS)],
       providers: [
         { provide: UNCORDON_CONFIG, useValue: config },
         // Fencing asks spot-advisor (which owns EC2) to stop instances.
@@ -67,8 +70,19 @@ export class UncordonModule {
         { provide: DRAIN_REPOSITORY, inject: [DATA_SOURCE, UNCORDON_REPOSITORY], useFactory: (ds: DataSource, events: UncordonRepository) => new DrainRepository(ds, events) },
         { provide: UNCORDON_LEADER, inject: [LEADER_FACTORY], useFactory: (leaders: LeaderFactory) => leaders('uncordon') },
         { provide: KUBE_FENCING, inject: [KUBE_NODES, METRICS], useFactory: (kube: KubeNodes, metrics: Metrics) => new KubeFencing(kube.kc, kubeRequestCounter(metrics, 'uncordon')) },
-        { provide: FENCING_REPOSITORY, inject: [DATA_SOURCE], useFactory: (ds: DataSource) => new FencingRepository(ds) },
-        { provide: PRESSURE_REPOSITORY, inject: [DATA_SOURCE], useFactory: (ds: DataSource) => new PressureRepository(ds) },
+        {
+          provide: FENCING_REPOSITORY,
+          inject: [DATA_SOURCE, UNCORDON_REPOSITORY, OUTBOX],
+          useFactory: (ds: DataSource, events: UncordonRepository, outbox: Outbox) => new FencingRepository(ds, events, outbox),
+        },
+        {
+          provide: PRESSURE_REPOSITORY,
+          inject: [DATA_SOURCE, UNCORDON_REPOSITORY, OUTBOX],
+          useFactory: (ds: DataSource, events: UncordonRepository, outbox: Outbox) => new PressureRepository(ds, events, outbox),
+        },
+        approvalStoreProvider(FENCE_APPROVALS, { service: 'uncordon', kind: 'fence', table: FENCE_APPROVALS_TABLE, config }),
+        approvalStoreProvider(DRAIN_APPROVALS, { service: 'uncordon', kind: 'drain', table: DRAIN_APPROVALS_TABLE, config }),
+        serviceApprovalsProvider(UNCORDON_APPROVALS, [FENCE_APPROVALS, DRAIN_APPROVALS]),
         { provide: REBALANCE_REPOSITORY, inject: [DATA_SOURCE, OUTBOX], useFactory: (ds: DataSource, outbox: Outbox) => new RebalanceLedgerRepository(ds, outbox) },
         { provide: NODE_EVENTS, inject: [KUBE_NODES, LOGGER, METRICS], useFactory: (kube: KubeNodes, logger: JsonLogger, metrics: Metrics) => new KubeNodeEvents(kube.kc, { logger, metrics: { metrics, service: 'uncordon' }, resyncMs: config.SCAN_INTERVAL_SECONDS * 1000 }) },
         { provide: INSTANCE_STATES, inject: [COMMAND_BUS], useFactory: (bus: CommandBus) => new BusInstanceStates(bus) },

@@ -10,7 +10,7 @@ import {
   type ApprovalStatus,
   type ApprovalView,
   type CommandMeta,
-  type DisruptionKind,
+  type ApprovalKind,
   type EventType,
   type ServiceName,
 } from '@nodes-manager/contracts';
@@ -19,7 +19,7 @@ import type { Clock } from '../clock/clock.js';
 import { CodedError } from '../errors/coded-error.js';
 import type { Metrics } from '../health/metrics.js';
 import type { JsonLogger } from '../logging/logger.js';
-import { makeEvent, type Outbox } from '../messaging/outbox.js';
+import { makeEvent, type Outbox, type SqlRunner } from '../messaging/outbox.js';
 
 /**
  * Approvals of one disruptive action kind, in the owning service's own table (docs/approvals.md). Every change of
@@ -103,7 +103,7 @@ export interface ApprovalStoreOptions {
   logger: JsonLogger;
   metrics?: Metrics;
   service: ServiceName;
-  kind: DisruptionKind;
+  kind: ApprovalKind;
   table: string;
   rules: ApprovalRules;
   ttlMinutes: number;
@@ -117,9 +117,12 @@ const iso = (d: Date | string | null): string | null => (d === null ? null : new
 export class ApprovalStore {
   private readonly t: string;
   private readonly counter;
+  /** The kind of every approval in this store's table. */
+  readonly kind: ApprovalKind;
 
   constructor(private readonly o: ApprovalStoreOptions) {
     this.t = `nodes.${o.table}`;
+    this.kind = o.kind;
     this.counter = o.metrics?.counter('nodes_manager_approvals_total', 'Approval requests by kind and what became of them', ['kind', 'outcome']);
     o.metrics?.collectedGauge('nodes_manager_approvals_open', 'Approvals waiting: pending a decision, or approved and waiting for a window', ['kind', 'status'], async (g) => {
       const rows: { status: string; n: string }[] = await o.ds.query(`SELECT status, count(*) AS n FROM ${this.t} WHERE status IN ('pending', 'approved', 'executing') GROUP BY status`);
@@ -187,7 +190,7 @@ export class ApprovalStore {
   }
 
   /** request — a pending approval for the draft, expiring after APPROVAL_TTL_MINUTES, with `approval.requested`. */
-  async request(draft: ApprovalDraft, meta: CommandMeta, tx?: EntityManager): Promise<ApprovalView> {
+  async request(draft: ApprovalDraft, meta: CommandMeta, tx?: SqlRunner): Promise<ApprovalView> {
     const now = this.o.clock.now();
     const id = approvalId(this.o.kind, randomUUID());
     const action = {
@@ -197,7 +200,7 @@ export class ApprovalStore {
       monthlySavingsUsd: draft.monthlySavingsUsd ?? null,
       ...(draft.extra ? { extra: draft.extra } : {}),
     };
-    const run = async (m: EntityManager) => {
+    const run = async (m: SqlRunner) => {
       const [row] = (await m.query(
         `INSERT INTO ${this.t} (id, kind, status, subject, reason, plan_id, action, requested_by, requested_at, expires_at, correlation_id)
          VALUES ($1, $2, 'pending', $3, $4, $5, $6::jsonb, $7, $8, $9, $10) RETURNING *`,
@@ -214,6 +217,31 @@ export class ApprovalStore {
     return v;
   }
 
+  /**
+   * record — an action the operator carried out at once, recorded as an approval they requested and approved
+   * themselves, already `executed` with its results (a manual drain): `approval.approved` and `approval.executed`
+   * in the caller's transaction `tx`, which the caller commits (and then tells the outbox).
+   */
+  async record(draft: ApprovalDraft, results: readonly ApprovalResult[], meta: CommandMeta, tx: SqlRunner): Promise<ApprovalView> {
+    const now = this.o.clock.now();
+    const id = approvalId(this.o.kind, randomUUID());
+    const action = { nodes: draft.nodes, pdbImpact: draft.pdbImpact ?? [], hourlySavingsUsd: draft.hourlySavingsUsd ?? null, monthlySavingsUsd: draft.monthlySavingsUsd ?? null };
+    const status = executionStatus(results.filter((r) => r.outcome === 'started').length);
+    const [row] = returned(
+      await tx.query(
+        `INSERT INTO ${this.t} (id, kind, status, subject, reason, plan_id, action, requested_by, requested_at, expires_at, decided_by, decided_at, executed_at, results, correlation_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $9, $8, $9, $9, $10::jsonb, $11) RETURNING *`,
+        [id, this.o.kind, status, draft.subject, draft.reason, draft.planId, JSON.stringify(action), meta.actor, now.toISOString(), JSON.stringify(results), meta.correlationId],
+      ),
+    );
+    const v = this.view(row);
+    await this.o.outbox.add(tx, [this.event(EventTypes.approvalApproved, { ...v, status: 'approved', results: [] }, meta, now), this.event(EventTypes.approvalExecuted, v, meta, now)]);
+    this.count('approved');
+    this.count(status);
+    this.o.logger.info('approval recorded', { approvalId: v.id, kind: v.kind, subject: v.subject, status, actor: meta.actor, correlationId: meta.correlationId });
+    return v;
+  }
+
   /** open — the approval for `subject` still in play (pending, approved or executing), if any: one at a time per subject. */
   async open(subject: string): Promise<ApprovalView | undefined> {
     const [r] = (await this.o.ds.query(
@@ -221,6 +249,13 @@ export class ApprovalStore {
       [subject],
     )) as any[];
     return r ? this.view(r) : undefined;
+  }
+
+  /** ofSubjects — every approval of these subjects, newest first, with what the owner stored beside the action. */
+  async ofSubjects(subjects: readonly string[]): Promise<Array<ApprovalView & { extra: Record<string, unknown> }>> {
+    if (subjects.length === 0) return [];
+    const rows: any[] = await this.o.ds.query(`SELECT * FROM ${this.t} WHERE subject = ANY($1::text[]) ORDER BY requested_at DESC, id COLLATE "C" DESC`, [subjects]);
+    return rows.map((r) => ({ ...this.view(r), extra: (r.action?.extra as Record<string, unknown> | undefined) ?? {} }));
   }
 
   async get(id: string): Promise<ApprovalView> {
@@ -331,10 +366,10 @@ export class ApprovalStore {
    * finish — the per-node results of an execution: `executed` when at least one node was acted on, else `failed`,
    * with `approval.executed`; `extra` events (the owner's own record of the action) go in the same transaction.
    */
-  async finish(id: string, results: readonly ApprovalResult[], meta: CommandMeta, also?: (m: EntityManager, now: Date) => Promise<void>): Promise<ApprovalView> {
+  async finish(id: string, results: readonly ApprovalResult[], meta: CommandMeta, also?: (m: EntityManager, now: Date) => Promise<void>, tx?: SqlRunner): Promise<ApprovalView> {
     const now = this.o.clock.now();
     const status: ApprovalStatus = executionStatus(results.filter((r) => r.outcome === 'started').length);
-    const v = await this.o.ds.transaction(async (m) => {
+    const run = async (m: SqlRunner) => {
       const [got] = returned(
         await m.query(`UPDATE ${this.t} SET status = $2, executed_at = $3, results = $4::jsonb WHERE id = $1 AND status = 'executing' RETURNING *`, [
           id,
@@ -346,10 +381,12 @@ export class ApprovalStore {
       if (!got) throw new CodedError('CONFLICT', `approval ${id} is not executing`, { id });
       const view = this.view(got);
       await this.o.outbox.add(m, [this.event(EventTypes.approvalExecuted, view, meta, now)]);
-      if (also) await also(m, now);
+      if (also) await also(m as EntityManager, now);
       return view;
-    });
-    this.o.outbox.added();
+    };
+    // Inside the caller's transaction (`tx`), the caller commits and then tells the outbox.
+    const v = tx ? await run(tx) : await this.o.ds.transaction(run);
+    if (!tx) this.o.outbox.added();
     this.count(status);
     this.o.logger.info('approval executed', { approvalId: id, kind: v.kind, status, results: results.map((r) => `${r.node}:${r.outcome}:${r.reason}`).join(','), correlationId: meta.correlationId });
     return v;

@@ -3,12 +3,12 @@ import { z } from 'zod';
 import {
   APPROVAL_OWNERS,
   approvalKindOf,
+  ApprovalKinds,
   ApprovalStatuses,
   decodeCursor,
-  DisruptionKinds,
   encodeCursor,
+  type ApprovalKind,
   type ApprovalView,
-  type DisruptionKind,
   type ServiceName,
 } from '@nodes-manager/contracts';
 import { Actor, CodedError, RequiresWrite, validationFailed } from '@nodes-manager/platform';
@@ -16,8 +16,8 @@ import { Forwarder } from './forwarder.js';
 import { ApiRoute } from './api-docs.js';
 import { pageShape, parseInput, parseParam } from './validation.js';
 
-const listQuery = z.strictObject({ ...pageShape, status: z.enum(ApprovalStatuses).optional(), kind: z.enum(DisruptionKinds).optional() });
-const approvalIdParam = z.string().max(100).refine((id) => approvalKindOf(id) !== undefined, 'must be an approval id such as optimize-<uuid> or consolidate-<uuid>');
+const listQuery = z.strictObject({ ...pageShape, status: z.enum(ApprovalStatuses).optional(), kind: z.enum(ApprovalKinds).optional() });
+const approvalIdParam = z.string().max(100).refine((id) => approvalKindOf(id) !== undefined, 'must be an approval id such as optimize-<uuid>, consolidate-<uuid>, fence-<uuid> or drain-<uuid>');
 const decisionBody = z.strictObject({ comment: z.string().max(1000, 'must be at most 1000 characters').optional() });
 
 /** The keyset of the merged list: newest first by (requestedAt, id), ids compared byte-wise as the services do. */
@@ -33,15 +33,9 @@ function decodeKey(cursor: string): Key {
   throw validationFailed([{ in: 'query', field: 'cursor', message: 'is not one this API returned' }]);
 }
 
-const owners = (kind?: DisruptionKind): ServiceName[] =>
-  [...new Set((kind ? [APPROVAL_OWNERS[kind]] : Object.values(APPROVAL_OWNERS)).filter((s): s is ServiceName => s !== undefined))];
+const owners = (kind?: ApprovalKind): ServiceName[] => [...new Set(kind ? [APPROVAL_OWNERS[kind]] : Object.values(APPROVAL_OWNERS))];
 
-function ownerOf(id: string): ServiceName {
-  const kind = approvalKindOf(id)!;
-  const owner = APPROVAL_OWNERS[kind];
-  if (!owner) throw new CodedError('NOT_FOUND', `approval ${id} not found: no service owns ${kind} approvals`, { id });
-  return owner;
-}
+const ownerOf = (id: string): ServiceName => APPROVAL_OWNERS[approvalKindOf(id)!];
 
 const nullableStr = { type: ['string', 'null'] };
 const nullableNum = { type: ['number', 'null'] };
@@ -51,10 +45,10 @@ const APPROVAL_SCHEMA = {
   required: ['id', 'kind', 'service', 'status', 'subject', 'reason', 'planId', 'nodes', 'pdbImpact', 'hourlySavingsUsd', 'monthlySavingsUsd', 'requestedBy', 'requestedAt', 'expiresAt', 'decidedBy', 'decidedAt', 'comment', 'executedAt', 'results', 'correlationId'],
   properties: {
     id: { type: 'string', description: '`<kind>-<uuid>`' },
-    kind: { type: 'string', enum: [...DisruptionKinds] },
+    kind: { type: 'string', enum: [...ApprovalKinds] },
     service: { type: 'string' },
     status: { type: 'string', enum: [...ApprovalStatuses] },
-    subject: { type: 'string', description: '`cluster` for the optimizer, the NodePool for a consolidation' },
+    subject: { type: 'string', description: '`cluster` for the optimizer, the NodePool for a consolidation, the node for a fence or a manual drain' },
     reason: { type: 'string' },
     planId: nullableStr,
     nodes: {
@@ -71,6 +65,13 @@ const APPROVAL_SCHEMA = {
           savingsUsdPerHour: { type: 'number' },
           pods: { type: 'array', items: { type: 'object', required: ['pod', 'to'], properties: { pod: { type: 'string', description: 'namespace/name' }, to: { type: 'string', description: 'the node it re-packs onto' } } } },
           nodeClaim: { type: 'string' },
+          instanceId: { type: 'string', description: 'the EC2 instance, for a fence' },
+          evidence: {
+            type: 'object',
+            description: 'why the node looks dead, for a fence: the fencing verdict when the request was made',
+            required: ['ready', 'notReadySince', 'leaseRenewedAt', 'leaseStaleSeconds', 'message'],
+            properties: { ready: { type: 'string' }, notReadySince: nullableStr, leaseRenewedAt: nullableStr, leaseStaleSeconds: { type: ['integer', 'null'] }, message: { type: 'string' } },
+          },
         },
       },
     },
@@ -97,6 +98,13 @@ const APPROVAL_SCHEMA = {
           detail: { type: 'string' },
           operationId: { type: 'string' },
           nodeClaim: { type: 'string' },
+          instanceId: { type: 'string', description: 'the EC2 instance, for a fence' },
+          evidence: {
+            type: 'object',
+            description: 'why the node looks dead, for a fence: the fencing verdict when the request was made',
+            required: ['ready', 'notReadySince', 'leaseRenewedAt', 'leaseStaleSeconds', 'message'],
+            properties: { ready: { type: 'string' }, notReadySince: nullableStr, leaseRenewedAt: nullableStr, leaseStaleSeconds: { type: ['integer', 'null'] }, message: { type: 'string' } },
+          },
         },
       },
     },
@@ -116,7 +124,7 @@ export class ApprovalsController {
   @ApiRoute({
     tag: 'approvals',
     summary: 'Approval requests of disruptive actions, newest first',
-    description: 'Filter by `status` (pending, approved, rejected, expired, executing, executed, failed) and `kind` (optimize, consolidate).',
+    description: 'Filter by `status` (pending, approved, rejected, expired, executing, executed, failed) and `kind` (optimize, consolidate, fence, drain).',
     query: listQuery,
     ok: { status: 200, description: 'A page of approvals', schema: { type: 'object', required: ['items'], properties: { items: { type: 'array', items: APPROVAL_SCHEMA }, nextCursor: { type: 'string', description: 'absent on the last page' }, unavailable: { type: 'array', items: { type: 'string' }, description: 'owning services that did not answer' } } } },
   })

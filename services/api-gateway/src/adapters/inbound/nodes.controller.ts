@@ -77,7 +77,8 @@ export class NodesController {
     const options = parseInput(drainBody, body, 'body');
     // The path takes a name or an id; the uncordon service drains by name, so an id is resolved first.
     const node = isUuid(key) ? (await this.fwd.send<{ name: string }>(Commands.nodeGet, { id: key }, actor)).name : key;
-    const data = { node, ...options } as DrainRequest;
+    // An operator's drain: recorded by the uncordon service as an executed approval with the caller as its approver.
+    const data = { node, ...options, manual: true } as DrainRequest;
     return this.fwd.send(Commands.nodeDrain, data, actor);
   }
 }

@@ -1,9 +1,9 @@
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { approvalPattern, Commands, type ApprovalDecisionRequest, type ApprovalsListQuery, type CommandRequest, type DecisionsListQuery, type OptimizeTriggerRequest, type PlacementListQuery, type SimulateRequest } from '@nodes-manager/contracts';
+import { Commands, type CommandRequest, type DecisionsListQuery, type OptimizeTriggerRequest, type PlacementListQuery, type SimulateRequest } from '@nodes-manager/contracts';
 import { CommandController } from '@nodes-manager/platform';
 import { SchedulerScoringService } from '../../scheduler-scoring.service.js';
 
-/** SchedulerScoringCommands — the scheduler-scoring service's commands on `nodes-manager.scheduler-scoring`. */
+/** SchedulerScoringCommands — the scheduler-scoring service's commands on `nodes-manager.scheduler-scoring` (its approvals: libs/platform `approvalCommands`). */
 @CommandController()
 export class SchedulerScoringCommands {
   constructor(private readonly svc: SchedulerScoringService) {}
@@ -36,29 +36,5 @@ export class SchedulerScoringCommands {
   @MessagePattern(Commands.placementList)
   placement(@Payload() req: CommandRequest<Partial<PlacementListQuery>>) {
     return this.svc.placement(req.data ?? {}, req.meta);
-  }
-
-  /** approvals.list.scheduler-scoring — the optimizer's approvals, newest first (the gateway merges them with karpenter-gateway's). */
-  @MessagePattern(approvalPattern('scheduler-scoring', 'list'))
-  approvals(@Payload() req: CommandRequest<ApprovalsListQuery>) {
-    return this.svc.approvalsList(req.data);
-  }
-
-  /** approval.get — one approval `{id}`. */
-  @MessagePattern(approvalPattern('scheduler-scoring', 'get'))
-  approval(@Payload() req: CommandRequest<{ id: string }>) {
-    return this.svc.approvalGet(req.data.id);
-  }
-
-  /** approval.approve — `{id, comment?}` as the caller; the next loop pass inside a window carries it out. */
-  @MessagePattern(approvalPattern('scheduler-scoring', 'approve'))
-  approve(@Payload() req: CommandRequest<ApprovalDecisionRequest>) {
-    return this.svc.approvalDecide(req.data.id, 'approve', req.meta, req.data.comment);
-  }
-
-  /** approval.reject — `{id, comment?}` as the caller: nothing is done. */
-  @MessagePattern(approvalPattern('scheduler-scoring', 'reject'))
-  reject(@Payload() req: CommandRequest<ApprovalDecisionRequest>) {
-    return this.svc.approvalDecide(req.data.id, 'reject', req.meta, req.data.comment);
   }
 }

@@ -66,9 +66,16 @@ export class DrainRepository {
     private readonly events: UncordonRepository,
   ) {}
 
-  /** create — records a pending operation; false when the node already has an active one (the partial unique index). */
-  create(r: Omit<DrainRow, 'updatedAt' | 'finishedAt' | 'reason'>): Promise<boolean> {
-    return this.ds.transaction((tx) => this.insert(tx, r));
+  /**
+   * create — records a pending operation, and what goes with it (`also`: a manual drain's approval record), in one
+   * transaction; false, with nothing written, when the node already has an active one (the partial unique index).
+   */
+  create(r: Omit<DrainRow, 'updatedAt' | 'finishedAt' | 'reason'>, also?: (tx: SqlRunner) => Promise<unknown>): Promise<boolean> {
+    return this.ds.transaction(async (tx) => {
+      if (!(await this.insert(tx, r))) return false;
+      if (also) await also(tx);
+      return true;
+    });
   }
 
   /**

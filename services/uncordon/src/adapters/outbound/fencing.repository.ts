@@ -1,6 +1,7 @@
 import type { DataSource } from 'typeorm';
-import type { FencingAction, FencingOperation, FencingStatus, FencingStep, FencingVerdict, PartitionShare } from '@nodes-manager/contracts';
-import type { SqlRunner } from '@nodes-manager/platform';
+import type { CloudEvent, FencingAction, FencingOperation, FencingStatus, FencingStep, FencingVerdict, PartitionShare } from '@nodes-manager/contracts';
+import type { Outbox, SqlRunner } from '@nodes-manager/platform';
+import type { ScalingEventInput, UncordonRepository } from './uncordon.repository.js';
 
 const COLUMNS = `id, node_name, node_uid, instance_id, zone, action, dry_run, status, reason, message, instance_state, pods_deleted,
   actor, steps, evidence, started_at, updated_at, finished_at`;
@@ -74,16 +75,77 @@ export function fencingView(r: FencingRow): FencingOperation {
 /** rowsOf — TypeORM's EntityManager.query answers UPDATE … RETURNING as [rows, count] on pg, INSERT as rows. */
 const rowsOf = (result: unknown[]): unknown[] => (Array.isArray(result[0]) ? (result[0] as unknown[]) : result);
 
+/** FencingRecord — what a fencing step writes besides the operation: its scaling event, and its CloudEvents. */
+export interface FencingRecord {
+  readonly row: ScalingEventInput;
+  readonly events?: readonly CloudEvent[];
+}
+
+/** The columns a step writes besides its status and step. */
+export type FencingSet = { reason?: string | null; message?: string | null; instanceState?: string | null; podsDeleted?: number; finished?: boolean };
+
 /**
  * FencingRepository — `fencing_operations` (one non-dry-run, non-abandoned fence per node uid, by a partial unique
  * index), `fencing_verdicts` and `fencing_state`. Every step is a guarded transition from the status it expects,
- * so a replica that lost leadership cannot move an operation on behind the new leader's back.
+ * so a replica that lost leadership cannot move an operation on behind the new leader's back. It owns the
+ * transactions: each method below is one unit of work — the rows, their scaling event and their outbox events
+ * committed together (docs/design.md#transactions).
  */
 export class FencingRepository {
-  constructor(private readonly ds: DataSource) {}
+  constructor(
+    private readonly ds: DataSource,
+    /** Where a step's `scaling_events` row goes, in the step's own transaction. */
+    private readonly events: UncordonRepository,
+    private readonly outbox: Outbox,
+  ) {}
+
+  /**
+   * start — the intent of a fence (or, in dry run, the fence that would have run, with its scaling event), and what
+   * goes with it (`also`: the approval it carries out finished), in one transaction. False, with nothing written,
+   * when this node object was fenced already (or a fence of it runs).
+   */
+  async start(
+    r: Omit<FencingRow, 'updatedAt' | 'finishedAt' | 'reason' | 'message' | 'instanceState' | 'podsDeleted'>,
+    opts: { record?: FencingRecord; also?: (tx: SqlRunner) => Promise<unknown> } = {},
+  ): Promise<boolean> {
+    const ok = await this.ds.transaction(async (tx) => {
+      if (!(await this.insert(tx, r))) return false;
+      await this.record(tx, opts.record);
+      if (opts.also) await opts.also(tx);
+      return true;
+    });
+    if (ok) this.outbox.added();
+    return ok;
+  }
+
+  /** step — a guarded transition in its own transaction, with its record when it has one; false when the operation moved on elsewhere. */
+  async step(id: string, from: FencingStatus, to: FencingStatus, step: FencingStep, now: Date, set: FencingSet = {}, record?: FencingRecord): Promise<boolean> {
+    const ok = await this.ds.transaction(async (tx) => {
+      if (!(await this.transition(tx, id, from, to, step, now, set))) return false;
+      await this.record(tx, record);
+      return true;
+    });
+    if (ok && record?.events?.length) this.outbox.added();
+    return ok;
+  }
+
+  /** saveEvaluation — the verdicts and partition shares of one cycle, with its events (`fencing.suspended`), in one transaction. */
+  async saveEvaluation(verdicts: readonly FencingVerdict[], state: { suspended: boolean; overall: PartitionShare; zones: PartitionShare[] }, now: Date, events: readonly CloudEvent[]): Promise<void> {
+    await this.ds.transaction(async (tx) => {
+      await this.saveVerdicts(tx, verdicts, state, now);
+      if (events.length) await this.outbox.add(tx, events);
+    });
+    if (events.length) this.outbox.added();
+  }
+
+  private async record(tx: SqlRunner, record: FencingRecord | undefined): Promise<void> {
+    if (!record) return;
+    await this.events.addEvent(tx, record.row);
+    if (record.events?.length) await this.outbox.add(tx, record.events);
+  }
 
   /** insert — the intent; false when this node object was fenced already (or a fence of it runs). */
-  async insert(tx: SqlRunner, r: Omit<FencingRow, 'updatedAt' | 'finishedAt' | 'reason' | 'message' | 'instanceState' | 'podsDeleted'>): Promise<boolean> {
+  private async insert(tx: SqlRunner, r: Omit<FencingRow, 'updatedAt' | 'finishedAt' | 'reason' | 'message' | 'instanceState' | 'podsDeleted'>): Promise<boolean> {
     try {
       await tx.query(
         `INSERT INTO nodes.fencing_operations (id, node_name, node_uid, instance_id, zone, action, dry_run, status, actor, steps, evidence, started_at, updated_at)
@@ -138,14 +200,14 @@ export class FencingRepository {
    * transition — from the status `from` to `to`, appending a step; false when the operation is no longer at `from`
    * (someone else moved it). `set` writes the other columns that change with the step.
    */
-  async transition(
+  private async transition(
     tx: SqlRunner,
     id: string,
     from: FencingStatus,
     to: FencingStatus,
     step: FencingStep,
     now: Date,
-    set: { reason?: string | null; message?: string | null; instanceState?: string | null; podsDeleted?: number; finished?: boolean } = {},
+    set: FencingSet = {},
   ): Promise<boolean> {
     const result = (await tx.query(
       `UPDATE nodes.fencing_operations SET status = $3, steps = steps || $4::jsonb, updated_at = $5,
@@ -158,7 +220,7 @@ export class FencingRepository {
   }
 
   /** saveVerdicts — the latest verdict of every node that is not Ready; nodes no longer listed lose theirs. */
-  async saveVerdicts(tx: SqlRunner, verdicts: readonly FencingVerdict[], state: { suspended: boolean; overall: PartitionShare; zones: PartitionShare[] }, now: Date): Promise<void> {
+  private async saveVerdicts(tx: SqlRunner, verdicts: readonly FencingVerdict[], state: { suspended: boolean; overall: PartitionShare; zones: PartitionShare[] }, now: Date): Promise<void> {
     {
       await tx.query(`DELETE FROM nodes.fencing_verdicts WHERE NOT (node_name = ANY($1::text[]))`, [verdicts.map((v) => v.node)]);
       if (verdicts.length > 0) {

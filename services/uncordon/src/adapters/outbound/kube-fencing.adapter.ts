@@ -68,9 +68,10 @@ export class KubeFencing {
 
   /**
    * taintOutOfService — adds `node.kubernetes.io/out-of-service=nodeshutdown:NoExecute` to a fresh read of the node,
-   * guarded by its resourceVersion (a conflict is answered, not retried here). Already there: `added: false`.
+   * guarded by its resourceVersion (a conflict is answered, not retried here), `timeAdded` the caller's clock time.
+   * Already there: `added: false`.
    */
-  async taintOutOfService(name: string, uid: string): Promise<TaintResult> {
+  async taintOutOfService(name: string, uid: string, now: Date): Promise<TaintResult> {
     const node = await this.node(name);
     if (!node || node.metadata?.uid !== uid) return { ok: false, notFound: true, conflict: false, message: `node ${name} (${uid}) not found` };
     const taints = node.spec?.taints ?? [];
@@ -84,7 +85,7 @@ export class KubeFencing {
             fieldManager: NODES_MANAGER_FIELD_MANAGER,
             body: {
               metadata: { resourceVersion: node.metadata?.resourceVersion },
-              spec: { taints: [...taints, { ...OUT_OF_SERVICE_TAINT, timeAdded: new Date() }] },
+              spec: { taints: [...taints, { ...OUT_OF_SERVICE_TAINT, timeAdded: now }] },
             },
           },
           MERGE,

@@ -1,5 +1,7 @@
 import type { DataSource } from 'typeorm';
-import type { NodePressure, PressureMode, PsiResource } from '@nodes-manager/contracts';
+import type { CloudEvent, NodePressure, PressureMode, PsiResource } from '@nodes-manager/contracts';
+import type { Outbox } from '@nodes-manager/platform';
+import type { ScalingEventInput, UncordonRepository } from './uncordon.repository.js';
 
 /** PressureRow — `node_pressure`: the last PSI reading of one opted-in node. */
 export interface PressureRow {
@@ -40,7 +42,21 @@ export const pressureView = (r: PressureRow): NodePressure => ({
 
 /** PressureRepository — `node_pressure`, one row per node that opted in to pressure watching. */
 export class PressureRepository {
-  constructor(private readonly ds: DataSource) {}
+  constructor(
+    private readonly ds: DataSource,
+    /** Where a relief's `scaling_events` row goes, in its own transaction. */
+    private readonly events: UncordonRepository,
+    private readonly outbox: Outbox,
+  ) {}
+
+  /** recordRelief — one relief attempt: its scaling event and its `node.pressure.relieved` event, in one transaction. */
+  async recordRelief(row: ScalingEventInput, event: CloudEvent): Promise<void> {
+    await this.ds.transaction(async (tx) => {
+      await this.events.addEvent(tx, row);
+      await this.outbox.add(tx, [event]);
+    });
+    this.outbox.added();
+  }
 
   async get(names: readonly string[]): Promise<Map<string, PressureRow>> {
     if (names.length === 0) return new Map();

@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { approvalEntity } from '@nodes-manager/platform';
 import { RebalanceLedgerEntity } from './rebalance-ledger.repository.js';
 
 /** ScalingEventEntity — `nodes.scaling_events`: every action on a node, with its evidence and its actor. */
@@ -100,7 +101,14 @@ export class NodePressureEntity {
   @Column({ type: 'jsonb', name: 'last_relief', nullable: true }) lastRelief!: Record<string, unknown> | null;
 }
 
+/** FENCE_APPROVALS_TABLE — `nodes.fence_approvals`: fences waiting for (or carried out after) an approval (docs/approvals.md). */
+export const FENCE_APPROVALS_TABLE = 'fence_approvals';
+/** DRAIN_APPROVALS_TABLE — `nodes.drain_approvals`: the records of manual drains, the operator their approver. */
+export const DRAIN_APPROVALS_TABLE = 'drain_approvals';
+
 export const entities = [
+  approvalEntity(FENCE_APPROVALS_TABLE),
+  approvalEntity(DRAIN_APPROVALS_TABLE),
   ScalingEventEntity,
   CordonObservationEntity,
   DrainOperationEntity,
