@@ -11,6 +11,7 @@ import {
   Outbox,
   OutboxRelay,
   runMigrations,
+  SystemClock,
   type ServiceDatabaseSpec,
 } from '@nodes-manager/platform';
 import type { ServiceName } from '@nodes-manager/contracts';
@@ -64,7 +65,7 @@ describe('outbox and relay against the real broker', () => {
     const proxy = await TcpProxy.start('127.0.0.1', Number(new URL(TEST_RABBITMQ_URL).port || 5672));
     const conn = new AmqpConnection(proxy.url(TEST_RABBITMQ_URL), 'outbox-test');
     const outbox = new Outbox('uncordon');
-    const relay = new OutboxRelay(ds, outbox, new AmqpEventPublisher(conn), undefined, { pollMs: 100, maxBackoffMs: 300 });
+    const relay = new OutboxRelay(ds, outbox, new AmqpEventPublisher(conn), new SystemClock(), undefined, { pollMs: 100, maxBackoffMs: 300 });
     relay.start();
     try {
       const first = await changeState(outbox, 1, runId);
