@@ -3,6 +3,7 @@ import * as k8s from '@kubernetes/client-node';
 import { createTestDatabase, EventCollector, testToken, waitFor, type TestDatabase } from '@nodes-manager/platform/testing';
 import { startKubeSim, type KubeSim } from '@nodes-manager/sim';
 import { aKubeNode, aKubePod } from '@nodes-manager/kube/testing';
+import { splitSystemEnv } from '../support/split-system.js';
 import { startSplitSystem, type SplitSystem } from './harness.js';
 
 /**
@@ -29,8 +30,7 @@ beforeAll(async () => {
   kube.load(fleet() as never);
   events = await EventCollector.start(['approval.#', 'node.drain.#']);
   system = await startSplitSystem({
-    databaseUrl: db.url,
-    env: { KUBECONFIG: kube.kubeconfigPath, COMMAND_TIMEOUT_MS: '5000' },
+    env: splitSystemEnv({ databaseUrl: db.url, kube }, { COMMAND_TIMEOUT_MS: '5000' }),
     perService: { 'scheduler-scoring': { OPTIMIZE_MODE: 'execute', DISRUPTION_APPROVAL: 'manual', APPROVAL_TTL_MINUTES: '30' } },
   });
 }, 180_000);

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createTestDatabase, TEST_JWT_SECRET, TEST_RABBITMQ_URL, type TestDatabase } from '@nodes-manager/platform/testing';
+import { createTestDatabase, TEST_JWT_SECRET, type TestDatabase } from '@nodes-manager/platform/testing';
 import { startKubeSim, type KubeSim } from '@nodes-manager/sim';
+import { splitSystemEnv } from '../support/split-system.js';
 import { assertBuilt, runToExit } from './harness.js';
 
 let db: TestDatabase;
@@ -19,13 +20,7 @@ afterAll(async () => {
 
 describe('a service refuses to start, and says why', () => {
   it('reports three bad variables in one error and exits non-zero', async () => {
-    const { code, output } = await runToExit('uncordon', {
-      DATABASE_URL: 'mysql://db/nodes',
-      RABBITMQ_URL: TEST_RABBITMQ_URL,
-      AUTH_JWT_ACCESS_SECRET: TEST_JWT_SECRET,
-      SCAN_INTERVAL_SECONDS: 'often',
-      AUTO_UNCORDON_MAX_PER_CYCLE: '0',
-    });
+    const { code, output } = await runToExit('uncordon', splitSystemEnv({ databaseUrl: 'mysql://db/nodes' }, { SCAN_INTERVAL_SECONDS: 'often', AUTO_UNCORDON_MAX_PER_CYCLE: '0' }));
     expect(code).not.toBe(0);
     expect(output).toContain('3 configuration problems');
     expect(output).toContain('DATABASE_URL: must be a URL with scheme postgres or postgresql');
@@ -42,11 +37,7 @@ describe('a service refuses to start, and says why', () => {
       cpSync('dist', dist, { recursive: true });
       // A build whose migrations were left out: the service's migration list is empty.
       writeFileSync(join(dist, 'migrations/node-sync/index.js'), 'export const migrations = [];\n');
-      const { code, output } = await runToExit(
-        'node-sync',
-        { DATABASE_URL: db.url, RABBITMQ_URL: TEST_RABBITMQ_URL, AUTH_JWT_ACCESS_SECRET: TEST_JWT_SECRET, SCAN_INTERVAL_SECONDS: '5', HEALTH_PORT: '0', KUBECONFIG: kube.kubeconfigPath },
-        join(dist, 'services'),
-      );
+      const { code, output } = await runToExit('node-sync', splitSystemEnv({ databaseUrl: db.url, kube }, { SCAN_INTERVAL_SECONDS: '5' }), join(dist, 'services'));
       expect(code).not.toBe(0);
       expect(output).toContain('NO_MIGRATIONS_IN_BUILD');
       expect(output).toContain('TABLE_MISSING: table nodes.nodes does not exist');
@@ -56,15 +47,7 @@ describe('a service refuses to start, and says why', () => {
   });
 
   it('refuses a maintenance window it cannot read, naming the variable, with exit code 78', async () => {
-    const { code, output } = await runToExit('scheduler-scoring', {
-      DATABASE_URL: db.url,
-      RABBITMQ_URL: TEST_RABBITMQ_URL,
-      AUTH_JWT_ACCESS_SECRET: TEST_JWT_SECRET,
-      SCAN_INTERVAL_SECONDS: '5',
-      HEALTH_PORT: '0',
-      KUBECONFIG: kube.kubeconfigPath,
-      DISRUPTION_WINDOWS: '0 2 * * 1-5 3h Europe/Atlantis',
-    });
+    const { code, output } = await runToExit('scheduler-scoring', splitSystemEnv({ databaseUrl: db.url, kube }, { SCAN_INTERVAL_SECONDS: '5', DISRUPTION_WINDOWS: '0 2 * * 1-5 3h Europe/Atlantis' }));
     expect(code).toBe(78);
     expect(output).toContain('DISRUPTION_WINDOWS: window 1 ("0 2 * * 1-5 3h Europe/Atlantis"): "Europe/Atlantis" is not an IANA time zone');
   });
