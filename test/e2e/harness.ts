@@ -149,6 +149,7 @@ export async function startTogether(specs: readonly { service: ServiceName; env:
   } catch (err) {
     await Promise.all(spawned.map((p) => stopProcess(p)));
     await Promise.allSettled(starts);
+    await Promise.all(spawned.map((p) => stopProcess(p))); // one that was starting again on another port meanwhile
     throw err;
   }
 }
