@@ -18,6 +18,7 @@ import {
   outboxDdl,
   OutboxRelay,
   runMigrations,
+  SystemClock,
 } from '@nodes-manager/platform';
 import { createTestDatabase, TEST_RABBITMQ_URL } from '@nodes-manager/platform/testing';
 import { EVENTS_EXCHANGE, type CloudEvent } from '@nodes-manager/contracts';
@@ -76,7 +77,7 @@ async function main() {
   await runMigrations(ds, spec);
   const outbox = new Outbox('uncordon');
   await ds.transaction((tx) => outbox.add(tx, events(N)));
-  const relay = new OutboxRelay(ds, outbox, publisher, undefined, { batchSize: 500 });
+  const relay = new OutboxRelay(ds, outbox, publisher, new SystemClock(), undefined, { batchSize: 500 });
   t = process.hrtime.bigint();
   while ((await relay.relayOnce()) > 0) {
     /* drain */

@@ -4,6 +4,7 @@ import { FENCING_LABEL } from '@nodes-manager/contracts';
 import { createTestDatabase, EventCollector, testToken, waitFor, type TestDatabase } from '@nodes-manager/platform/testing';
 import { startEc2Sim, startKubeSim, type Ec2Sim, type KubeSim } from '@nodes-manager/sim';
 import { aKubeNode, aKubePod } from '@nodes-manager/kube/testing';
+import { splitSystemEnv } from '../support/split-system.js';
 import { startSplitSystem, type SplitSystem } from './harness.js';
 
 /**
@@ -39,8 +40,7 @@ beforeAll(async () => {
   ec2.adoptNodes(f.nodes);
   events = await EventCollector.start(['approval.#', 'node.drain.#', 'node.fenced']);
   system = await startSplitSystem({
-    databaseUrl: db.url,
-    env: { KUBECONFIG: kube.kubeconfigPath, COMMAND_TIMEOUT_MS: '5000', AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'e2e-access-key', AWS_SECRET_ACCESS_KEY: 'e2e-secret-key', AWS_ENDPOINT_URL_EC2: ec2.url },
+    env: splitSystemEnv({ databaseUrl: db.url, kube, ec2 }, { COMMAND_TIMEOUT_MS: '5000' }),
     perService: {
       'scheduler-scoring': { OPTIMIZE_MODE: 'execute', DISRUPTION_APPROVAL: 'manual', APPROVAL_TTL_MINUTES: '30' },
       uncordon: { DISRUPTION_APPROVAL: 'automatic,fence=manual', FENCING_LEASE_TIMEOUT_SECONDS: '5', FENCING_POD_DELETE_WAIT_SECONDS: '1', FENCING_CONFIRM_TIMEOUT_SECONDS: '30' },

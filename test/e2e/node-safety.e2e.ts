@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import * as k8s from '@kubernetes/client-node';
 import { FENCING_LABEL, PRESSURE_LABEL, type FencingView, type NodePressure } from '@nodes-manager/contracts';
-import { createTestDatabase, EventCollector, TEST_JWT_SECRET, TEST_RABBITMQ_URL, testToken, waitFor, type TestDatabase } from '@nodes-manager/platform/testing';
+import { createTestDatabase, EventCollector, testToken, waitFor, type TestDatabase } from '@nodes-manager/platform/testing';
 import { generateFleet, startEc2Sim, startKubeSim, type Ec2Sim, type KubeSim } from '@nodes-manager/sim';
-import { freePort, spawnService, startSplitSystem, type ServiceProcess, type SplitSystem } from './harness.js';
+import { splitSystemEnv } from '../support/split-system.js';
+import { startService, startSplitSystem, stopProcess, type ServiceProcess, type SplitSystem } from './harness.js';
 
 /**
  * Fencing and pressure end to end (docs/fencing.md, docs/pressure.md): the six services as processes plus a second
@@ -51,12 +52,7 @@ beforeAll(async () => {
   const kc = kube.kubeConfig();
   core = kc.makeApiClient(k8s.CoreV1Api);
   policy = kc.makeApiClient(k8s.PolicyV1Api);
-  const env = {
-    KUBECONFIG: kube.kubeconfigPath,
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'e2e-access-key',
-    AWS_SECRET_ACCESS_KEY: 'e2e-secret-key',
-    AWS_ENDPOINT_URL_EC2: ec2.url,
+  const env = splitSystemEnv({ databaseUrl: db.url, kube, ec2 }, {
     COMMAND_TIMEOUT_MS: '5000',
     AUTO_UNCORDON_GRACE_PERIOD_MINUTES: '0.05',
     FENCING_LEASE_TIMEOUT_SECONDS: '5',
@@ -64,14 +60,14 @@ beforeAll(async () => {
     FENCING_CONFIRM_TIMEOUT_SECONDS: '30',
     PRESSURE_INTERVAL_SECONDS: '1',
     PRESSURE_SUSTAIN_SAMPLES: '2',
-  };
-  system = await startSplitSystem({ databaseUrl: db.url, env });
-  replica = spawnService('uncordon', { DATABASE_URL: db.url, RABBITMQ_URL: TEST_RABBITMQ_URL, AUTH_JWT_ACCESS_SECRET: TEST_JWT_SECRET, SCAN_INTERVAL_SECONDS: '2', HEALTH_PORT: String(await freePort()), ...env }, 0);
+  });
+  system = await startSplitSystem({ env });
+  replica = await startService('uncordon', env, { name: 'uncordon (second replica)' });
   await waitFor(async () => ((await (await api('/api/v1/nodes?limit=500')).json()) as { items: unknown[] }).items?.length === 24, 'node-sync to project the fleet', 60_000, 500);
 }, 180_000);
 
 afterAll(async () => {
-  replica?.child.kill('SIGTERM');
+  if (replica) await stopProcess(replica);
   await system?.stop();
   await events?.close();
   await ec2?.stop();

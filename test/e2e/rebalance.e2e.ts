@@ -3,6 +3,7 @@ import type { V1Node } from '@kubernetes/client-node';
 import type { RebalancesSummary, RebalanceView } from '@nodes-manager/contracts';
 import { createTestDatabase, EventCollector, testToken, waitFor, type TestDatabase } from '@nodes-manager/platform/testing';
 import { generateFleet, RebalancePlayout, startEc2Sim, startKubeSim, type Ec2Sim, type KubeSim, type PlannedRebalance } from '@nodes-manager/sim';
+import { splitSystemEnv } from '../support/split-system.js';
 import { startSplitSystem, type SplitSystem } from './harness.js';
 
 /**
@@ -30,20 +31,17 @@ beforeAll(async () => {
   ec2.adoptNodes(spot);
   events = await EventCollector.start(['rebalance.*']);
   system = await startSplitSystem({
-    databaseUrl: db.url,
-    env: {
-      KUBECONFIG: kube.kubeconfigPath,
-      AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: 'e2e-access-key',
-      AWS_SECRET_ACCESS_KEY: 'e2e-secret-key',
-      AWS_ENDPOINT_URL_EC2: ec2.url,
-      COMMAND_TIMEOUT_MS: '5000',
-      SCAN_INTERVAL_SECONDS: '1',
-      AUTO_UNCORDON_GRACE_PERIOD_MINUTES: '0.05',
-      REBALANCE_HORIZON_HOURS: String(HORIZON_HOURS),
-      SPOT_MEASURED_MIN_SAMPLES: '1',
-      SPOT_MEASURED_CACHE_SECONDS: '1',
-    },
+    env: splitSystemEnv(
+      { databaseUrl: db.url, kube, ec2 },
+      {
+        COMMAND_TIMEOUT_MS: '5000',
+        SCAN_INTERVAL_SECONDS: '1',
+        AUTO_UNCORDON_GRACE_PERIOD_MINUTES: '0.05',
+        REBALANCE_HORIZON_HOURS: String(HORIZON_HOURS),
+        SPOT_MEASURED_MIN_SAMPLES: '1',
+        SPOT_MEASURED_CACHE_SECONDS: '1',
+      },
+    ),
   });
 }, 180_000);
 

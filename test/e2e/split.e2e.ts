@@ -7,6 +7,7 @@ import { parse } from 'yaml';
 import { ALL_EVENT_TYPES, messageName, ServiceNames, heartbeatType, type CloudEvent, type ServiceName } from '@nodes-manager/contracts';
 import { createTestDatabase, EventCollector, lintExposition, promtoolProblems, testToken, waitFor, type TestDatabase } from '@nodes-manager/platform/testing';
 import { generateFleet, startEc2Sim, startKubeSim, type Ec2Sim, type KubeSim } from '@nodes-manager/sim';
+import { splitSystemEnv } from '../support/split-system.js';
 import { startSplitSystem, type SplitSystem } from './harness.js';
 
 let db: TestDatabase;
@@ -23,16 +24,7 @@ beforeAll(async () => {
   ec2 = await startEc2Sim();
   events = await EventCollector.start(['#']);
   system = await startSplitSystem({
-    databaseUrl: db.url,
-    env: {
-      KUBECONFIG: kube.kubeconfigPath,
-      AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: 'e2e-access-key',
-      AWS_SECRET_ACCESS_KEY: 'e2e-secret-key',
-      AWS_ENDPOINT_URL_EC2: ec2.url,
-      COMMAND_TIMEOUT_MS: '3000',
-      AUTO_UNCORDON_GRACE_PERIOD_MINUTES: '0.05',
-    },
+    env: splitSystemEnv({ databaseUrl: db.url, kube, ec2 }, { COMMAND_TIMEOUT_MS: '3000', AUTO_UNCORDON_GRACE_PERIOD_MINUTES: '0.05' }),
     perService: {
       'spot-advisor': { PROVISION_IMAGE_ID: 'ami-0123456789abcdef0', PROVISION_SUBNET_ID: 'subnet-0abc' },
     },

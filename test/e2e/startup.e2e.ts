@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { createTestDatabase, TEST_JWT_SECRET, TEST_RABBITMQ_URL, type TestDatabase } from '@nodes-manager/platform/testing';
+import { createTestDatabase, TEST_JWT_SECRET, type TestDatabase } from '@nodes-manager/platform/testing';
 import { startKubeSim, type KubeSim } from '@nodes-manager/sim';
-import { assertBuilt, runToExit } from './harness.js';
+import { splitSystemEnv } from '../support/split-system.js';
+import { assertBuilt, runToExit, ServiceExited, spawnService, startService, stopProcess, untilUp } from './harness.js';
 
 let db: TestDatabase;
 let kube: KubeSim;
@@ -19,13 +22,7 @@ afterAll(async () => {
 
 describe('a service refuses to start, and says why', () => {
   it('reports three bad variables in one error and exits non-zero', async () => {
-    const { code, output } = await runToExit('uncordon', {
-      DATABASE_URL: 'mysql://db/nodes',
-      RABBITMQ_URL: TEST_RABBITMQ_URL,
-      AUTH_JWT_ACCESS_SECRET: TEST_JWT_SECRET,
-      SCAN_INTERVAL_SECONDS: 'often',
-      AUTO_UNCORDON_MAX_PER_CYCLE: '0',
-    });
+    const { code, output } = await runToExit('uncordon', splitSystemEnv({ databaseUrl: 'mysql://db/nodes' }, { SCAN_INTERVAL_SECONDS: 'often', AUTO_UNCORDON_MAX_PER_CYCLE: '0' }));
     expect(code).not.toBe(0);
     expect(output).toContain('3 configuration problems');
     expect(output).toContain('DATABASE_URL: must be a URL with scheme postgres or postgresql');
@@ -42,11 +39,7 @@ describe('a service refuses to start, and says why', () => {
       cpSync('dist', dist, { recursive: true });
       // A build whose migrations were left out: the service's migration list is empty.
       writeFileSync(join(dist, 'migrations/node-sync/index.js'), 'export const migrations = [];\n');
-      const { code, output } = await runToExit(
-        'node-sync',
-        { DATABASE_URL: db.url, RABBITMQ_URL: TEST_RABBITMQ_URL, AUTH_JWT_ACCESS_SECRET: TEST_JWT_SECRET, SCAN_INTERVAL_SECONDS: '5', HEALTH_PORT: '0', KUBECONFIG: kube.kubeconfigPath },
-        join(dist, 'services'),
-      );
+      const { code, output } = await runToExit('node-sync', splitSystemEnv({ databaseUrl: db.url, kube }, { SCAN_INTERVAL_SECONDS: '5' }), join(dist, 'services'));
       expect(code).not.toBe(0);
       expect(output).toContain('NO_MIGRATIONS_IN_BUILD');
       expect(output).toContain('TABLE_MISSING: table nodes.nodes does not exist');
@@ -56,16 +49,53 @@ describe('a service refuses to start, and says why', () => {
   });
 
   it('refuses a maintenance window it cannot read, naming the variable, with exit code 78', async () => {
-    const { code, output } = await runToExit('scheduler-scoring', {
-      DATABASE_URL: db.url,
-      RABBITMQ_URL: TEST_RABBITMQ_URL,
-      AUTH_JWT_ACCESS_SECRET: TEST_JWT_SECRET,
-      SCAN_INTERVAL_SECONDS: '5',
-      HEALTH_PORT: '0',
-      KUBECONFIG: kube.kubeconfigPath,
-      DISRUPTION_WINDOWS: '0 2 * * 1-5 3h Europe/Atlantis',
-    });
+    const { code, output } = await runToExit('scheduler-scoring', splitSystemEnv({ databaseUrl: db.url, kube }, { SCAN_INTERVAL_SECONDS: '5', DISRUPTION_WINDOWS: '0 2 * * 1-5 3h Europe/Atlantis' }));
     expect(code).toBe(78);
     expect(output).toContain('DISRUPTION_WINDOWS: window 1 ("0 2 * * 1-5 3h Europe/Atlantis"): "Europe/Atlantis" is not an IANA time zone');
+  });
+});
+
+/**
+ * The harness the end-to-end and fault suites start service processes with: a process that dies at start fails the
+ * start at once, naming it and showing what it printed; a port another process holds is never taken for the
+ * service's own, and a start that lost its port to another process starts again on another one.
+ */
+describe('the process harness', () => {
+  it('fails at once when the process exits during its start, naming it and showing its last output', async () => {
+    const t0 = performance.now();
+    const err = await startService('uncordon', splitSystemEnv({ databaseUrl: db.url, kube }, { SCAN_INTERVAL_SECONDS: 'often' }), { name: 'uncordon under test', timeoutMs: 90_000 }).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    expect(err).toBeInstanceOf(ServiceExited);
+    expect(err!.message).toMatch(/^uncordon under test exited with code 78 before it was up; its last output:\n/);
+    expect(err!.message).toContain('SCAN_INTERVAL_SECONDS: must be a number');
+    expect(performance.now() - t0).toBeLessThan(15_000);
+  });
+
+  it('does not take another process on its port for the service, and says the port was in use', async () => {
+    // Another process holds the port and answers /healthz as a service would.
+    const squatter = http.createServer((_req, res) => res.end('{"status":"ok"}'));
+    await new Promise<void>((r) => squatter.listen(0, '0.0.0.0', () => r()));
+    const port = (squatter.address() as AddressInfo).port;
+    try {
+      const p = spawnService('node-sync', splitSystemEnv({ databaseUrl: db.url, kube }, { SCAN_INTERVAL_SECONDS: '5' }), port);
+      const err = await untilUp(p).then(
+        () => undefined,
+        (e: unknown) => e as ServiceExited,
+      );
+      await stopProcess(p);
+      expect(err).toBeInstanceOf(ServiceExited);
+      expect(err!.portInUse).toBe(true);
+    } finally {
+      await new Promise((r) => squatter.close(r));
+    }
+
+    const p = await startService('node-sync', splitSystemEnv({ databaseUrl: db.url, kube }, { SCAN_INTERVAL_SECONDS: '5' }));
+    try {
+      expect((await fetch(`http://127.0.0.1:${p.port}/healthz`)).ok).toBe(true);
+    } finally {
+      await stopProcess(p);
+    }
   });
 });

@@ -1,7 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { ServiceNames, type ServiceName } from '@nodes-manager/contracts';
-import { TEST_JWT_SECRET, waitFor } from '@nodes-manager/platform/testing';
-import { assertBuilt, DIST, freePort, spawnService, type ServiceProcess } from '../e2e/harness.js';
+import { assertBuilt, DIST, startService, startTogether, stopProcess, type ServiceProcess } from '../e2e/harness.js';
 
 /** The services that run loops under a leader lock; the fault suite runs two replicas of each. */
 export const LOOPING: readonly ServiceName[] = ['node-sync', 'uncordon', 'scheduler-scoring', 'karpenter-gateway', 'spot-advisor'];
@@ -14,11 +13,12 @@ export interface Replica extends ServiceProcess {
 /**
  * FaultSystem — the six services as separate processes (two replicas of every looping service) from the build,
  * as production runs them, with their links to Postgres, RabbitMQ and the Kubernetes API through fault proxies.
- * Set FAULT_DIST to run the suite against another build (e.g. an older one, to see it fail there).
+ * `env` is every process's environment (test/support/split-system.ts). Set FAULT_DIST to run the suite against
+ * another build (e.g. an older one, to see it fail there).
  */
 export class FaultSystem {
   readonly replicas: Replica[] = [];
-  /** Processes that ended without the test asking them to. */
+  /** Processes that ended without the test asking them to (once up: a failed start fails the start instead). */
   readonly unexpectedExits: Replica[] = [];
   private readonly expected = new Set<Replica>();
 
@@ -31,11 +31,12 @@ export class FaultSystem {
     const dist = process.env['FAULT_DIST'] ?? DIST;
     if (dist === DIST) assertBuilt();
     const sys = new FaultSystem(env, dist);
-    for (const service of ServiceNames) {
-      const n = LOOPING.includes(service) ? replicas : 1;
-      for (let i = 0; i < n; i++) await sys.spawn(service, i);
-    }
-    await Promise.all(sys.replicas.map((r) => sys.healthy(r)));
+    const specs = ServiceNames.flatMap((service) => Array.from({ length: LOOPING.includes(service) ? replicas : 1 }, (_, replica) => ({ service, replica })));
+    const started = await startTogether(
+      specs.map(({ service, replica }) => ({ service, env, name: `${service}#${replica}` })),
+      { dist, timeoutMs: 120_000 },
+    );
+    started.forEach((p, i) => sys.track(p, specs[i]!.replica));
     return sys;
   }
 
@@ -51,35 +52,17 @@ export class FaultSystem {
     return this.replicas.filter((r) => !r.exit && (!service || r.service === service));
   }
 
-  async spawn(service: ServiceName, replica: number): Promise<Replica> {
-    const port = await freePort();
-    const env: Record<string, string> = {
-      AUTH_JWT_ACCESS_SECRET: TEST_JWT_SECRET,
-      SCAN_INTERVAL_SECONDS: '2',
-      LOG_LEVEL: 'info',
-      ...this.env,
-      ...(service === 'api-gateway' ? { APP_PORT: String(port) } : { HEALTH_PORT: String(port) }),
+  /** track — a replica that is up, from now on watched for exits. */
+  private track(p: ServiceProcess, replica: number): Replica {
+    const r = Object.assign(p, { replica }) as Replica;
+    const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
+      r.exit = { code, signal, at: Date.now() };
+      if (!this.expected.has(r)) this.unexpectedExits.push(r);
     };
-    const p = spawnService(service, env, port, this.dist) as Replica;
-    p.replica = replica;
-    p.child.on('exit', (code, signal) => {
-      p.exit = { code, signal, at: Date.now() };
-      if (!this.expected.has(p)) this.unexpectedExits.push(p);
-    });
-    this.replicas.push(p);
-    return p;
-  }
-
-  async healthy(p: Replica, timeoutMs = 120_000): Promise<void> {
-    await waitFor(
-      async () => {
-        if (p.exit) throw new Error(`${p.service}#${p.replica} exited: ${p.output.join('').slice(-2000)}`);
-        return (await fetch(`http://127.0.0.1:${p.port}/healthz`)).ok;
-      },
-      `${p.service}#${p.replica} to start`,
-      timeoutMs,
-      250,
-    );
+    if (r.child.exitCode !== null || r.child.signalCode !== null) onExit(r.child.exitCode, r.child.signalCode);
+    else r.child.on('exit', onExit);
+    this.replicas.push(r);
+    return r;
   }
 
   /** leader — the replica holding `lock` now, from the services' own log lines ("became leader"/"lost leadership"). */
@@ -100,22 +83,17 @@ export class FaultSystem {
     return { code: p.exit!.code, signal: p.exit!.signal, ms: p.exit!.at - t0 };
   }
 
-  /** replace — a new replica in place of one that ended (what a Deployment does). */
+  /** replace — a new replica in place of one that ended (what a Deployment does), once it is up. */
   async replace(p: Replica): Promise<Replica> {
-    const next = await this.spawn(p.service, p.replica);
-    await this.healthy(next);
-    return next;
+    const next = await startService(p.service, this.env, { dist: this.dist, name: `${p.service}#${p.replica}`, timeoutMs: 120_000 });
+    return this.track(next, p.replica);
   }
 
   async stop(): Promise<void> {
     await Promise.all(
       this.running().map((p) => {
         this.expected.add(p);
-        return new Promise<void>((resolve) => {
-          p.child.once('exit', () => resolve());
-          p.child.kill('SIGTERM');
-          setTimeout(() => p.child.kill('SIGKILL'), 20_000).unref();
-        });
+        return stopProcess(p, 20_000);
       }),
     );
   }

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { CloudEvent } from '@nodes-manager/contracts';
 import { createTestDatabase, EventCollector, TcpProxy, TEST_RABBITMQ_URL, testToken, waitFor, type TestDatabase } from '@nodes-manager/platform/testing';
 import { generateFleet, startEc2Sim, startKubeSim, type Ec2Sim, type KubeSim } from '@nodes-manager/sim';
+import { splitSystemEnv } from '../support/split-system.js';
 import { FaultSystem, figure, figures, isLeader, proxiedKubeconfig, type Replica } from './fault-system.js';
 
 /**
@@ -96,18 +97,12 @@ beforeAll(async () => {
   pg = await TcpProxy.forUrl(db.url);
   kubeLink = await TcpProxy.forUrl(kube.url);
   events = await EventCollector.start(['#']); // straight to the broker: a downstream consumer outside the faults
-  sys = await FaultSystem.start({
-    DATABASE_URL: pg.url(db.url),
-    RABBITMQ_URL: broker.url(TEST_RABBITMQ_URL),
-    KUBECONFIG: proxiedKubeconfig(kube.kubeconfigPath, kube.url, kubeLink.url(kube.url)),
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'fault-access-key',
-    AWS_SECRET_ACCESS_KEY: 'fault-secret-key',
-    AWS_ENDPOINT_URL_EC2: ec2.url,
-    COMMAND_TIMEOUT_MS: '5000',
-    AUTO_UNCORDON_GRACE_PERIOD_MINUTES: String(GRACE_MS / 60_000),
-    AUTO_UNCORDON_MAX_PER_CYCLE: '20',
-  });
+  sys = await FaultSystem.start(
+    splitSystemEnv(
+      { databaseUrl: pg.url(db.url), rabbitmqUrl: broker.url(TEST_RABBITMQ_URL), kube: { kubeconfigPath: proxiedKubeconfig(kube.kubeconfigPath, kube.url, kubeLink.url(kube.url)) }, ec2 },
+      { COMMAND_TIMEOUT_MS: '5000', AUTO_UNCORDON_GRACE_PERIOD_MINUTES: String(GRACE_MS / 60_000), AUTO_UNCORDON_MAX_PER_CYCLE: '20' },
+    ),
+  );
   await waitFor(async () => ((await (await api('/api/v1/nodes?limit=500')).json()) as { items?: unknown[] }).items?.length === NODES, 'node-sync to project the fleet', 90_000, 500);
 }, 300_000);
 

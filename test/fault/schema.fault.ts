@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createTestDatabase, TEST_JWT_SECRET, TEST_RABBITMQ_URL, waitFor, type TestDatabase } from '@nodes-manager/platform/testing';
+import { createTestDatabase, type TestDatabase } from '@nodes-manager/platform/testing';
 import { startKubeSim, type KubeSim } from '@nodes-manager/sim';
-import { DIST, freePort, runToExit, spawnService } from '../e2e/harness.js';
+import { splitSystemEnv } from '../support/split-system.js';
+import { DIST, runToExit, startService } from '../e2e/harness.js';
 
 /**
  * 6. A schema changed behind a service's back: the service refuses to start (exit 78) and names the table and
@@ -10,14 +11,13 @@ import { DIST, freePort, runToExit, spawnService } from '../e2e/harness.js';
 let db: TestDatabase;
 let kube: KubeSim;
 const dist = process.env['FAULT_DIST'] ?? DIST;
+const env = () => splitSystemEnv({ databaseUrl: db.url, kube }, { SCAN_INTERVAL_SECONDS: '5' });
 
 beforeAll(async () => {
   db = await createTestDatabase();
   kube = await startKubeSim();
   // A first start migrates the database; SIGTERM ends it cleanly.
-  const port = await freePort();
-  const p = spawnService('node-sync', { DATABASE_URL: db.url, RABBITMQ_URL: TEST_RABBITMQ_URL, AUTH_JWT_ACCESS_SECRET: TEST_JWT_SECRET, SCAN_INTERVAL_SECONDS: '5', HEALTH_PORT: String(port), KUBECONFIG: kube.kubeconfigPath }, port, dist);
-  await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined))?.ok, 'node-sync to start', 90_000, 250);
+  const p = await startService('node-sync', env(), { dist });
   const code = await new Promise<number | null>((resolve) => {
     p.child.once('exit', (c) => resolve(c));
     p.child.kill('SIGTERM');
@@ -30,8 +30,7 @@ afterAll(async () => {
   await db?.drop();
 });
 
-const start = () =>
-  runToExit('node-sync', { DATABASE_URL: db.url, RABBITMQ_URL: TEST_RABBITMQ_URL, AUTH_JWT_ACCESS_SECRET: TEST_JWT_SECRET, SCAN_INTERVAL_SECONDS: '5', HEALTH_PORT: '0', KUBECONFIG: kube.kubeconfigPath }, dist);
+const start = () => runToExit('node-sync', env(), dist);
 
 describe('6. a schema changed behind the service', () => {
   it.each([

@@ -186,7 +186,7 @@ export class PlatformModule {
         provide: OUTBOX_RELAY,
         inject: [RUNTIME, DATA_SOURCE, OUTBOX, EVENT_PUBLISHER, LOGGER, 'AMQP_CONNECTION'],
         useFactory: (rt: Runtime, ds: DataSource, outbox: Outbox, pub: EventPublisher, logger: JsonLogger, conn: AmqpConnection | null) => {
-          const relay = new OutboxRelay(ds, outbox, pub, logger, { pollMs: 500 });
+          const relay = new OutboxRelay(ds, outbox, pub, rt.clock, logger, { pollMs: 500 });
           conn?.onRestored(() => relay.retryNow());
           rt.metrics.collectedGauge('nodes_manager_outbox_pending', 'Events waiting in the outbox', [], async (g) => {
             g.set({ service }, (await relay.backlog()).pending);

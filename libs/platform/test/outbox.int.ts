@@ -12,6 +12,7 @@ import {
   Outbox,
   OutboxRelay,
   runMigrations,
+  SystemClock,
   type ServiceDatabaseSpec,
 } from '@nodes-manager/platform';
 import type { ServiceName } from '@nodes-manager/contracts';
@@ -66,7 +67,7 @@ describe('outbox and relay against the real broker', () => {
     const proxy = await TcpProxy.start('127.0.0.1', Number(new URL(TEST_RABBITMQ_URL).port || 5672));
     const conn = new AmqpConnection(proxy.url(TEST_RABBITMQ_URL), 'outbox-test');
     const outbox = new Outbox('uncordon');
-    const relay = new OutboxRelay(ds, outbox, new AmqpEventPublisher(conn), undefined, { pollMs: 100, maxBackoffMs: 300 });
+    const relay = new OutboxRelay(ds, outbox, new AmqpEventPublisher(conn), new SystemClock(), undefined, { pollMs: 100, maxBackoffMs: 300 });
     relay.start();
     try {
       const first = await changeState(outbox, 1, runId);
@@ -122,8 +123,8 @@ describe('outbox and relay against the real broker', () => {
         cutAfterConfirm = false;
       },
     };
-    const relayA = new OutboxRelay(dsA, new Outbox('uncordon'), publisherA);
-    const relayB = new OutboxRelay(ds, new Outbox('uncordon'), broker);
+    const relayA = new OutboxRelay(dsA, new Outbox('uncordon'), publisherA, new SystemClock());
+    const relayB = new OutboxRelay(ds, new Outbox('uncordon'), broker, new SystemClock());
     const mine = () => collector.events.filter((e) => (e.data as { runId?: string }).runId === runId);
     try {
       const outbox = new Outbox('uncordon');
@@ -163,8 +164,8 @@ describe('outbox and relay against the real broker', () => {
         throw new Error('gone');
       },
     };
-    const relayA = new OutboxRelay(dsA, new Outbox('uncordon'), dying, undefined, { claimMs: 1_500 });
-    const relayB = new OutboxRelay(ds, new Outbox('uncordon'), new AmqpEventPublisher(conn));
+    const relayA = new OutboxRelay(dsA, new Outbox('uncordon'), dying, new SystemClock(), undefined, { claimMs: 1_500 });
+    const relayB = new OutboxRelay(ds, new Outbox('uncordon'), new AmqpEventPublisher(conn), new SystemClock());
     try {
       const outbox = new Outbox('uncordon');
       const made = [];

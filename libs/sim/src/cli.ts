@@ -26,23 +26,26 @@ if (values.help) {
   process.exit(0);
 }
 
+/** The simulators' one clock: the wall clock, read by the fleet and by both simulators alike. */
+const clock = (): Date => new Date();
 const fleetOpts = {
   seed: Number(values.seed),
   nodes: Number(values.nodes),
   podsPerNode: Number(values['pods-per-node']),
   karpenter: values.karpenter,
   // Creation times relative to the moment the process starts, so ages in kubectl look alive.
-  now: new Date(),
+  now: clock(),
 };
 const kube = await startKubeSim({
   port: Number(values.port),
   host: values.host,
   karpenter: values.karpenter,
+  clock,
   fleetFactory: (o) => generateFleet({ ...fleetOpts, ...o } as typeof fleetOpts),
 });
 const fleet = generateFleet(fleetOpts);
 kube.load(fleet);
-const ec2 = await startEc2Sim({ port: Number(values['ec2-port']), host: values.host, seed: Number(values.seed) });
+const ec2 = await startEc2Sim({ port: Number(values['ec2-port']), host: values.host, seed: Number(values.seed), clock });
 
 console.log(`Kubernetes API simulator: ${kube.url} (${fleet.nodes.length} nodes, ${fleet.pods.length} pods, karpenter ${values.karpenter ? 'on' : 'off'})`);
 console.log(`kubeconfig:               ${kube.kubeconfigPath}`);

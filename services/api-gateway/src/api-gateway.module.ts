@@ -131,7 +131,7 @@ export class ApiGatewayModule implements NestModule {
             if (!url) throw new Error('api-gateway: RABBITMQ_URL is required in split mode');
             const broker = processBroker(rt, url, 'api-gateway', logger);
             rt.health.register('api-gateway.broker', () => brokerCheck(broker));
-            return new RmqCommandBus(broker, config.COMMAND_TIMEOUT_MS);
+            return new RmqCommandBus(broker, config.COMMAND_TIMEOUT_MS, rt.clock);
           },
         },
         {

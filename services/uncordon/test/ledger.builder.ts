@@ -1,4 +1,4 @@
-import type { LedgerConfig, LedgerEntry, LedgerInput } from '../src/domain/rebalance/advance-ledger.js';
+import { advanceLedger, type LedgerConfig, type LedgerEntry, type LedgerInput } from '../src/domain/rebalance/advance-ledger.js';
 import { nodeFactsOf, type LedgerNode, type NodeEvent } from '../src/domain/rebalance/ledger-node.js';
 import { aCordonedNode, at, CORDON_TAINT, cordonEntry, kubeletEntry, taint, T0 } from './cordoned-node.builder.js';
 
@@ -41,26 +41,12 @@ export function ledgerInput(overrides: Partial<LedgerInput> = {}): LedgerInput {
   return { entries: [], nodes: [aLedgerNode()], events: [], ec2: 'not-configured', now: at(1), config: LEDGER_CONFIG, newId: () => `row-${++ids}`, ...overrides };
 }
 
-/** anEntry — a ledger row for the default node, seen at T0 from its rebalance taint. */
+/**
+ * anEntry — a ledger row for the default node, seen at T0 from its rebalance taint (and NTH's cordon): the row
+ * {@link advanceLedger} opens for {@link aLedgerNode} at T0, with `overrides` on top.
+ */
 export function anEntry(overrides: Partial<LedgerEntry> = {}): LedgerEntry {
-  return {
-    id: 'row-0',
-    node: 'ip-10-0-1-23.ec2.internal',
-    nodeUid: 'uid-1',
-    ...nodeFactsOf(POOL_LABELS, PROVIDER_ID),
-    seenAt: T0,
-    seenSignal: 'rebalance-taint',
-    seenTimeSource: 'taint-time-added',
-    outcome: 'observed',
-    resolvedAt: null,
-    uncordonedAt: null,
-    recordonedAt: null,
-    interruptedAt: null,
-    interruptionSource: null,
-    leadTimeMs: null,
-    givenBackMs: 0,
-    goneAt: null,
-    evidence: [{ kind: 'rebalance-taint', at: T0.toISOString() }],
-    ...overrides,
-  };
+  const [opened] = advanceLedger(ledgerInput({ now: T0, newId: () => 'row-0' })).opened;
+  if (!opened) throw new Error('advanceLedger opened no row for the default node');
+  return { ...opened, ...overrides };
 }

@@ -66,7 +66,7 @@ export function onTermination(app: INestApplication, logger: JsonLogger, server?
   const stop = async (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
-    const started = Date.now();
+    const started = performance.now();
     logger.info('shutting down', { signal });
     setTimeout(() => {
       logger.error('shutdown did not finish in time; exiting', { timeoutMs });
@@ -77,7 +77,7 @@ export function onTermination(app: INestApplication, logger: JsonLogger, server?
       const idle = await commandIntake.whenIdle(SHUTDOWN_INFLIGHT_MS);
       if (!idle) logger.warn('commands still in flight at shutdown', { inFlight: commandIntake.active });
       await app.close();
-      logger.info('stopped', { ms: Date.now() - started });
+      logger.info('stopped', { ms: Math.round(performance.now() - started) });
       process.exit(0);
     } catch (err) {
       logger.error('shutdown failed', { err: (err as Error).message });

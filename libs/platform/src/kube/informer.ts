@@ -41,7 +41,10 @@ export interface InformerOptions<T> {
   name?: string;
   /** LIST/WATCH requests are counted in `nodes_manager_kube_requests_total` (and failures in `…_kube_api_errors_total`). */
   metrics?: { metrics: Metrics; service: string };
-  /** Time source for back-off and staleness (default Date.now); random source for jitter (default Math.random). */
+  /**
+   * Time source for back-off, staleness and durations, in milliseconds (default `performance.now`, monotonic: only
+   * differences are used); random source for jitter (default Math.random).
+   */
   now?: () => number;
   random?: () => number;
 }
@@ -152,7 +155,7 @@ export class Informer<T> {
     this.keyOf = opts.key ?? defaultKey;
     this.label = opts.name ?? opts.path;
     this.resource = resourceOfPath(opts.path);
-    this.now = opts.now ?? Date.now;
+    this.now = opts.now ?? (() => performance.now());
     this.random = opts.random ?? Math.random;
     if (opts.metrics) this.requests = kubeRequestCounter(opts.metrics.metrics, opts.metrics.service);
   }
@@ -407,7 +410,7 @@ export class Informer<T> {
       const first = !this.hasSynced;
       this.hasSynced = true;
       if (first) for (const w of this.syncWaiters.splice(0)) w.resolve();
-      const info: SyncedInfo = { full: true, reason, added, updated, deleted, durationMs: this.now() - started };
+      const info: SyncedInfo = { full: true, reason, added, updated, deleted, durationMs: Math.round(this.now() - started) };
       this.opts.logger?.debug('informer listed', { informer: this.label, size: this.cache.size, pages: this.stats.pages, ...info });
       for (const fn of this.listeners.synced) this.call('synced', () => fn(info));
       return;

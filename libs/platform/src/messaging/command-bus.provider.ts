@@ -12,7 +12,7 @@ export function createCommandBus(rt: Runtime, opts: { service: ServiceName; rabb
   if (rt.commands) return new InProcessCommandBus(rt.commands, opts.timeoutMs);
   const url = opts.rabbitmqUrl ?? rt.rabbitmqUrl;
   if (!url) throw new Error(`${opts.service}: RABBITMQ_URL is required in split mode to call other services`);
-  return new RmqCommandBus(processBroker(rt, url, opts.service), opts.timeoutMs);
+  return new RmqCommandBus(processBroker(rt, url, opts.service), opts.timeoutMs, rt.clock);
 }
 
 @Injectable()

@@ -28,6 +28,7 @@ import {
   type CommandRequest,
   type ServiceName,
 } from '@nodes-manager/contracts';
+import type { Clock } from '../clock/clock.js';
 import { CodedError } from '../errors/coded-error.js';
 import type { JsonLogger } from '../logging/logger.js';
 import { currentRequestId, runWithRequestId } from '../logging/request-context.js';
@@ -218,6 +219,7 @@ const brokerUnavailable = (why: string) => new CodedError('SERVICE_UNAVAILABLE',
  * is down → SERVICE_UNAVAILABLE (503), instead of a request sitting in a queue until it times out. The message
  * expires with the timeout so a late consumer never acts on a request whose caller has already been told 504.
  * A broker that is unreachable, or a connection lost while a request waits, is a 503 that names the broker.
+ * The presence cache ages on the injected clock.
  */
 export class RmqCommandBus implements CommandBus {
   private readonly presence = new Map<ServiceName, { at: number; consumers: number }>();
@@ -228,6 +230,7 @@ export class RmqCommandBus implements CommandBus {
   constructor(
     private readonly broker: AmqpConnection,
     private readonly defaultTimeoutMs: number,
+    private readonly clock: Clock,
     private readonly presenceTtlMs = 2000,
   ) {}
 
@@ -277,7 +280,7 @@ export class RmqCommandBus implements CommandBus {
   /** consumers — how many processes consume the service's command queue (0 when the queue does not exist). */
   async consumers(service: ServiceName): Promise<number> {
     const cached = this.presence.get(service);
-    if (cached && Date.now() - cached.at < this.presenceTtlMs) return cached.consumers;
+    if (cached && this.clock.now().getTime() - cached.at < this.presenceTtlMs) return cached.consumers;
     let ch: amqp.Channel;
     try {
       ch = await this.broker.openChannel();
@@ -291,7 +294,7 @@ export class RmqCommandBus implements CommandBus {
     } catch {
       consumers = 0; // 404 closes the channel: the queue was never declared, the service never ran
     }
-    this.presence.set(service, { at: Date.now(), consumers });
+    this.presence.set(service, { at: this.clock.now().getTime(), consumers });
     return consumers;
   }
 

@@ -5,6 +5,7 @@ import type { CloudEvent } from '@nodes-manager/contracts';
 import type { EventPublisher } from './event-publisher.js';
 import type { Outbox } from './outbox.js';
 import type { JsonLogger } from '../logging/logger.js';
+import type { Clock } from '../clock/clock.js';
 
 export interface OutboxRelayOptions {
   pollMs?: number;
@@ -32,6 +33,8 @@ export interface OutboxBacklog {
  * `claimed_by`/`claimed_until` on its rows, taken with `FOR UPDATE SKIP LOCKED`), so several replicas relay without
  * double work and a claim survives the loss of this relay's database connection; then published with broker
  * confirms; then marked sent. On a publish failure the claim is released and the relay backs off.
+ * Sent rows are purged at most once a minute of the injected clock; the shutdown flush is bounded by a monotonic
+ * deadline.
  */
 export class OutboxRelay {
   private timer?: NodeJS.Timeout;
@@ -50,6 +53,7 @@ export class OutboxRelay {
     private readonly ds: DataSource,
     private readonly outbox: Outbox,
     private readonly publisher: EventPublisher,
+    private readonly clock: Clock,
     private readonly logger?: JsonLogger,
     private readonly opts: OutboxRelayOptions = {},
   ) {
@@ -75,18 +79,18 @@ export class OutboxRelay {
     if (this.stopped) return;
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
-    const deadline = Date.now() + ms;
-    while (this.running && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    const deadline = performance.now() + ms;
+    while (this.running && performance.now() < deadline) await new Promise((r) => setTimeout(r, 10));
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       (async () => {
         try {
-          while (Date.now() < deadline && (await this.relayOnce()) > 0);
+          while (performance.now() < deadline && (await this.relayOnce()) > 0);
         } catch {
           /* broker or database gone: the rows wait in the outbox */
         }
       })(),
-      new Promise((r) => (timer = setTimeout(r, Math.max(0, deadline - Date.now())))),
+      new Promise((r) => (timer = setTimeout(r, Math.max(0, deadline - performance.now())))),
     ]);
     clearTimeout(timer);
   }
@@ -204,8 +208,9 @@ export class OutboxRelay {
 
   private async purge(): Promise<void> {
     const retention = this.opts.retentionMs ?? 24 * 3600_000;
-    if (Date.now() - this.lastPurge < 60_000) return;
-    this.lastPurge = Date.now();
+    const now = this.clock.now().getTime();
+    if (now - this.lastPurge < 60_000) return;
+    this.lastPurge = now;
     await this.ds.query(
       `DELETE FROM ${this.outbox.table} WHERE sent_at IS NOT NULL AND sent_at < now() - ($1::float8 * interval '1 millisecond')`,
       [retention],

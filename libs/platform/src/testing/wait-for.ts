@@ -1,6 +1,6 @@
 /** waitFor — polls `probe` until it returns a truthy value or the timeout passes (then throws with `what`). */
 export async function waitFor<T>(probe: () => T | Promise<T>, what: string, timeoutMs = 15_000, everyMs = 50): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = performance.now() + timeoutMs;
   let last: unknown;
   for (;;) {
     try {
@@ -9,7 +9,7 @@ export async function waitFor<T>(probe: () => T | Promise<T>, what: string, time
     } catch (err) {
       last = err;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+    if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }

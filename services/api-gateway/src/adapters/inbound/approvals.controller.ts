@@ -14,6 +14,7 @@ import {
 import { Actor, CodedError, RequiresWrite, validationFailed } from '@nodes-manager/platform';
 import { Forwarder } from './forwarder.js';
 import { ApiRoute } from './api-docs.js';
+import { page } from './response-schemas.js';
 import { pageShape, parseInput, parseParam } from './validation.js';
 
 const listQuery = z.strictObject({ ...pageShape, status: z.enum(ApprovalStatuses).optional(), kind: z.enum(ApprovalKinds).optional() });
@@ -126,7 +127,10 @@ export class ApprovalsController {
     summary: 'Approval requests of disruptive actions, newest first',
     description: 'Filter by `status` (pending, approved, rejected, expired, executing, executed, failed) and `kind` (optimize, consolidate, fence, drain).',
     query: listQuery,
-    ok: { status: 200, description: 'A page of approvals', schema: { type: 'object', required: ['items'], properties: { items: { type: 'array', items: APPROVAL_SCHEMA }, nextCursor: { type: 'string', description: 'absent on the last page' }, unavailable: { type: 'array', items: { type: 'string' }, description: 'owning services that did not answer' } } } },
+    ok: { status: 200, description: 'A page of approvals', schema: page(APPROVAL_SCHEMA).extend({
+        unavailable: z.array(z.looseObject({ service: z.string(), code: z.string() })).optional().describe('owning services that did not answer, and why (SERVICE_UNAVAILABLE or TIMEOUT)'),
+      }),
+    },
   })
   async list(@Query() query: unknown, @Actor() actor: string) {
     const q = parseInput(listQuery, query, 'query');

@@ -3,7 +3,7 @@ import type { Response } from 'express';
 import type client from 'prom-client';
 import { ServiceNames, serviceStatusPattern, type ServiceName } from '@nodes-manager/contracts';
 import { ApiPublicRoute } from './api-docs.js';
-import { COMMAND_BUS, HEALTH_REGISTRY, METRICS_REGISTRY, Public, type CommandBus, type HealthRegistry, CodedError } from '@nodes-manager/platform';
+import { CLOCK, COMMAND_BUS, HEALTH_REGISTRY, METRICS_REGISTRY, Public, type Clock, type CommandBus, type HealthRegistry, CodedError } from '@nodes-manager/platform';
 
 /**
  * GatewayHealthController — `/healthz` (alive), `/readyz` (the gateway's own checks, plus each service's answer to
@@ -39,6 +39,7 @@ export class GatewayHealthController {
     @Inject(HEALTH_REGISTRY) private readonly health: HealthRegistry,
     @Inject(COMMAND_BUS) private readonly bus: CommandBus,
     @Inject(METRICS_REGISTRY) private readonly metrics: client.Registry,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   @Public()
@@ -72,11 +73,12 @@ export class GatewayHealthController {
   }
 
   /**
-   * servicesStatus — each service's answer to `service.status.<service>`, cached for STATUS_CACHE_MS so that probes
-   * and anonymous callers of this public route cannot turn into a stream of commands to every service.
+   * servicesStatus — each service's answer to `service.status.<service>`, cached for STATUS_CACHE_MS of the injected
+   * clock so that probes and anonymous callers of this public route cannot turn into a stream of commands to every
+   * service.
    */
   private async servicesStatus(): Promise<Record<string, unknown>> {
-    if (this.cached && Date.now() - this.cached.at < STATUS_CACHE_MS) return this.cached.value;
+    if (this.cached && this.clock.now().getTime() - this.cached.at < STATUS_CACHE_MS) return this.cached.value;
     this.pending ??= (async () => {
       const services: Record<string, unknown> = {};
       await Promise.all(
@@ -88,7 +90,7 @@ export class GatewayHealthController {
           }
         }),
       );
-      this.cached = { at: Date.now(), value: services };
+      this.cached = { at: this.clock.now().getTime(), value: services };
       return services;
     })().finally(() => (this.pending = undefined));
     return this.pending;

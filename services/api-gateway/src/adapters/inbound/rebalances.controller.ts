@@ -4,6 +4,7 @@ import { Commands, EVENT_DATA_SCHEMAS, REBALANCE_OUTCOMES } from '@nodes-manager
 import { Actor } from '@nodes-manager/platform';
 import { Forwarder } from './forwarder.js';
 import { ApiRoute } from './api-docs.js';
+import { page } from './response-schemas.js';
 import { pageShape, parseInput } from './validation.js';
 
 const isoTime = () => z.iso.datetime({ offset: true, error: 'must be an RFC 3339 time such as 2026-11-30T10:00:00Z' });
@@ -74,7 +75,7 @@ export class RebalancesController {
   constructor(private readonly fwd: Forwarder) {}
 
   @Get()
-  @ApiRoute({ tag: 'rebalances', summary: 'The rebalance ledger: every Spot rebalance recommendation seen and what followed, newest first', description: 'Filters: `outcome`, `instanceType`, `zone`, `nodePool`, and `from`/`to` on the time the rebalance was seen. Keyset pagination: pass `nextCursor` back as `cursor`.', query: rebalancesShape, ok: { status: 200, description: 'A page of ledger rows, each with its evidence', schema: { type: 'object', required: ['items'], properties: { items: { type: 'array', items: REBALANCE_SCHEMA }, nextCursor: { type: 'string', description: 'absent on the last page' } } } } })
+  @ApiRoute({ tag: 'rebalances', summary: 'The rebalance ledger: every Spot rebalance recommendation seen and what followed, newest first', description: 'Filters: `outcome`, `instanceType`, `zone`, `nodePool`, and `from`/`to` on the time the rebalance was seen. Keyset pagination: pass `nextCursor` back as `cursor`.', query: rebalancesShape, ok: { status: 200, description: 'A page of ledger rows, each with its evidence', schema: page(REBALANCE_SCHEMA) } })
   list(@Query() query: unknown, @Actor() actor: string) {
     return this.fwd.send(Commands.rebalancesList, parseInput(rebalancesQuery, query, 'query'), actor);
   }

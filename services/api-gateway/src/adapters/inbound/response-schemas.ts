@@ -280,12 +280,16 @@ export const nodeClaimList = z.looseObject({
 });
 export const nodePoolDeleted = z.looseObject({ nodePool: str, deleted: z.literal(true) });
 
-/** page — `{items, nextCursor?}`: pass `nextCursor` back as `cursor` for the next page; absent on the last page. */
-export const page = <T extends z.ZodType>(item: T) =>
-  z.looseObject({ items: z.array(item), nextCursor: str.optional().describe('absent on the last page') });
+type Schema = Record<string, unknown>;
+
+/**
+ * page — `{items, nextCursor?}`: pass `nextCursor` back as `cursor` for the next page; absent on the last page. The
+ * item is a zod schema, or a JSON Schema (an event-derived shape) that the document embeds as it is.
+ */
+export const page = (item: z.ZodType | Schema) =>
+  z.looseObject({ items: z.array(item instanceof z.ZodType ? item : z.unknown().meta(item)), nextCursor: str.optional().describe('absent on the last page') });
 
 // ---- event-derived shapes (the same JSON Schemas as docs/asyncapi.yaml) ----
-type Schema = Record<string, unknown>;
 export const CONSOLIDATION_RESULT_SCHEMA: Schema = {
   ...EVENT_DATA_SCHEMAS['nodepool.consolidation.requested'],
   additionalProperties: true,
