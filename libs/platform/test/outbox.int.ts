@@ -106,80 +106,88 @@ describe('outbox and relay against the real broker', () => {
     }
   }, 60_000);
 
-  it('two replicas relay one outbox: when the first loses its database right after the broker confirmed a batch, the other republishes nothing and the first marks it sent once back', async () => {
-    const runId = `claim-${Math.random().toString(36).slice(2)}`;
+  /**
+   * twoReplicas — replica A relays through its own pool behind a fault proxy (its database link can be cut), replica
+   * B through the suite's pool; both publish to the real broker, and a plain consumer records what arrives of `runId`.
+   */
+  async function twoReplicas(runId: string) {
     const collector = await EventCollector.start(['#']);
     const pg = await TcpProxy.forUrl(db.url);
     const dsA = createDataSource({ ...spec, url: pg.url(db.url) });
     await dsA.initialize();
-    const conn = new AmqpConnection(TEST_RABBITMQ_URL, 'outbox-claim-test');
-    const broker = new AmqpEventPublisher(conn);
+    const conn = new AmqpConnection(TEST_RABBITMQ_URL, `outbox-replicas-${runId}`);
+    return {
+      pg,
+      dsA,
+      broker: new AmqpEventPublisher(conn),
+      relayB: new OutboxRelay(ds, new Outbox('uncordon'), new AmqpEventPublisher(conn), new SystemClock()),
+      seen: () => collector.events.filter((e) => (e.data as { runId?: string }).runId === runId),
+      async close() {
+        await dsA.destroy().catch(() => undefined);
+        await conn.close();
+        await pg.stop();
+        await collector.close();
+      },
+    };
+  }
+
+  it('two replicas relay one outbox: when the first loses its database right after the broker confirmed a batch, the other republishes nothing and the first marks it sent once back', async () => {
+    const runId = `claim-${Math.random().toString(36).slice(2)}`;
+    const r = await twoReplicas(runId);
     // Replica A's publisher is the real one; its database link goes the instant the broker has confirmed.
     let cutAfterConfirm = true;
     const publisherA = {
       publish: async (events: Parameters<AmqpEventPublisher['publish']>[0]) => {
-        await broker.publish(events);
-        if (cutAfterConfirm && events.length > 0) pg.cut();
+        await r.broker.publish(events);
+        if (cutAfterConfirm && events.length > 0) r.pg.cut();
         cutAfterConfirm = false;
       },
     };
-    const relayA = new OutboxRelay(dsA, new Outbox('uncordon'), publisherA, new SystemClock());
-    const relayB = new OutboxRelay(ds, new Outbox('uncordon'), broker, new SystemClock());
-    const mine = () => collector.events.filter((e) => (e.data as { runId?: string }).runId === runId);
+    const relayA = new OutboxRelay(r.dsA, new Outbox('uncordon'), publisherA, new SystemClock());
     try {
       const outbox = new Outbox('uncordon');
       const made = [];
       for (let i = 101; i <= 105; i++) made.push(await changeState(outbox, i, runId));
       await expect(relayA.relayOnce()).rejects.toThrow();
-      await waitFor(() => mine().length === 5 || undefined, 'the five confirmed events');
+      await waitFor(() => r.seen().length === 5 || undefined, 'the five confirmed events');
       // The rows are A's claim: B, whose database is fine, leaves them alone.
-      expect(await relayB.relayOnce()).toBe(0);
+      expect(await r.relayB.relayOnce()).toBe(0);
       const [claim] = await db.query<{ n: number; by: string }>(`SELECT count(*)::int AS n, min(claimed_by) AS by FROM nodes.outbox_uncordon WHERE sent_at IS NULL`);
       expect(claim).toEqual({ n: 5, by: relayA.relayId });
-      pg.restore();
+      r.pg.restore();
       expect(await relayA.relayOnce()).toBe(5);
       expect(relayA.stats).toMatchObject({ published: 5, duplicatesAvoided: 5 });
-      await new Promise((r) => setTimeout(r, 500));
-      expect(mine().map((e) => e.id)).toEqual(made.map((e) => e.id));
-      expect((await relayB.backlog()).pending).toBe(0);
+      await new Promise((res) => setTimeout(res, 500));
+      expect(r.seen().map((e) => e.id)).toEqual(made.map((e) => e.id));
+      expect((await r.relayB.backlog()).pending).toBe(0);
     } finally {
-      await dsA.destroy().catch(() => undefined);
-      await conn.close();
-      await pg.stop();
-      await collector.close();
+      await r.close();
     }
   }, 60_000);
 
   it('a claim lapses: rows claimed by a relay that never came back are published by another once the claim is over', async () => {
     const runId = `lapse-${Math.random().toString(36).slice(2)}`;
-    const collector = await EventCollector.start(['#']);
-    const pg = await TcpProxy.forUrl(db.url);
-    const dsA = createDataSource({ ...spec, url: pg.url(db.url) });
-    await dsA.initialize();
-    const conn = new AmqpConnection(TEST_RABBITMQ_URL, 'outbox-lapse-test');
+    const r = await twoReplicas(runId);
     // Replica A claims a batch, then loses its database and never publishes (as a process that died would).
     const dying = {
       publish: async () => {
-        pg.cut();
+        r.pg.cut();
         throw new Error('gone');
       },
     };
-    const relayA = new OutboxRelay(dsA, new Outbox('uncordon'), dying, new SystemClock(), undefined, { claimMs: 1_500 });
-    const relayB = new OutboxRelay(ds, new Outbox('uncordon'), new AmqpEventPublisher(conn), new SystemClock());
+    const relayA = new OutboxRelay(r.dsA, new Outbox('uncordon'), dying, new SystemClock(), undefined, { claimMs: 1_500 });
     try {
       const outbox = new Outbox('uncordon');
       const made = [];
       for (let i = 201; i <= 203; i++) made.push(await changeState(outbox, i, runId));
       await expect(relayA.relayOnce()).rejects.toThrow('gone');
-      expect(await relayB.relayOnce()).toBe(0);
-      await new Promise((r) => setTimeout(r, 1_700));
-      expect(await relayB.relayOnce()).toBe(3);
-      await waitFor(() => collector.events.filter((e) => (e.data as { runId?: string }).runId === runId).length === 3 || undefined, 'the three events from B');
+      expect(await r.relayB.relayOnce()).toBe(0);
+      await new Promise((res) => setTimeout(res, 1_700));
+      expect(await r.relayB.relayOnce()).toBe(3);
+      await waitFor(() => r.seen().length === 3 || undefined, 'the three events from B');
+      expect(r.seen().map((e) => e.id).sort()).toEqual(made.map((e) => e.id).sort());
     } finally {
-      await dsA.destroy().catch(() => undefined);
-      await conn.close();
-      await pg.stop();
-      await collector.close();
+      await r.close();
     }
   }, 60_000);
 

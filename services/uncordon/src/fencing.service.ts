@@ -138,13 +138,7 @@ export class FencingService {
       // A Lease that could not be read this cycle: no verdict on a guess; the node is looked at again next cycle.
       if (optedIn(n) && ready.status !== 'True' && lease === 'error') continue;
       candidates.push({
-        name,
-        uid: n.metadata?.uid ?? '',
-        zone: zoneOf(n),
-        optedIn: optedIn(n),
-        instanceId: parseProviderId(n.spec?.providerID)?.instanceId ?? null,
-        ready: ready.status,
-        notReadySince: ready.status === 'True' ? null : ready.since,
+        ...this.candidateOf(n),
         ...(lease !== undefined && lease !== 'error' ? { lease } : {}),
         alreadyFenced: fenced.has(n.metadata?.uid ?? ''),
       });
@@ -268,7 +262,7 @@ export class FencingService {
     }
   }
 
-  /** candidateOf — a node the cycle did not evaluate (Ready, not opted in), for the re-check of an approved fence. */
+  /** candidateOf — a node as the fencing rule sees it, without its Lease (also for the re-check of an approved fence). */
   private candidateOf(n: k8s.V1Node): FenceCandidate {
     const ready = readyOf(n);
     return {

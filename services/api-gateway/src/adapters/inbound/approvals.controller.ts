@@ -39,6 +39,16 @@ const owners = (kind?: ApprovalKind): ServiceName[] => [...new Set(kind ? [APPRO
 const ownerOf = (id: string): ServiceName => APPROVAL_OWNERS[approvalKindOf(id)!];
 
 const nullableStr = { type: ['string', 'null'] };
+/** What a fence's node entry and its result carry: the instance and why the node looks dead. */
+const fenceFacts = {
+  instanceId: { type: 'string', description: 'the EC2 instance, for a fence' },
+  evidence: {
+    type: 'object',
+    description: 'why the node looks dead, for a fence: the fencing verdict when the request was made',
+    required: ['ready', 'notReadySince', 'leaseRenewedAt', 'leaseStaleSeconds', 'message'],
+    properties: { ready: { type: 'string' }, notReadySince: nullableStr, leaseRenewedAt: nullableStr, leaseStaleSeconds: { type: ['integer', 'null'] }, message: { type: 'string' } },
+  },
+};
 const nullableNum = { type: ['number', 'null'] };
 /** An approval as the owning service answers it (libs/contracts ApprovalView; docs/approvals.md). */
 const APPROVAL_SCHEMA = {
@@ -66,13 +76,7 @@ const APPROVAL_SCHEMA = {
           savingsUsdPerHour: { type: 'number' },
           pods: { type: 'array', items: { type: 'object', required: ['pod', 'to'], properties: { pod: { type: 'string', description: 'namespace/name' }, to: { type: 'string', description: 'the node it re-packs onto' } } } },
           nodeClaim: { type: 'string' },
-          instanceId: { type: 'string', description: 'the EC2 instance, for a fence' },
-          evidence: {
-            type: 'object',
-            description: 'why the node looks dead, for a fence: the fencing verdict when the request was made',
-            required: ['ready', 'notReadySince', 'leaseRenewedAt', 'leaseStaleSeconds', 'message'],
-            properties: { ready: { type: 'string' }, notReadySince: nullableStr, leaseRenewedAt: nullableStr, leaseStaleSeconds: { type: ['integer', 'null'] }, message: { type: 'string' } },
-          },
+          ...fenceFacts,
         },
       },
     },
@@ -99,13 +103,7 @@ const APPROVAL_SCHEMA = {
           detail: { type: 'string' },
           operationId: { type: 'string' },
           nodeClaim: { type: 'string' },
-          instanceId: { type: 'string', description: 'the EC2 instance, for a fence' },
-          evidence: {
-            type: 'object',
-            description: 'why the node looks dead, for a fence: the fencing verdict when the request was made',
-            required: ['ready', 'notReadySince', 'leaseRenewedAt', 'leaseStaleSeconds', 'message'],
-            properties: { ready: { type: 'string' }, notReadySince: nullableStr, leaseRenewedAt: nullableStr, leaseStaleSeconds: { type: ['integer', 'null'] }, message: { type: 'string' } },
-          },
+          ...fenceFacts,
         },
       },
     },
