@@ -9,7 +9,7 @@
 import { ALL_EVENT_TYPES, EVENTS_EXCHANGE, EventTypes, ServiceNames, heartbeatType, type CloudEvent, type EventType, type ServiceName } from './events.js';
 import { EVENT_EXAMPLES } from './event-examples.js';
 import { NODE_STATES } from './api.js';
-import { ApprovalKinds, ApprovalStatuses } from './approvals.js';
+import { APPROVAL_OWNERS, ApprovalKinds, ApprovalStatuses } from './approvals.js';
 import { DrainFailureReason, DrainPodOutcome, DrainStatus, UNCORDON_REASONS } from './uncordon.js';
 import { FENCING_ACTIONS, PRESSURE_MODES, PressureReliefOutcome } from './fencing.js';
 import { INTERRUPTION_SOURCES, REBALANCE_EVIDENCE_KINDS, REBALANCE_OUTCOMES, REBALANCE_SIGNALS, REBALANCE_TIME_SOURCES } from './rebalance.js';
@@ -393,7 +393,8 @@ export const EVENT_DATA_SCHEMAS: Readonly<Record<EventType, JsonSchema>> = {
   ...(Object.fromEntries(ServiceNames.map((s) => [heartbeatType(s), heartbeat])) as Record<`heartbeat.${ServiceName}`, JsonSchema>),
 };
 
-const APPROVAL_SOURCES: readonly ServiceName[] = ['scheduler-scoring', 'karpenter-gateway'];
+/** Every service that owns approvals of some kind publishes their events: the owners of APPROVAL_OWNERS, once each. */
+const APPROVAL_SOURCES: readonly ServiceName[] = [...new Set(Object.values(APPROVAL_OWNERS))];
 
 /** eventSources — the publishers of a routing key, as a list. */
 export const eventSources = (type: EventType): readonly ServiceName[] => {
