@@ -78,8 +78,11 @@ describe('fence approvals (uncordon with the gateway, real Postgres, Kubernetes 
     const [op] = await operations(A);
     expect(op).toMatchObject({ actor: 'alice', evidence: { approvalId: a.id } });
     expect(done).toMatchObject({ decidedBy: 'alice', comment: 'it is dead', results: [{ node: A, outcome: 'started', reason: 'fence', operationId: op!.id }] });
-    expect(events.filter((e) => e.type === 'approval.executed' && (e.data as any).approvalId === a.id)).toHaveLength(1);
+    // The event goes out through the outbox relay after the commit: wait for it, then make sure it stays one.
+    const executed = () => events.filter((e) => e.type === 'approval.executed' && (e.data as any).approvalId === a.id);
+    await waitFor(() => executed().length > 0 || undefined, 'approval.executed on the bus', 10_000);
     await sleep(2_000);
+    expect(executed()).toHaveLength(1);
     expect(await operations(A)).toHaveLength(1);
   });
 
@@ -123,7 +126,9 @@ describe('fence approvals (uncordon with the gateway, real Postgres, Kubernetes 
     const [rec] = (await call('/api/v1/approvals?kind=drain')).body.items as any[];
     expect(rec).toMatchObject({ kind: 'drain', status: 'executed', subject: node, requestedBy: 'alice', decidedBy: 'alice', results: [{ node, outcome: 'started', reason: 'manual_drain', operationId: res.body.id }] });
     expect(rec.id).toMatch(/^drain-/);
-    expect(events.filter((e) => (e.data as any).approvalId === rec.id).map((e) => e.type)).toEqual(['approval.approved', 'approval.executed']);
+    const recorded = () => events.filter((e) => (e.data as any).approvalId === rec.id).map((e) => e.type);
+    await waitFor(() => recorded().length >= 2 || undefined, "the drain approval's events on the bus", 10_000);
+    expect(recorded()).toEqual(['approval.approved', 'approval.executed']);
 
     const ds = createDataSource({ url: db.url, service: 'uncordon', entities, migrations: [] } as never);
     await ds.initialize();
