@@ -29,7 +29,8 @@ describe('Kubernetes API simulator with the real client', () => {
   let core: CoreV1Api;
 
   beforeAll(async () => {
-    sim = await startKubeSim({ clock, podTerminationMs: 150, bookmarkIntervalMs: 100 });
+    // Termination long enough that the read right after an eviction still sees the pod terminating on a loaded machine.
+    sim = await startKubeSim({ clock, podTerminationMs: 1_000, bookmarkIntervalMs: 100 });
     core = sim.kubeConfig().makeApiClient(CoreV1Api);
     for (const n of ['n1', 'n2', 'n3']) await core.createNode({ body: aNode(n, { labels: { pool: n === 'n3' ? 'gpu' : 'general' } }) });
   });
@@ -168,7 +169,7 @@ describe('Kubernetes API simulator with the real client', () => {
     it('evicts a pod no budget covers: it terminates, then goes', async () => {
       await evict('solo-1');
       expect((await core.readNamespacedPod({ name: 'solo-1', namespace: 'shop' })).metadata!.deletionTimestamp).toBeDefined();
-      await new Promise((r) => setTimeout(r, 300));
+      await new Promise((r) => setTimeout(r, 1_300));
       expect(await codeOf(core.readNamespacedPod({ name: 'solo-1', namespace: 'shop' }))).toBe(404);
     });
 

@@ -107,6 +107,18 @@ export class DrainableServerRmq extends ServerRMQ {
     if (this.stopping) return callback();
     return super.setupChannel(channel, callback);
   }
+  /**
+   * sendMessage — the reply to a command. Nest publishes it on its confirm channel without waiting for the result, so
+   * a broker connection lost before the confirm (a reset, a cut) rejected that publish with nobody to catch it and
+   * ended the process ("channel closed"). The lost reply is logged; the caller's wait ends in its command timeout.
+   */
+  override sendMessage<T = unknown>(message: T, replyTo: string, correlationId: string, _context: RmqContext): void {
+    const outgoing = this.serializer.serialize(message as never) as Record<string, unknown> & { options?: Record<string, unknown> };
+    const { options, ...packet } = outgoing;
+    void Promise.resolve(this.channel?.sendToQueue(replyTo, Buffer.from(JSON.stringify(packet)), { correlationId, ...options })).catch((err: Error) =>
+      this.logger.warn(`reply to ${correlationId} lost with the broker connection: ${err.message}`),
+    );
+  }
   /** stopIntake — cancels the consumer; deliveries already received are still handled and answered. */
   async stopIntake(): Promise<void> {
     this.stopping = true;
