@@ -1,4 +1,4 @@
-import { outboxClaimsMigration } from '@nodes-manager/platform';
+import { ddlMigration, outboxClaimsDdl } from '@nodes-manager/platform';
 
 /** The outbox relay's claim on a batch, so a lost database connection after a confirm republishes nothing. */
-export const KarpenterGatewayOutboxClaims1764950000000 = outboxClaimsMigration('karpenter-gateway', 'KarpenterGatewayOutboxClaims1764950000000');
+export const KarpenterGatewayOutboxClaims1764950000000 = ddlMigration('KarpenterGatewayOutboxClaims1764950000000', outboxClaimsDdl('karpenter-gateway'));

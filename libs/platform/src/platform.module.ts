@@ -11,7 +11,6 @@ import { MessagePattern } from '@nestjs/microservices';
 import type { DataSource } from 'typeorm';
 import { heartbeatType, serviceStatusPattern, type ServiceName } from '@nodes-manager/contracts';
 import { createDataSource, runMigrations, type EntityTarget, type MigrationClass } from './database/database.js';
-import { registerDependency } from './errors/coded-error.js';
 import { assertSchema } from './database/self-check.js';
 import { JsonLogger, type LogLevel } from './logging/logger.js';
 import { brokerCheck, type AmqpConnection } from './messaging/amqp-connection.js';
@@ -135,8 +134,6 @@ export class PlatformModule {
         provide: DATA_SOURCE,
         inject: [RUNTIME, LOGGER],
         useFactory: async (rt: Runtime, logger: JsonLogger) => {
-          // A connection error against this address is answered as "database unavailable", never with the address.
-          registerDependency('database', config.DATABASE_URL, 5432);
           const dbSpec = { service, url: config.DATABASE_URL, entities: spec.entities, migrations: spec.migrations, poolSize: spec.poolSize };
           const ds = createDataSource(dbSpec);
           await ds.initialize();

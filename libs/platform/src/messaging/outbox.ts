@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { MigrationInterface, QueryRunner } from 'typeorm';
 import type { CloudEvent, EventType, ServiceName } from '@nodes-manager/contracts';
 import { DB_SCHEMA, inboxTable, outboxTable } from '../database/database.js';
 
@@ -70,20 +69,6 @@ export function outboxClaimsDdl(service: string): { up: string[]; down: string[]
   return {
     up: [`ALTER TABLE ${o} ADD COLUMN claimed_by text, ADD COLUMN claimed_until timestamptz`],
     down: [`ALTER TABLE ${o} DROP COLUMN claimed_until, DROP COLUMN claimed_by`],
-  };
-}
-
-/** outboxClaimsMigration — the migration of {@link outboxClaimsDdl} for one service, named as its list needs it. */
-export function outboxClaimsMigration(service: string, name: string): new () => MigrationInterface {
-  const ddl = outboxClaimsDdl(service);
-  return class implements MigrationInterface {
-    name = name;
-    async up(q: QueryRunner): Promise<void> {
-      for (const s of ddl.up) await q.query(s);
-    }
-    async down(q: QueryRunner): Promise<void> {
-      for (const s of ddl.down) await q.query(s);
-    }
   };
 }
 

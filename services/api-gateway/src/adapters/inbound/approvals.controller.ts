@@ -180,8 +180,7 @@ export class ApprovalsController {
     errors: { 403: 'no write scope, or the caller requested it (APPROVAL_DISTINCT_APPROVER)', 409: 'it is not pending any more (decided, expired, executed)' },
   })
   approve(@Param('id') id: string, @Body() body: unknown, @Actor() actor: string) {
-    const valid = parseParam('id', approvalIdParam, id);
-    return this.fwd.approval(ownerOf(valid), 'approve', { id: valid, ...parseInput(decisionBody, body, 'body') }, actor);
+    return this.decide('approve', id, body, actor);
   }
 
   @Post(':id/reject')
@@ -197,7 +196,12 @@ export class ApprovalsController {
     errors: { 409: 'it is not pending any more' },
   })
   reject(@Param('id') id: string, @Body() body: unknown, @Actor() actor: string) {
+    return this.decide('reject', id, body, actor);
+  }
+
+  /** decide — an approve or a reject, forwarded to the service that owns the approval's kind. */
+  private decide(verb: 'approve' | 'reject', id: string, body: unknown, actor: string) {
     const valid = parseParam('id', approvalIdParam, id);
-    return this.fwd.approval(ownerOf(valid), 'reject', { id: valid, ...parseInput(decisionBody, body, 'body') }, actor);
+    return this.fwd.approval(ownerOf(valid), verb, { id: valid, ...parseInput(decisionBody, body, 'body') }, actor);
   }
 }
