@@ -84,9 +84,11 @@ describe('scheduler-scoring through the gateway (all-in-one, real Postgres, Kube
     expect(loop.plan.rationale).toContain('bundled On-Demand prices');
     const times = loop.items.map((d: { createdAt: string }) => d.createdAt);
     expect([...times].sort().reverse()).toEqual(times);
-    const types = new Set(h.events.map((e) => e.type));
-    expect(types.has('scheduling.decided')).toBe(true);
-    expect(types.has('optimize.planned')).toBe(true);
+    // The events leave through the outbox relay after the decisions commit: wait for them.
+    const types = () => new Set(h.events.map((e) => e.type));
+    await waitFor(() => (types().has('scheduling.decided') && types().has('optimize.planned')) || undefined, 'the loop events', 10_000);
+    expect(types().has('scheduling.decided')).toBe(true);
+    expect(types().has('optimize.planned')).toBe(true);
     const plans = await h.db.query<{ status: string; dry_run: boolean }>(`SELECT status, dry_run FROM nodes.consolidation_plans WHERE actor = 'system:scheduler-scoring'`);
     expect(plans.length).toBeGreaterThan(0);
     expect(plans.every((p) => p.status === 'planned' && p.dry_run)).toBe(true);
