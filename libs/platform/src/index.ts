@@ -29,3 +29,4 @@ export * from './platform.module.js';
 export * from './bootstrap/bootstrap.js';
 export * from './approvals/approval-store.js';
 export * from './approvals/approval-wiring.js';
+export * from './pause/pause-gate.js';
