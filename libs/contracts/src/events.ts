@@ -3,7 +3,6 @@
  * CloudEvents `type`. Data only — the AsyncAPI document (docs/asyncapi.yaml) is checked against this file in a test.
  */
 export const EVENTS_EXCHANGE = 'nodes.events';
-export const EVENTS_DEAD_LETTER_EXCHANGE = 'nodes.events.dlx';
 
 export const ServiceNames = [
   'api-gateway',
