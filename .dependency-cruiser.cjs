@@ -81,10 +81,36 @@ module.exports = {
     },
     {
       name: 'libs-never-import-services',
-      comment: 'Shared libraries never depend on a service (nor on a service\'s migrations).',
+      comment: 'Shared libraries never depend on a service (nor, outside their tests, on a service\'s migrations).',
       severity: 'error',
       from: { path: '^libs/' },
-      to: { path: '^(services|migrations)/' },
+      to: { path: '^services/' },
+    },
+    {
+      name: 'libs-never-import-migrations',
+      comment:
+        'Shared libraries never depend on a service\'s migrations; a lib\'s test may run them, to work on the real ' +
+        'tables (the outbox relay\'s test on uncordon\'s schema).',
+      severity: 'error',
+      from: { path: '^libs/', pathNot: TESTS },
+      to: { path: '^migrations/' },
+    },
+    {
+      name: 'migrations-are-history',
+      comment:
+        'A migration runs the SQL it ran when it was applied, forever: it imports nothing but the other files of its ' +
+        'own folder, so no change to library code can rewrite it (test/architecture/migration-history.spec.ts keeps ' +
+        'the fingerprint of each one\'s SQL).',
+      severity: 'error',
+      from: { path: '^migrations/([^/]+)/' },
+      to: { pathNot: '^migrations/$1/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'migrations-are-history-types',
+      comment: 'The only types a migration takes from outside its folder are TypeORM\'s (MigrationInterface, QueryRunner).',
+      severity: 'error',
+      from: { path: '^migrations/([^/]+)/' },
+      to: { dependencyTypes: ['type-only'], pathNot: ['^migrations/$1/', npm('typeorm')] },
     },
     {
       name: 'contracts-is-data-only',

@@ -22,7 +22,6 @@ const ALLOWED: Record<string, string> = {
   'services/uncordon/src/auto-uncordon/uncordon.service.ts': "the record's retry, a requeue with the conversion",
   'services/api-gateway/src/api-gateway.module.ts': "the gateway's heartbeat: a liveness beat on the wall clock, like every service's (libs/platform), not an action",
   'services/api-gateway/src/adapters/inbound/stream.controller.ts': "one HTTP stream's keep-alive ping and its token's expiry: the connection's real time, whatever the Clock",
-  'services/api-gateway/src/adapters/inbound/event-stream.ts': "the live stream's broker reconnect: a connection's retry, on real time",
 };
 
 const TIMERS: readonly RegExp[] = [/(?<![\w.])setTimeout\s*\(/, /(?<![\w.])setInterval\s*\(/, /(?<!\w)sleep\s*\(/, /['"](node:)?timers\/promises['"]/];
