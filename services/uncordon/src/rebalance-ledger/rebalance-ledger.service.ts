@@ -13,7 +13,7 @@ import {
 } from '@nodes-manager/contracts';
 import { CLOCK, LOGGER, makeEvent, METRICS, type Clock, type JsonLogger, type LeaderElector, type Metrics } from '@nodes-manager/platform';
 import type { UncordonConfig } from '../config.js';
-import { advanceLedger, givenBackMs, type Ec2View, type LedgerConfig, type LedgerEntry, type LedgerStep } from './domain/advance-ledger.js';
+import { advanceLedger, givenBackMs, untilNextHorizonMs, type Ec2View, type LedgerConfig, type LedgerEntry, type LedgerStep } from './domain/advance-ledger.js';
 import { ledgerNodeOf, nodeFactsOf, type NodeEvent } from './domain/ledger-node.js';
 import { graceFor, type GraceChoice, type GraceMode } from './domain/learned-grace.js';
 import { poolKey, summarise } from './domain/rebalance-figures.js';
@@ -76,10 +76,11 @@ export class RebalanceLedgerService {
 
   /**
    * pass — one ledger pass over the synced node view (the leader only). The rebalance-ledger controller runs it as
-   * its one key: after each auto-uncordon pass, on ledger-relevant node changes and every scan interval.
+   * its one key: after each auto-uncordon pass, on ledger-relevant node changes, every scan interval, and at the
+   * soonest horizon of the rows left open (its answer).
    */
-  async pass(): Promise<void> {
-    if (!this.source.synced || !this.leader.isLeader) return;
+  async pass(): Promise<{ requeueAfterMs?: number }> {
+    if (!this.source.synced || !this.leader.isLeader) return {};
     const nodes = this.source.list().map(ledgerNodeOf);
     const events = await this.currentEvents();
     const entries = await this.repo.forStep(nodes.map((n) => n.uid));
@@ -88,9 +89,15 @@ export class RebalanceLedgerService {
     const ec2 = await this.ec2View(goneIds);
     const now = this.clock.now();
     const step = advanceLedger({ entries, nodes, events, ec2, now, config: this.ledgerConfig, newId: randomUUID });
-    if (step.opened.length === 0 && step.updated.length === 0) return;
-    if (!(await this.leader.stillLeader())) return;
+    // The next pass comes at the soonest horizon of the rows left open, if no scan tick or node change comes first.
+    const after = new Map(entries.map((e) => [e.id, e]));
+    for (const e of [...step.opened, ...step.updated]) after.set(e.id, e);
+    const next = untilNextHorizonMs([...after.values()], now, this.ledgerConfig.horizonMs);
+    const requeue = next !== undefined ? { requeueAfterMs: next } : {};
+    if (step.opened.length === 0 && step.updated.length === 0) return requeue;
+    if (!(await this.leader.stillLeader())) return {};
     await this.record(step, now);
+    return requeue;
   }
 
   /**
