@@ -38,15 +38,15 @@ import {
   type SqlRunner,
 } from '@nodes-manager/platform';
 import { approvalModeFor, windowState } from '@nodes-manager/disruption';
-import type { UncordonConfig } from './config.js';
+import type { UncordonConfig } from '../config.js';
 import { isNodeReady, nodePoolOf, parseProviderId, readinessOf, zoneOf as nodeZoneOf } from '@nodes-manager/kube';
-import { decideEc2Step, decideFencing, type Ec2Observation, type FenceCandidate, type FencingDecision } from './domain/fencing/decide-fencing.js';
-import { gateFence, recheckApprovedFence, type FenceGate } from './domain/fencing/gate-fencing.js';
-import { fencingView, type FencingRecord, type FencingRepository, type FencingRow, type FencingSet } from './adapters/outbound/fencing.repository.js';
-import type { KubeFencing, LeaseReading } from './adapters/outbound/kube-fencing.adapter.js';
-import type { KubeNodes } from './adapters/outbound/kube-nodes.adapter.js';
-import type { NodeSource } from './adapters/outbound/node-source.adapter.js';
-import { FENCE_APPROVALS, FENCING_REPOSITORY, KUBE_FENCING, KUBE_NODES, NODE_SOURCE, UNCORDON_CONFIG, UNCORDON_LEADER } from './tokens.js';
+import { decideEc2Step, decideFencing, type Ec2Observation, type FenceCandidate, type FencingDecision } from './domain/decide-fencing.js';
+import { gateFence, recheckApprovedFence, type FenceGate } from './domain/gate-fencing.js';
+import { fencingView, type FencingRecord, type FencingRepository, type FencingRow, type FencingSet } from './fencing.repository.js';
+import type { KubeFencing, LeaseReading } from '../adapters/outbound/kube-fencing.adapter.js';
+import type { KubeNodes } from '../adapters/outbound/kube-nodes.adapter.js';
+import type { NodeSource } from '../adapters/outbound/node-source.adapter.js';
+import { FENCE_APPROVALS, FENCING_REPOSITORY, KUBE_FENCING, KUBE_NODES, NODE_SOURCE, UNCORDON_CONFIG, UNCORDON_LEADER } from '../tokens.js';
 
 export const FENCING_ACTOR = 'system:uncordon';
 /** Scaling-event action of every fencing record. */

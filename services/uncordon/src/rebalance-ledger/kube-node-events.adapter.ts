@@ -2,7 +2,7 @@ import * as k8s from '@kubernetes/client-node';
 import { NTH_REBALANCE_EVENT_REASON, NTH_SPOT_INTERRUPTION_EVENT_REASON } from '@nodes-manager/contracts';
 import { apiTime } from '@nodes-manager/kube';
 import { Informer, type JsonLogger, type Metrics } from '@nodes-manager/platform';
-import type { NodeEvent } from '../../domain/rebalance/ledger-node.js';
+import type { NodeEvent } from './domain/ledger-node.js';
 
 /** Node Events live in `default` (the kubelet's and NTH's); the informer LISTs and WATCHes this collection. */
 const NODE_EVENTS_PATH = '/api/v1/namespaces/default/events';
