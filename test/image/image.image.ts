@@ -217,14 +217,18 @@ describe('the six services started from the image', () => {
   }, 420_000);
 
   it('each runs as uid 10001 with /app read-only', () => {
+    const rss: string[] = [];
     for (const [svc, p] of started) {
       const pid = mainProcess(p, entry(svc));
       expect(`${svc} ${pid !== undefined}`).toBe(`${svc} true`);
-      const uid = /^Uid:\s+(\d+)\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+      const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+      rss.push(`${svc} ${Math.round(Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0) / 1024)} MB`);
+      const uid = /^Uid:\s+(\d+)\s+(\d+)/m.exec(status);
       expect(`${svc} ${uid?.[1]} ${uid?.[2]}`).toBe(`${svc} 10001 10001`);
       const app = readFileSync(`/proc/${pid}/mountinfo`, 'utf8').split('\n').find((l) => l.split(' ')[4] === '/app');
       expect(`${svc} ${app?.split(' ')[5]?.split(',')[0]}`).toBe(`${svc} ro`);
     }
+    process.stdout.write(`resident memory after start (8 nodes): ${rss.join(', ')}\n`);
   });
 
   it('they work together: the gateway lists the nodes node-sync projected, and serves its docs and console', async () => {
