@@ -1,3 +1,5 @@
+import { apiVerb } from '@nodes-manager/kube';
+
 /**
  * RBAC as kube-apiserver enforces it (docs/deploy.md, "Least privilege, proven"): request attributes derived from the
  * method and path the way the API server's RequestInfoFactory derives them, and the RBAC authorizer's rule matching
@@ -108,30 +110,23 @@ export function requestAttributes(method: string, url: URL): RequestAttributes {
   }
   const out: RequestAttributes = { ...base, resourceRequest: true, apiGroup, apiVersion: parts[0]! };
   parts = parts.slice(1);
-  if (parts[0] === 'watch' || parts[0] === 'proxy') {
-    out.verb = parts[0];
-    parts = parts.slice(1);
-  } else {
-    out.verb = { POST: 'create', GET: 'get', HEAD: 'get', PUT: 'update', PATCH: 'patch', DELETE: 'delete' }[method.toUpperCase()] ?? '';
-  }
+  const special = parts[0] === 'watch' || parts[0] === 'proxy' ? parts[0] : undefined;
+  if (special) parts = parts.slice(1);
   if (parts[0] === 'namespaces') {
     if (parts.length > 1) {
       out.namespace = parts[1]!;
       if (parts.length > 2 && parts[2] !== 'status' && parts[2] !== 'finalize') parts = parts.slice(2);
     }
   }
-  if (parts.length >= 3 && out.verb !== 'proxy') out.subresource = parts[2]!;
+  if (parts.length >= 3 && special !== 'proxy') out.subresource = parts[2]!;
   if (parts.length >= 2) out.name = parts[1]!;
   if (parts.length >= 1) out.resource = parts[0]!;
-  if (!out.name && out.verb === 'get') {
-    const watch = url.searchParams.get('watch');
-    out.verb = watch === 'true' || watch === '1' ? 'watch' : 'list';
-  }
+  const watch = url.searchParams.get('watch');
+  out.verb = special ?? apiVerb(method.toUpperCase() === 'HEAD' ? 'GET' : method, { named: out.name !== '', watch: out.name === '' && (watch === 'true' || watch === '1') });
   if (!out.name && (out.verb === 'list' || out.verb === 'watch')) {
     const exact = (url.searchParams.get('fieldSelector') ?? '').split(',').map((t) => /^metadata\.name==?(.+)$/.exec(t.trim())?.[1]).find((n) => n !== undefined);
     if (exact && /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(exact)) out.name = exact;
   }
-  if (!out.name && out.verb === 'delete') out.verb = 'deletecollection';
   return out;
 }
 
