@@ -23,8 +23,8 @@ export const CACHE = process.env.NODES_MANAGER_IMAGE_CACHE ?? '/var/cache/nodes-
 export const DEFAULT_TAG = 'localhost/nodes-manager:test';
 /** The Debian release of the base: the one the Dockerfile's default `node:…-bookworm-slim` is built on. */
 const SUITE = 'bookworm';
-/** npm in the base, for the build stage's `npm ci` (the version Node 20's own distribution carries). */
-const NPM_VERSION = '10.8.2';
+/** npm in the base, for the build stage's `npm ci`: the npm the project is developed with, which honours package.json's `allowScripts`. */
+const NPM_VERSION = '11.19.1';
 /** CA bundle mounted into the build: `RUN npm ci` reaches the registry only with the machine's own bundle. */
 const CA_BUNDLE = '/etc/ssl/certs/ca-certificates.crt';
 
