@@ -2,7 +2,7 @@
 // buildah), compiles what the tests run, then the `image` test project (test/image/) starts each service from it.
 // Ends with one line "tests: N passed, N failed"; exits non-zero if the build or any test failed.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildImage, DEFAULT_TAG } from './image/build-image.mjs';
@@ -19,7 +19,6 @@ process.stdout.write('\n=== image build\n');
 let report;
 try {
   report = await buildImage({ tag: DEFAULT_TAG });
-  const { writeFileSync } = await import('node:fs');
   writeFileSync(reportFile, JSON.stringify(report, null, 2));
 } catch (err) {
   process.stderr.write(`image build failed: ${err.message}\n`);

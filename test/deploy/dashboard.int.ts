@@ -140,7 +140,7 @@ describe('every query of the dashboard names what a running system exports', () 
         RATE_LIMIT_WRITES: '100000',
       }),
     });
-  }, 120_000);
+  }, 180_000);
 
   afterAll(async () => {
     await system?.close();
@@ -151,14 +151,14 @@ describe('every query of the dashboard names what a running system exports', () 
 
   it('after some activity, /metrics has every metric and label the panels and variables ask for', async () => {
     const api = (path: string, init: RequestInit = {}) => fetch(system.url + path, { ...init, headers: { authorization: `Bearer ${testToken()}`, 'content-type': 'application/json', ...init.headers } });
-    await waitFor(async () => ((await (await api('/api/v1/nodes?limit=100')).json()) as { items?: unknown[] }).items?.length === 9, 'the fleet synced', 60_000, 500);
+    await waitFor(async () => ((await (await api('/api/v1/nodes?limit=100')).json()) as { items?: unknown[] }).items?.length === 9, 'the fleet synced', 120_000, 500);
     kube.scenario.cordonAsNth('spot-1', { taint: true });
     kube.scenario.cordonAsNth('spot-2', { taint: true });
     expect((await api('/api/v1/nodes/drain-1/drain', { method: 'POST', body: JSON.stringify({ force: true, timeoutSeconds: 30 }) })).status).toBe(202);
     kube.scenario.hangNode('hung-1', { since: new Date(Date.now() - 3 * 60_000) });
     kube.scenario.setPressure('press-1', { memory: { some: { avg10: 80, avg60: 70 }, full: { avg10: 55, avg60: 45 } }, podMemoryBytes: { 'default/app-press-1-0': 3 * 2 ** 30 } });
     // Once given back, spot-2 goes away: the ledger resolves its row.
-    await waitFor(() => kube.objects('nodes').find((n) => n.metadata.name === 'spot-2' && !n.spec?.unschedulable), 'spot-2 uncordoned', 60_000, 250);
+    await waitFor(() => kube.objects('nodes').find((n) => n.metadata.name === 'spot-2' && !n.spec?.unschedulable), 'spot-2 uncordoned', 120_000, 250);
     kube.scenario.deleteNode('spot-2');
     for (const path of ['/api/v1/cordons', '/api/v1/rebalances', '/api/v1/fencing', '/api/v1/approvals']) await api(path);
 
@@ -169,5 +169,5 @@ describe('every query of the dashboard names what a running system exports', () 
       return problems.length === 0;
     }, 'every metric of the dashboard', 120_000, 1_000).catch(() => undefined);
     expect(problems).toEqual([]);
-  }, 240_000);
+  }, 420_000);
 });
