@@ -42,11 +42,11 @@ const files: Record<string, string> = {
   'services/alpha/src/domain/decide-ok.spec.ts': "import { it } from '@jest/globals';\nimport { aBeta } from '../../test/alpha.builder.js';\nit('is', () => void aBeta);\n",
   'services/alpha/test/alpha.builder.ts': 'export const aBeta = 1;\n',
   'services/alpha/src/alpha.module.ts': "import { alphaMigrations } from '../../../migrations/alpha/index.js';\nexport const m = alphaMigrations;\n",
+  'migrations/alpha/1000000000000-ok.ts': "import type { MigrationInterface, QueryRunner } from 'typeorm';\nexport type M = (q: QueryRunner) => MigrationInterface;\n",
   // A behaviour's own folder (services/<service>/src/<behaviour>/): its domain may use another domain of the service,
   // and its repository may touch TypeORM.
   'services/alpha/src/drain/domain/plan-ok.ts': "import { pure } from '../../domain/pure.js';\nexport const plan = pure + 1;\n",
   'services/alpha/src/drain/drain.repository.ts': "import type { DataSource } from 'typeorm';\nexport type D = DataSource;\n",
-  'migrations/alpha/1000000000000-ok.ts': "import type { MigrationInterface, QueryRunner } from 'typeorm';\nexport type M = (q: QueryRunner) => MigrationInterface;\n",
   'libs/platform/src/type-cycle-a.ts': "import type { B } from './type-cycle-b.js';\nexport interface A { b?: B }\nexport const a = 1;\n",
   'libs/platform/src/type-cycle-b.ts': "import { a } from './type-cycle-a.js';\nexport interface B { a: number }\nexport const b = a;\n",
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { ActivePause } from '@nodes-manager/contracts';
-import { FakeClock } from '../clock/clock.js';
+import { FakeClock } from '../clock/fake-clock.js';
 import { CodedError } from '../errors/coded-error.js';
 import { HealthRegistry } from '../health/health.js';
 import { Metrics } from '../health/metrics.js';

@@ -10,6 +10,8 @@ import { badRequest } from './errors.js';
 import { byId, type KubeObject, RESOURCES } from './resources.js';
 import { type Faults, KubeHttp, NO_FAULTS, type Stats } from './server.js';
 import { SimKubelet, type NodePressure } from './kubelet.js';
+import { ADMIN_TOKEN, RbacGate, type RbacRecord } from './rbac-gate.js';
+import { serviceAccountUser } from './rbac.js';
 
 export interface KubeSimOptions {
   /** 0 (default) picks a free port. */
@@ -37,6 +39,23 @@ export interface KubeSimOptions {
    * `nodes-manager/fencing` (or `leases: 'all'`), the Summary API with PSI, hung nodes. On by default.
    */
   kubelet?: { renewMs?: number; leases?: 'labelled' | 'all' } | false;
+  /** RBAC enforced from the start with the Roles, ClusterRoles and bindings among these objects; see KubeSim.rbac. */
+  rbac?: readonly unknown[];
+}
+
+/**
+ * SimRbac — authentication and RBAC as kube-apiserver enforces them (rbac.ts), off by default. The simulator's own
+ * kubeconfig (`kubeConfig()`, `kubeconfigPath`) is a cluster admin's (system:masters) and is never refused.
+ */
+export interface SimRbac {
+  /** enforce — RBAC on, with the Roles, ClusterRoles, RoleBindings and ClusterRoleBindings among `objects`; called again, replaces them. */
+  enforce(objects: readonly unknown[]): void;
+  disable(): void;
+  /** serviceAccountKubeconfig — a kubeconfig file whose bearer token authenticates as ServiceAccount `namespace/name`. */
+  serviceAccountKubeconfig(namespace: string, name: string): string;
+  /** records — every request a non-admin made while enforced: its attributes, the decision and the grants that allowed it. */
+  records(): RbacRecord[];
+  clearRecords(): void;
 }
 
 export interface KubeSimScenario {
@@ -82,6 +101,7 @@ export interface KubeSim {
   readonly kubelet: SimKubelet;
   /** objects — every Node or Event as the API would list it, without HTTP (for tests that look many times). */
   objects(collection: 'nodes' | 'events'): KubeObject[];
+  readonly rbac: SimRbac;
 }
 
 /** NTH_MANAGER — aws-node-termination-handler's field manager (its client's User-Agent prefix). */
@@ -95,7 +115,7 @@ const NODES = byId('/nodes');
 const PODS = byId('/pods');
 const NAMESPACES = byId('/namespaces');
 
-function kubeconfigYaml(url: string): string {
+function kubeconfigYaml(url: string, user = 'sim', token = ADMIN_TOKEN): string {
   return [
     'apiVersion: v1',
     'kind: Config',
@@ -105,14 +125,14 @@ function kubeconfigYaml(url: string): string {
     `    server: ${url}`,
     '    insecure-skip-tls-verify: true',
     'users:',
-    '- name: sim',
+    `- name: ${user}`,
     '  user:',
-    '    token: sim',
+    `    token: ${token}`,
     'contexts:',
     '- name: nodes-manager-sim',
     '  context:',
     '    cluster: nodes-manager-sim',
-    '    user: sim',
+    `    user: ${user}`,
     'current-context: nodes-manager-sim',
     '',
   ].join('\n');
@@ -317,6 +337,10 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
   };
 
   const http = new KubeHttp(api, clock, simRoute);
+  const gate = new RbacGate();
+  http.rbac = gate;
+  if (opts.rbac) gate.enforce(opts.rbac);
+  const kubeconfigs: string[] = [];
   http.nodeProxy = (node, path) => {
     if (path !== 'stats/summary') throw badRequest(`the simulated kubelet serves only stats/summary, not ${path}`);
     return kubelet.summary(node);
@@ -357,7 +381,7 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
       http.closeWatches();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      rmSync(kubeconfigPath, { force: true });
+      for (const p of [kubeconfigPath, ...kubeconfigs]) rmSync(p, { force: true });
     },
     load,
     objects: (collection) => api.list(collection === 'nodes' ? NODES : EVENTS, undefined, {}).items.map((e) => JSON.parse(e.json) as KubeObject),
@@ -365,5 +389,17 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
     faults,
     stats: () => structuredClone(http.stats),
     dropWatches: () => http.closeWatches(),
+    rbac: {
+      enforce: (objects) => gate.enforce(objects),
+      disable: () => gate.disable(),
+      serviceAccountKubeconfig(namespace, name) {
+        const path = join(tmpdir(), `nodes-manager-kube-sim-${process.pid}-${addr.port}-${namespace}-${name}.kubeconfig`);
+        writeFileSync(path, kubeconfigYaml(url, `${namespace}-${name}`, gate.tokenFor(serviceAccountUser(namespace, name))), { mode: 0o600 });
+        kubeconfigs.push(path);
+        return path;
+      },
+      records: () => gate.records(),
+      clearRecords: () => gate.clearRecords(),
+    },
   };
 }

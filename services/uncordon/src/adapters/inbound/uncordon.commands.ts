@@ -1,6 +1,6 @@
-import { MessagePattern, Payload } from '@nestjs/microservices';
+import { Payload } from '@nestjs/microservices';
 import { Commands, type CommandRequest, type DrainRequest, type EventsListQuery } from '@nodes-manager/contracts';
-import { CodedError, CommandController, validationFailed } from '@nodes-manager/platform';
+import { CodedError, CommandController, validationFailed, CommandHandler } from '@nodes-manager/platform';
 import { DrainService } from '../../drain/drain.service.js';
 import { DrainController } from '../../drain/drain.controller.js';
 import { UncordonService } from '../../auto-uncordon/uncordon.service.js';
@@ -24,14 +24,14 @@ export class UncordonCommands {
   ) {}
 
   /** cordons.list — every cordoned node with its verdict, reason, evidence and (waiting) `uncordonAt`. */
-  @MessagePattern(Commands.cordonsList)
+  @CommandHandler(Commands.cordonsList)
   cordons(@Payload() req: CommandRequest<{ limit?: number; cursor?: string; verdict?: string }>) {
     const q = req.data ?? {};
     return this.uncordon.cordons({ limit: q.limit ?? 50, ...(q.cursor ? { cursor: q.cursor } : {}), ...(q.verdict ? { verdict: q.verdict } : {}) });
   }
 
   /** events.list — scaling events newest first; cursor pagination; filters node and action. */
-  @MessagePattern(Commands.eventsList)
+  @CommandHandler(Commands.eventsList)
   events(@Payload() req: CommandRequest<Partial<EventsListQuery>>) {
     const q = req.data ?? {};
     return this.repo
@@ -40,7 +40,7 @@ export class UncordonCommands {
   }
 
   /** node.drain — records a drain operation and answers at once; the leader carries it on (at once when it is this replica). */
-  @MessagePattern(Commands.nodeDrain)
+  @CommandHandler(Commands.nodeDrain)
   async drain(@Payload() req: CommandRequest<DrainRequest>) {
     const op = await this.drains.start(req.data, req.meta);
     this.drainController.enqueue(op.id);
@@ -48,7 +48,7 @@ export class UncordonCommands {
   }
 
   /** drain.get — `{id}`: one operation; `{node}`: the node's active drain, else its latest (for node views). */
-  @MessagePattern(Commands.drainGet)
+  @CommandHandler(Commands.drainGet)
   drainGet(@Payload() req: CommandRequest<{ id?: string; node?: string }>) {
     return this.drains.get(req.data ?? {});
   }
