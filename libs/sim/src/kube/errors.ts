@@ -15,7 +15,8 @@ export type StatusReason =
   | 'UnsupportedMediaType'
   | 'NotAcceptable'
   | 'Expired'
-  | 'ServiceUnavailable';
+  | 'ServiceUnavailable'
+  | 'Timeout';
 
 export interface StatusDetails {
   name?: string;

@@ -10,6 +10,9 @@ import { badRequest } from './errors.js';
 import { byId, type KubeObject, RESOURCES } from './resources.js';
 import { type Faults, KubeHttp, NO_FAULTS, type Stats } from './server.js';
 import { SimKubelet, type NodePressure } from './kubelet.js';
+import type { WatchListMode } from './api/watch-list.js';
+
+export type { WatchListMode };
 
 export interface KubeSimOptions {
   /** 0 (default) picks a free port. */
@@ -32,6 +35,11 @@ export interface KubeSimOptions {
    * `nodes-manager/fencing` (or `leases: 'all'`), the Summary API with PSI, hung nodes. On by default.
    */
   kubelet?: { renewMs?: number; leases?: 'labelled' | 'all' } | false;
+  /**
+   * How a WatchList (`sendInitialEvents=true`) is answered: `serve` (default) as kube-apiserver 1.34, `refuse` as a
+   * server without the feature (422), `ignore` as one that drops the parameters (no initial-events-end bookmark).
+   */
+  watchList?: WatchListMode;
 }
 
 export interface KubeSimScenario {
@@ -71,6 +79,8 @@ export interface KubeSim {
   stats(): Stats;
   /** dropWatches — every open watch connection is cut (not ended): clients see a broken stream. */
   dropWatches(): void;
+  /** setWatchList — from now on, answer `sendInitialEvents` as this server would (see KubeSimOptions.watchList). */
+  setWatchList(mode: WatchListMode): void;
   /** The semantics layer, for tests that need to reach under HTTP. */
   readonly api: KubeApi;
   /** The simulated kubelets: leases, Summary API, hung nodes. */
@@ -277,6 +287,13 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
       return faults.current();
     }
     if (area === 'stats') return http.stats;
+    if (area === 'watchlist') {
+      if (method === 'POST') {
+        if (!['serve', 'refuse', 'ignore'].includes(String(b.mode))) throw badRequest('mode: must be one of serve, refuse, ignore');
+        http.watchList = b.mode as WatchListMode;
+      }
+      return { mode: http.watchList };
+    }
     if (area === 'fleet' && method === 'POST') {
       if (!opts.fleetFactory) throw badRequest('this simulator was started without a fleet generator');
       const fleet = opts.fleetFactory(b);
@@ -311,6 +328,7 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
   };
 
   const http = new KubeHttp(api, clock, simRoute);
+  http.watchList = opts.watchList ?? 'serve';
   http.nodeProxy = (node, path) => {
     if (path !== 'stats/summary') throw badRequest(`the simulated kubelet serves only stats/summary, not ${path}`);
     return kubelet.summary(node);
@@ -359,5 +377,8 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
     faults,
     stats: () => structuredClone(http.stats),
     dropWatches: () => http.closeWatches(),
+    setWatchList: (mode) => {
+      http.watchList = mode;
+    },
   };
 }
