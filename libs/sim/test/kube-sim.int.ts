@@ -147,7 +147,7 @@ describe('Kubernetes API simulator with the real client', () => {
   describe('WatchList (sendInitialEvents), as kube-apiserver 1.34 serves it', () => {
     const WATCH_LIST = { sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan', allowWatchBookmarks: true };
     /** watchUntil — the client's stock Watch with `params`, its events as `TYPE name rv [annotation]`, until `done` holds. */
-    const watchUntil = async (params: Record<string, unknown>, done: (events: string[]) => boolean): Promise<string[]> => {
+    const watchUntil = async (params: Record<string, string | number | boolean | undefined>, done: (events: string[]) => boolean): Promise<string[]> => {
       const events: string[] = [];
       let ctl: AbortController | undefined;
       await new Promise<void>((resolve, reject) => {
@@ -200,7 +200,7 @@ describe('Kubernetes API simulator with the real client', () => {
       const ahead = Number((await core.listNode()).metadata!.resourceVersion) + 1000;
       const res = await fetch(`${sim.url}/api/v1/nodes?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&resourceVersion=${ahead}`);
       expect(res.status).toBe(504);
-      expect((await res.json()).message).toMatch(/^Too large resource version: \d+, current: \d+$/);
+      expect(((await res.json()) as { message: string }).message).toMatch(/^Too large resource version: \d+, current: \d+$/);
     });
 
     it('told to refuse WatchList, answers as a server without the feature: 422, and plain watches still work', async () => {
@@ -208,7 +208,7 @@ describe('Kubernetes API simulator with the real client', () => {
       try {
         const res = await fetch(`${sim.url}/api/v1/nodes?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true`);
         expect(res.status).toBe(422);
-        expect((await res.json()).message).toBe('ListOptions.meta.k8s.io "" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled');
+        expect(((await res.json()) as { message: string }).message).toBe('ListOptions.meta.k8s.io "" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled');
         const names = (await core.listNode()).items.map((n) => n.metadata!.name!);
         const events = await watchUntil({}, (evs) => evs.length === names.length);
         expect(events.map((e) => e.split(' ')[0])).toEqual(names.map(() => 'ADDED'));
