@@ -22,10 +22,10 @@ module.exports = {
         'and the Kubernetes object *types* (type-only, erased at build) — never an adapter, the service or module, ' +
         'libs/platform, TypeORM, pg, amqplib, the Kubernetes client, the AWS SDK, Nest, or a node built-in that does I/O.',
       severity: 'error',
-      from: { path: '^services/([^/]+)/src/domain/', pathNot: TESTS },
+      from: { path: '^services/([^/]+)/src/(domain|[^/]+/domain)/', pathNot: TESTS },
       to: {
         pathNot: [
-          '^services/$1/src/domain/',
+          '^services/$1/src/(domain|[^/]+/domain)/',
           '^libs/(contracts|kube|scoring|disruption)/src/',
           '^(node:)?crypto$',
         ],
@@ -38,16 +38,17 @@ module.exports = {
         'Type-only imports into domain/ are allowed for the Kubernetes object shapes (V1Node, V1Pod) and nothing ' +
         'else outside the pure layers: a type from an adapter or a framework still ties the decision to it.',
       severity: 'error',
-      from: { path: '^services/([^/]+)/src/domain/', pathNot: TESTS },
+      from: { path: '^services/([^/]+)/src/(domain|[^/]+/domain)/', pathNot: TESTS },
       to: {
         dependencyTypes: ['type-only'],
-        pathNot: ['^services/$1/src/domain/', '^libs/(contracts|kube|scoring|disruption)/src/', npm('@kubernetes/client-node')],
+        pathNot: ['^services/$1/src/(domain|[^/]+/domain)/', '^libs/(contracts|kube|scoring|disruption)/src/', npm('@kubernetes/client-node')],
       },
     },
     {
       name: 'repositories-own-transactions',
       comment:
-        'Only a service\'s repositories (adapters/outbound/) and the module that builds them touch TypeORM: the ' +
+        'Only a service\'s repositories (adapters/outbound/, and the *.repository.ts of a behaviour\'s folder) and the ' +
+        'module that builds them touch TypeORM: the ' +
         'repository owns each transaction, so a service, a loop or a command handler never opens one itself ' +
         '(docs/design.md#transactions).',
       severity: 'error',
@@ -55,6 +56,7 @@ module.exports = {
         path: '^services/[^/]+/src/',
         pathNot: [
           '^services/[^/]+/src/adapters/outbound/',
+          '^services/[^/]+/src/[^/]+/[^/]+\\.repository\\.ts$',
           '\\.module\\.ts$',
           TESTS,
         ],
@@ -79,10 +81,36 @@ module.exports = {
     },
     {
       name: 'libs-never-import-services',
-      comment: 'Shared libraries never depend on a service (nor on a service\'s migrations).',
+      comment: 'Shared libraries never depend on a service (nor, outside their tests, on a service\'s migrations).',
       severity: 'error',
       from: { path: '^libs/' },
-      to: { path: '^(services|migrations)/' },
+      to: { path: '^services/' },
+    },
+    {
+      name: 'libs-never-import-migrations',
+      comment:
+        'Shared libraries never depend on a service\'s migrations; a lib\'s test may run them, to work on the real ' +
+        'tables (the outbox relay\'s test on uncordon\'s schema).',
+      severity: 'error',
+      from: { path: '^libs/', pathNot: TESTS },
+      to: { path: '^migrations/' },
+    },
+    {
+      name: 'migrations-are-history',
+      comment:
+        'A migration runs the SQL it ran when it was applied, forever: it imports nothing but the other files of its ' +
+        'own folder, so no change to library code can rewrite it (test/architecture/migration-history.spec.ts keeps ' +
+        'the fingerprint of each one\'s SQL).',
+      severity: 'error',
+      from: { path: '^migrations/([^/]+)/' },
+      to: { pathNot: '^migrations/$1/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'migrations-are-history-types',
+      comment: 'The only types a migration takes from outside its folder are TypeORM\'s (MigrationInterface, QueryRunner).',
+      severity: 'error',
+      from: { path: '^migrations/([^/]+)/' },
+      to: { dependencyTypes: ['type-only'], pathNot: ['^migrations/$1/', npm('typeorm')] },
     },
     {
       name: 'contracts-is-data-only',
@@ -124,7 +152,7 @@ module.exports = {
       name: 'no-io-in-pure-code',
       comment: 'No node built-in that does I/O or keeps time in domain/, libs/contracts, libs/kube, libs/scoring or libs/disruption.',
       severity: 'error',
-      from: { path: '^(services/[^/]+/src/domain/|libs/(contracts|kube|scoring|disruption)/)', pathNot: TESTS },
+      from: { path: '^(services/[^/]+/src/(domain|[^/]+/domain)/|libs/(contracts|kube|scoring|disruption)/)', pathNot: TESTS },
       to: { path: IO_BUILTINS },
     },
     {

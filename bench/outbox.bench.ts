@@ -6,7 +6,6 @@
  *   npm run build && node dist/bench/outbox.bench.js [--events 5000]
  */
 import amqp from 'amqplib';
-import type { MigrationInterface, QueryRunner } from 'typeorm';
 import {
   AmqpConnection,
   AmqpEventPublisher,
@@ -14,14 +13,13 @@ import {
   createDataSource,
   makeEvent,
   Outbox,
-  outboxClaimsDdl,
-  outboxDdl,
   OutboxRelay,
   runMigrations,
   SystemClock,
 } from '@nodes-manager/platform';
 import { createTestDatabase, TEST_RABBITMQ_URL } from '@nodes-manager/platform/testing';
 import { EVENTS_EXCHANGE, type CloudEvent } from '@nodes-manager/contracts';
+import { migrations as uncordonMigrations } from '../migrations/uncordon/index.js';
 
 const arg = (name: string, dflt: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -31,14 +29,6 @@ const N = arg('events', 5000);
 const payload = 'x'.repeat(900);
 const events = (n: number): CloudEvent[] =>
   Array.from({ length: n }, (_, i) => makeEvent('uncordon', 'node.uncordoned', { node: `n-${i}`, pad: payload }, new Date(), { actor: 'bench' }));
-
-class BenchOutbox1764500000009 implements MigrationInterface {
-  name = 'BenchOutbox1764500000009';
-  async up(q: QueryRunner) {
-    for (const s of [...outboxDdl('uncordon').up, ...outboxClaimsDdl('uncordon').up]) await q.query(s);
-  }
-  async down() {}
-}
 
 async function main() {
   const results: Record<string, unknown> = { events: N, confirmWindow: CONFIRM_WINDOW };
@@ -71,7 +61,7 @@ async function main() {
 
   // The relay end to end: N committed outbox rows → published with confirms → marked sent.
   const db = await createTestDatabase('nm_bench');
-  const spec = { service: 'uncordon', url: db.url, entities: [], migrations: [BenchOutbox1764500000009] };
+  const spec = { service: 'uncordon', url: db.url, entities: [], migrations: uncordonMigrations };
   const ds = createDataSource(spec);
   await ds.initialize();
   await runMigrations(ds, spec);

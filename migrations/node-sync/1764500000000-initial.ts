@@ -1,5 +1,4 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { outboxDdl } from '@nodes-manager/platform';
 
 /** node-sync's tables: the projection of the cluster's nodes and pods. */
 export class NodeSyncInitial1764500000000 implements MigrationInterface {
@@ -66,10 +65,27 @@ export class NodeSyncInitial1764500000000 implements MigrationInterface {
       deleted_at timestamptz
     )`);
     await q.query(`CREATE INDEX pods_node ON nodes.pods (node_name) WHERE deleted_at IS NULL`);
-    for (const s of outboxDdl('node-sync').up) await q.query(s);
+    // The service's outbox, and the inbox of an event subscriber that no longer exists (a later migration drops it).
+    await q.query(`CREATE TABLE nodes.outbox_node_sync (
+        seq bigserial PRIMARY KEY,
+        id uuid NOT NULL UNIQUE,
+        type text NOT NULL,
+        payload jsonb NOT NULL,
+        created_at timestamptz NOT NULL,
+        sent_at timestamptz,
+        attempts integer NOT NULL DEFAULT 0,
+        last_error text
+      )`);
+    await q.query(`CREATE INDEX outbox_node_sync_pending ON nodes.outbox_node_sync (seq) WHERE sent_at IS NULL`);
+    await q.query(`CREATE TABLE nodes.inbox_node_sync (
+        event_id uuid PRIMARY KEY,
+        type text NOT NULL,
+        processed_at timestamptz NOT NULL DEFAULT now()
+      )`);
   }
   async down(q: QueryRunner): Promise<void> {
-    for (const s of outboxDdl('node-sync').down) await q.query(s);
+    await q.query(`DROP TABLE nodes.inbox_node_sync`);
+    await q.query(`DROP TABLE nodes.outbox_node_sync`);
     await q.query(`DROP TABLE nodes.pods`);
     await q.query(`DROP TABLE nodes.nodes`);
   }

@@ -1,4 +1,12 @@
-import { ddlMigration, outboxClaimsDdl } from '@nodes-manager/platform';
+import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /** The outbox relay's claim on a batch, so a lost database connection after a confirm republishes nothing. */
-export const NodeSyncOutboxClaims1764950000000 = ddlMigration('NodeSyncOutboxClaims1764950000000', outboxClaimsDdl('node-sync'));
+export class NodeSyncOutboxClaims1764950000000 implements MigrationInterface {
+  name = 'NodeSyncOutboxClaims1764950000000';
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`ALTER TABLE nodes.outbox_node_sync ADD COLUMN claimed_by text, ADD COLUMN claimed_until timestamptz`);
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await q.query(`ALTER TABLE nodes.outbox_node_sync DROP COLUMN claimed_until, DROP COLUMN claimed_by`);
+  }
+}

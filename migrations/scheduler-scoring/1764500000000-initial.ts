@@ -1,5 +1,4 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { outboxDdl } from '@nodes-manager/platform';
 
 /** scheduler-scoring's tables: the decision log and consolidation plans. */
 export class SchedulerScoringInitial1764500000000 implements MigrationInterface {
@@ -35,10 +34,27 @@ export class SchedulerScoringInitial1764500000000 implements MigrationInterface 
       executed_at timestamptz
     )`);
     await q.query(`CREATE INDEX consolidation_plans_created ON nodes.consolidation_plans (created_at DESC)`);
-    for (const s of outboxDdl('scheduler-scoring').up) await q.query(s);
+    // The service's outbox, and the inbox of an event subscriber that no longer exists (a later migration drops it).
+    await q.query(`CREATE TABLE nodes.outbox_scheduler_scoring (
+        seq bigserial PRIMARY KEY,
+        id uuid NOT NULL UNIQUE,
+        type text NOT NULL,
+        payload jsonb NOT NULL,
+        created_at timestamptz NOT NULL,
+        sent_at timestamptz,
+        attempts integer NOT NULL DEFAULT 0,
+        last_error text
+      )`);
+    await q.query(`CREATE INDEX outbox_scheduler_scoring_pending ON nodes.outbox_scheduler_scoring (seq) WHERE sent_at IS NULL`);
+    await q.query(`CREATE TABLE nodes.inbox_scheduler_scoring (
+        event_id uuid PRIMARY KEY,
+        type text NOT NULL,
+        processed_at timestamptz NOT NULL DEFAULT now()
+      )`);
   }
   async down(q: QueryRunner): Promise<void> {
-    for (const s of outboxDdl('scheduler-scoring').down) await q.query(s);
+    await q.query(`DROP TABLE nodes.inbox_scheduler_scoring`);
+    await q.query(`DROP TABLE nodes.outbox_scheduler_scoring`);
     await q.query(`DROP TABLE nodes.consolidation_plans`);
     await q.query(`DROP TABLE nodes.scheduling_decisions`);
   }

@@ -1,5 +1,4 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { outboxDdl } from '@nodes-manager/platform';
 
 /** spot-advisor's tables: Spot price history and on-demand provisioning requests. */
 export class SpotAdvisorInitial1764500000000 implements MigrationInterface {
@@ -32,10 +31,27 @@ export class SpotAdvisorInitial1764500000000 implements MigrationInterface {
     )`);
     // One launch per client token; dry runs start nothing, so they are recorded without holding the token.
     await q.query(`CREATE UNIQUE INDEX provisioning_requests_client_token ON nodes.provisioning_requests (client_token) WHERE NOT dry_run`);
-    for (const s of outboxDdl('spot-advisor').up) await q.query(s);
+    // The service's outbox, and the inbox of an event subscriber that no longer exists (a later migration drops it).
+    await q.query(`CREATE TABLE nodes.outbox_spot_advisor (
+        seq bigserial PRIMARY KEY,
+        id uuid NOT NULL UNIQUE,
+        type text NOT NULL,
+        payload jsonb NOT NULL,
+        created_at timestamptz NOT NULL,
+        sent_at timestamptz,
+        attempts integer NOT NULL DEFAULT 0,
+        last_error text
+      )`);
+    await q.query(`CREATE INDEX outbox_spot_advisor_pending ON nodes.outbox_spot_advisor (seq) WHERE sent_at IS NULL`);
+    await q.query(`CREATE TABLE nodes.inbox_spot_advisor (
+        event_id uuid PRIMARY KEY,
+        type text NOT NULL,
+        processed_at timestamptz NOT NULL DEFAULT now()
+      )`);
   }
   async down(q: QueryRunner): Promise<void> {
-    for (const s of outboxDdl('spot-advisor').down) await q.query(s);
+    await q.query(`DROP TABLE nodes.inbox_spot_advisor`);
+    await q.query(`DROP TABLE nodes.outbox_spot_advisor`);
     await q.query(`DROP TABLE nodes.provisioning_requests`);
     await q.query(`DROP TABLE nodes.spot_price_samples`);
   }

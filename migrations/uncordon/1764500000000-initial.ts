@@ -1,5 +1,4 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { outboxDdl } from '@nodes-manager/platform';
 
 /** uncordon's tables: node actions, what we observed of each cordon, and drain operations. */
 export class UncordonInitial1764500000000 implements MigrationInterface {
@@ -43,10 +42,27 @@ export class UncordonInitial1764500000000 implements MigrationInterface {
       finished_at timestamptz
     )`);
     await q.query(`CREATE UNIQUE INDEX drain_operations_one_active ON nodes.drain_operations (node_name) WHERE status IN ('pending', 'running')`);
-    for (const s of outboxDdl('uncordon').up) await q.query(s);
+    // The service's outbox, and the inbox of an event subscriber that no longer exists (a later migration drops it).
+    await q.query(`CREATE TABLE nodes.outbox_uncordon (
+        seq bigserial PRIMARY KEY,
+        id uuid NOT NULL UNIQUE,
+        type text NOT NULL,
+        payload jsonb NOT NULL,
+        created_at timestamptz NOT NULL,
+        sent_at timestamptz,
+        attempts integer NOT NULL DEFAULT 0,
+        last_error text
+      )`);
+    await q.query(`CREATE INDEX outbox_uncordon_pending ON nodes.outbox_uncordon (seq) WHERE sent_at IS NULL`);
+    await q.query(`CREATE TABLE nodes.inbox_uncordon (
+        event_id uuid PRIMARY KEY,
+        type text NOT NULL,
+        processed_at timestamptz NOT NULL DEFAULT now()
+      )`);
   }
   async down(q: QueryRunner): Promise<void> {
-    for (const s of outboxDdl('uncordon').down) await q.query(s);
+    await q.query(`DROP TABLE nodes.inbox_uncordon`);
+    await q.query(`DROP TABLE nodes.outbox_uncordon`);
     await q.query(`DROP TABLE nodes.drain_operations`);
     await q.query(`DROP TABLE nodes.cordon_observations`);
     await q.query(`DROP TABLE nodes.scaling_events`);

@@ -1,15 +1,17 @@
-import type { MigrationClass } from '@nodes-manager/platform';
+import type { MigrationInterface } from 'typeorm';
 import { UncordonInitial1764500000000 } from './1764500000000-initial.js';
 import { UncordonFencingPressure1764700000000 } from './1764700000000-fencing-pressure.js';
 import { UncordonRebalanceLedger1764800000000 } from './1764800000000-rebalance-ledger.js';
 import { UncordonApprovals1764900000000 } from './1764900000000-approvals.js';
 import { UncordonOutboxClaims1764950000000 } from './1764950000000-outbox-claims.js';
+import { UncordonDropInbox1765100000000 } from './1765100000000-drop-inbox.js';
 
 /** The uncordon migrations, in order. Imported by the service so that no build of it can leave them out. */
-export const migrations: MigrationClass[] = [
+export const migrations: (new () => MigrationInterface)[] = [
   UncordonInitial1764500000000,
   UncordonFencingPressure1764700000000,
   UncordonRebalanceLedger1764800000000,
   UncordonApprovals1764900000000,
   UncordonOutboxClaims1764950000000,
+  UncordonDropInbox1765100000000,
 ];

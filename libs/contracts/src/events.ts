@@ -3,7 +3,6 @@
  * CloudEvents `type`. Data only — the AsyncAPI document (docs/asyncapi.yaml) is checked against this file in a test.
  */
 export const EVENTS_EXCHANGE = 'nodes.events';
-export const EVENTS_DEAD_LETTER_EXCHANGE = 'nodes.events.dlx';
 
 export const ServiceNames = [
   'api-gateway',
@@ -43,6 +42,8 @@ export const EventTypes = {
   approvalRejected: 'approval.rejected',
   approvalExpired: 'approval.expired',
   approvalExecuted: 'approval.executed',
+  disruptionsPaused: 'disruptions.paused',
+  disruptionsResumed: 'disruptions.resumed',
 } as const;
 export type ActionEventType = (typeof EventTypes)[keyof typeof EventTypes];
 export type HeartbeatEventType = `heartbeat.${ServiceName}`;

@@ -9,3 +9,4 @@ export * from './cursor.js';
 export * from './fencing.js';
 export * from './rebalance.js';
 export * from './approvals.js';
+export * from './pause.js';

@@ -67,6 +67,18 @@ export function instantOf(w: WallTime, timeZone: string): number {
   return candidates[0] ?? guess - before;
 }
 
+/**
+ * steadyOffsetOn — the zone's offset from UTC (ms) throughout the local day y-m-d when it does not change from half a
+ * day before the day to half a day after it, else undefined. On such a day (every day but the few around a DST change)
+ * `instantOf` of any time of the day is that time as UTC minus the offset: callers that need many times of one day
+ * compute them without asking the zone again.
+ */
+export function steadyOffsetOn(y: number, m: number, d: number, timeZone: string): number | undefined {
+  const start = Date.UTC(y, m - 1, d);
+  const before = offsetAt(start - 12 * 3_600_000, timeZone);
+  return before === offsetAt(start + 36 * 3_600_000, timeZone) ? before : undefined;
+}
+
 /** addDays — the calendar date `n` days after y-m-d (proleptic Gregorian, no zone involved). */
 export function addDays(y: number, m: number, d: number, n: number): { year: number; month: number; day: number } {
   const t = new Date(Date.UTC(y, m - 1, d + n));

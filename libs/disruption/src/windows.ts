@@ -1,5 +1,5 @@
 import { cronDayMatches, parseCron, type CronSchedule } from './cron.js';
-import { addDays, instantOf, isTimeZone, wallTime } from './time-zone.js';
+import { addDays, instantOf, isTimeZone, steadyOffsetOn, wallTime } from './time-zone.js';
 
 /**
  * MaintenanceWindow — a window opens at every firing of `schedule` read on the wall clock of `timeZone` and stays
@@ -76,31 +76,47 @@ export function parseWindows(raw: string | undefined): { ok: true; windows: Main
   return problems.length ? { ok: false, problems } : { ok: true, windows };
 }
 
-/** firingsOn — the instants the schedule fires on one local calendar day in the window's zone, ascending. */
-function firingsOn(w: MaintenanceWindow, y: number, m: number, d: number): number[] {
+/** Schedule — a cron schedule read on the wall clock of a time zone. */
+type Schedule = Pick<MaintenanceWindow, 'schedule' | 'timeZone'>;
+
+/** firingsOn — the instants the schedule fires on one local calendar day in its zone, ascending. */
+function firingsOn(w: Schedule, y: number, m: number, d: number): number[] {
   if (!cronDayMatches(w.schedule, y, m, d)) return [];
+  const steady = steadyOffsetOn(y, m, d, w.timeZone);
   const out: number[] = [];
-  for (const hour of w.schedule.hours) for (const minute of w.schedule.minutes) out.push(instantOf({ year: y, month: m, day: d, hour, minute }, w.timeZone));
+  for (const hour of w.schedule.hours) {
+    for (const minute of w.schedule.minutes) {
+      out.push(steady !== undefined ? Date.UTC(y, m - 1, d, hour, minute) - steady : instantOf({ year: y, month: m, day: d, hour, minute }, w.timeZone));
+    }
+  }
   return out.sort((a, b) => a - b);
 }
 
 /**
- * openAt — the close of the window `w` if `now` is inside one of its openings (some firing t with
- * t ≤ now < t + duration), else undefined. Looks at the local days back to the longest possible window.
+ * scheduleOpenAt — the close of the window that opens at each firing of `schedule` (read on the wall clock of
+ * `timeZone`) and lasts `durationMs`, if `now` is inside one (some firing t with t ≤ now < t + duration); else
+ * undefined: the latest firing at or before `now` decides, looked for over the local days back to the longest
+ * possible window. The one window check: maintenance windows
+ * ({@link openAt}) and Karpenter's scheduled disruption budgets (read in UTC) both ask it.
  */
-export function openAt(w: MaintenanceWindow, now: Date): Date | undefined {
+export function scheduleOpenAt(schedule: CronSchedule, durationMs: number, timeZone: string, now: Date): Date | undefined {
   const t = now.getTime();
-  const today = wallTime(t, w.timeZone);
-  const days = Math.ceil(w.durationMs / DAY) + 1;
-  let closes: number | undefined;
-  for (let back = days; back >= 0; back--) {
+  const today = wallTime(t, timeZone);
+  const days = Math.ceil(durationMs / DAY) + 1;
+  // The latest firing at or before now decides: an earlier one closes earlier still. Days go back from today.
+  for (let back = 0; back <= days; back++) {
     const day = addDays(today.year, today.month, today.day, -back);
-    for (const f of firingsOn(w, day.year, day.month, day.day)) {
-      if (f <= t && t < f + w.durationMs) closes = Math.max(closes ?? 0, f + w.durationMs);
+    const firings = firingsOn({ schedule, timeZone }, day.year, day.month, day.day);
+    for (let i = firings.length - 1; i >= 0; i--) {
+      const f = firings[i]!;
+      if (f <= t) return t < f + durationMs ? new Date(f + durationMs) : undefined;
     }
   }
-  return closes === undefined ? undefined : new Date(closes);
+  return undefined;
 }
+
+/** openAt — the close of the window `w` if `now` is inside one of its openings, else undefined ({@link scheduleOpenAt}). */
+export const openAt = (w: MaintenanceWindow, now: Date): Date | undefined => scheduleOpenAt(w.schedule, w.durationMs, w.timeZone, now);
 
 /** nextOpening — the first firing of `w` after `now`, looked for over a year and a day (a schedule may fire yearly). */
 export function nextOpening(w: MaintenanceWindow, now: Date): Date | undefined {

@@ -8,3 +8,4 @@ export * from './resources.js';
 export * from './taints.js';
 export * from './node.js';
 export * from './pod.js';
+export * from './api-verb.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { aKubeNode } from './testing/builders.js';
-import { capacityTypeOf, conditionOf, isNodeReady, nodeFacts, parseProviderId } from './node.js';
+import { apiTime, capacityTypeOf, conditionOf, isNodeReady, nodeFacts, parseProviderId, readinessOf } from './node.js';
 
 describe('capacityTypeOf (one fallback for every service)', () => {
   it.each([
@@ -62,6 +62,24 @@ describe('nodeFacts', () => {
     ['a node without conditions is not', { metadata: { name: 'd' }, status: {} }, false],
   ])('%s', (_, node, ready) => {
     expect(isNodeReady(node)).toBe(ready);
+  });
+  it.each([
+    ['a Ready=True node: True, since its transition', aKubeNode('a', { readySince: new Date('2026-03-01T00:00:00Z') }), { status: 'True', lastTransitionTime: new Date('2026-03-01T00:00:00Z') }],
+    ['read from raw JSON: the same', JSON.parse(JSON.stringify(aKubeNode('a', { readySince: new Date('2026-03-01T00:00:00Z') }))), { status: 'True', lastTransitionTime: new Date('2026-03-01T00:00:00Z') }],
+    ['a status the API does not define reads as Unknown', { status: { conditions: [{ type: 'Ready', status: 'Maybe' }] } }, { status: 'Unknown' }],
+    ['a node without a Ready condition has no readiness', { metadata: { name: 'd' }, status: { conditions: [{ type: 'MemoryPressure', status: 'False' }] } }, undefined],
+  ])('readinessOf: %s', (_, node, readiness) => {
+    expect(readinessOf(node)).toEqual(readiness);
+  });
+  it.each([
+    ['a Date', new Date('2026-03-01T00:00:00Z'), new Date('2026-03-01T00:00:00Z')],
+    ['an RFC 3339 string', '2026-03-01T01:00:00+01:00', new Date('2026-03-01T00:00:00Z')],
+    ['an empty string', '', undefined],
+    ['a string that is not a time', 'yesterday', undefined],
+    ['null', null, undefined],
+    ['a number', 1, undefined],
+  ])('apiTime reads %s', (_, raw, date) => {
+    expect(apiTime(raw)).toEqual(date);
   });
   it('conditions keep their status, reason and transition time', () => {
     expect(conditionOf(aKubeNode('e', { ready: false, readySince: new Date('2026-03-01T00:00:00Z') }), 'Ready')).toEqual({

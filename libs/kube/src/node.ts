@@ -75,12 +75,18 @@ export interface Condition {
   readonly lastTransitionTime?: string;
 }
 
-/** isoTime — an API time (a `Date` from the client or an RFC 3339 string from raw JSON) as ISO 8601. */
-export function isoTime(t: Date | string | null | undefined): string | undefined {
-  if (t === undefined || t === null || t === '') return undefined;
-  const d = t instanceof Date ? t : new Date(t);
-  return Number.isNaN(d.getTime()) ? undefined : d.toISOString();
+/**
+ * apiTime — an API time as a `Date`: the client deserialises times into `Date`s, a raw JSON read (a watch event, the
+ * informer's cache) leaves RFC 3339 strings; both are accepted. Undefined when absent or not a time. Every reader of
+ * an object's times goes through it.
+ */
+export function apiTime(t: unknown): Date | undefined {
+  const d = t instanceof Date ? t : typeof t === 'string' && t !== '' ? new Date(t) : undefined;
+  return d && !Number.isNaN(d.getTime()) ? d : undefined;
 }
+
+/** isoTime — an API time (see {@link apiTime}) as ISO 8601. */
+export const isoTime = (t: unknown): string | undefined => apiTime(t)?.toISOString();
 
 const statusOf = (s: unknown): ConditionStatus => (s === 'True' || s === 'False' ? s : 'Unknown');
 
@@ -98,11 +104,28 @@ export function conditionsOf(obj: Raw): Condition[] {
 /** conditionOf — the condition of that type, if the object has one. */
 export const conditionOf = (obj: Raw, type: string): Condition | undefined => conditionsOf(obj).find((c) => c.type === type);
 
-/** isNodeReady — the node's Ready condition is True (a node without one is not ready). */
-export function isNodeReady(node: Raw): boolean {
-  for (const c of node?.status?.conditions ?? []) if (c?.type === 'Ready') return c.status === 'True';
-  return false;
+/** NodeReadiness — a node's Ready condition: its status, and since when it has held. */
+export interface NodeReadiness {
+  readonly status: ConditionStatus;
+  readonly lastTransitionTime?: Date;
 }
+
+/**
+ * readinessOf — the node's Ready condition (the first one, as the API server keeps one), or undefined when it has
+ * none (a node the kubelet has just registered). The one reading of Ready: the projection, auto-uncordon and fencing
+ * all take it from here.
+ */
+export function readinessOf(node: Raw): NodeReadiness | undefined {
+  for (const c of node?.status?.conditions ?? []) {
+    if (c?.type !== 'Ready') continue;
+    const since = apiTime(c.lastTransitionTime);
+    return { status: statusOf(c.status), ...(since ? { lastTransitionTime: since } : {}) };
+  }
+  return undefined;
+}
+
+/** isNodeReady — the node's Ready condition is True (a node without one is not ready). */
+export const isNodeReady = (node: Raw): boolean => readinessOf(node)?.status === 'True';
 
 /** NodeFacts — what every service reads from a Node, in one projection. */
 export interface NodeFacts {

@@ -15,7 +15,6 @@ import { assertSchema } from './database/self-check.js';
 import { JsonLogger, type LogLevel } from './logging/logger.js';
 import { brokerCheck, type AmqpConnection } from './messaging/amqp-connection.js';
 import { AmqpEventPublisher, EVENT_PUBLISHER, type EventPublisher } from './messaging/event-publisher.js';
-import { AmqpEventSubscriber, EVENT_SUBSCRIBER, InProcessEventSubscriber, type EventSubscriber } from './messaging/event-subscriber.js';
 import { makeEvent, Outbox } from './messaging/outbox.js';
 import { OutboxRelay } from './messaging/outbox-relay.js';
 import { CommandController } from './messaging/commands.js';
@@ -56,7 +55,7 @@ export const SHUTDOWN_FLUSH_MS = 3_000;
 /**
  * PlatformLifecycle — starts the outbox relay and the heartbeat, and on shutdown (after the service's own loops
  * stopped: Nest runs this module's hook last) releases the leader locks at once, flushes the outbox (bounded), then
- * closes the subscriber, the broker connection and the database pool, in that order (docs/reliability.md).
+ * closes the broker connection and the database pool, in that order (docs/reliability.md).
  */
 @Injectable()
 class PlatformLifecycle implements OnModuleInit, OnApplicationShutdown {
@@ -69,7 +68,6 @@ class PlatformLifecycle implements OnModuleInit, OnApplicationShutdown {
     @Inject(DATA_SOURCE) private readonly ds: DataSource,
     @Inject(OUTBOX_RELAY) private readonly relay: OutboxRelay,
     @Inject(EVENT_PUBLISHER) private readonly publisher: EventPublisher,
-    @Inject(EVENT_SUBSCRIBER) private readonly subscriber: EventSubscriber,
     @Inject('AMQP_CONNECTION') private readonly amqp: AmqpConnection | null,
     @Inject(LOGGER) private readonly logger: JsonLogger,
   ) {}
@@ -93,7 +91,6 @@ class PlatformLifecycle implements OnModuleInit, OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {
     if (this.heartbeat) clearInterval(this.heartbeat);
     for (const l of this.leaders) await l.stop();
-    await this.subscriber.close();
     await this.relay.flush(SHUTDOWN_FLUSH_MS);
     await this.relay.stop();
     await this.amqp?.close();
@@ -118,7 +115,7 @@ export class PlatformModule {
   /**
    * forService — everything a service needs from the platform, scoped to that service: its config, logger,
    * database (migrated under the advisory lock and self-checked before anything else starts), outbox and relay,
-   * event publisher and subscriber (RabbitMQ or in-process), leader electors, heartbeat and status command.
+   * event publisher (RabbitMQ or in-process), leader electors, heartbeat and status command.
    */
   static forService<C extends PlatformConfig>(spec: ServicePlatformSpec<C>): DynamicModule {
     const { service, config } = spec;
@@ -174,12 +171,6 @@ export class PlatformModule {
         },
       },
       {
-        provide: EVENT_SUBSCRIBER,
-        inject: [RUNTIME, 'AMQP_CONNECTION', DATA_SOURCE, LOGGER],
-        useFactory: (rt: Runtime, conn: AmqpConnection | null, ds: DataSource, logger: JsonLogger) =>
-          conn ? new AmqpEventSubscriber(conn, ds, service, logger) : new InProcessEventSubscriber(rt.eventBus!, ds, service),
-      },
-      {
         provide: OUTBOX_RELAY,
         inject: [RUNTIME, DATA_SOURCE, OUTBOX, EVENT_PUBLISHER, LOGGER, 'AMQP_CONNECTION'],
         useFactory: (rt: Runtime, ds: DataSource, outbox: Outbox, pub: EventPublisher, logger: JsonLogger, conn: AmqpConnection | null) => {
@@ -212,7 +203,7 @@ export class PlatformModule {
       module: PlatformModule,
       providers,
       controllers: [statusController(service)],
-      exports: [SERVICE_NAME, SERVICE_CONFIG, LOGGER, DATA_SOURCE, OUTBOX, OUTBOX_RELAY, EVENT_PUBLISHER, EVENT_SUBSCRIBER, LEADER_FACTORY],
+      exports: [SERVICE_NAME, SERVICE_CONFIG, LOGGER, DATA_SOURCE, OUTBOX, OUTBOX_RELAY, EVENT_PUBLISHER, LEADER_FACTORY],
     };
   }
 }

@@ -148,13 +148,13 @@ export class ApiGatewayModule implements NestModule {
         },
         Forwarder,
         GatewayLifecycle,
-        // The live stream's feed of nodes.events: the gateway's own exclusive queue, or the in-process bus.
+        // The live stream's feed of nodes.events: an exclusive queue on the process's broker connection, or the in-process bus.
         {
           provide: EventFeedRunner,
           inject: [RUNTIME, GATEWAY_LOGGER],
           useFactory: (rt: Runtime, logger: JsonLogger) => {
             const url = config.RABBITMQ_URL ?? rt.rabbitmqUrl;
-            const feed = url ? new AmqpEventFeed(url, logger) : new InProcessEventFeed(rt.eventBus!);
+            const feed = url ? new AmqpEventFeed(processBroker(rt, url, 'api-gateway', logger), logger) : new InProcessEventFeed(rt.eventBus!);
             return new EventFeedRunner(new EventStreamHub(), feed);
           },
         },

@@ -12,7 +12,7 @@ describe('scheduler-scoring configuration', () => {
   ])('%s', (_, weights, error) => {
     const load = () => loadSchedulerScoringConfig({ ...base, SCORING_WEIGHTS: weights });
     if (error) expect(load).toThrow(error);
-    else expect(load().SCORING_WEIGHTS).toBe(weights);
+    else expect(load().SCORING_WEIGHTS).toEqual(JSON.parse(weights));
   });
 
   it('reports bad weights together with the other bad variables', () => {

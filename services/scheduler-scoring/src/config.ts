@@ -1,4 +1,5 @@
-import { validateWeights } from '@nodes-manager/scoring';
+import { z } from 'zod';
+import { validateWeights, type ScoringWeights } from '@nodes-manager/scoring';
 import { commonShape, COMMON_SECRETS, disruptionShape, DEFAULT_HEALTH_PORTS, defineConfigSpec, env, loadConfig } from '@nodes-manager/platform';
 
 /** scheduler-scoring's configuration (README table). */
@@ -14,9 +15,12 @@ export const schedulerScoringConfigSpec = defineConfigSpec({
     OPTIMIZE_UTILIZATION_THRESHOLD: env.number({ dflt: 0.5, min: 0, max: 1 }),
     /** How long spot-advisor's instance-type catalog (EC2 DescribeInstanceTypes) is reused before it is asked again. */
     CATALOG_CACHE_SECONDS: env.number({ dflt: 300, min: 1, int: true }),
-    SCORING_WEIGHTS: env.optionalString().superRefine((raw, ctx) => {
-      const problem = weightsProblem(raw);
-      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    /** Parsed here, once: the service takes the weights from its config. */
+    SCORING_WEIGHTS: env.optionalString().transform((raw, ctx) => {
+      const parsed = parseWeights(raw);
+      if (parsed.ok) return parsed.weights;
+      ctx.addIssue({ code: 'custom', message: parsed.problem });
+      return z.NEVER;
     }),
   },
   secrets: [...COMMON_SECRETS],
@@ -26,18 +30,18 @@ export type SchedulerScoringConfig = ReturnType<typeof loadSchedulerScoringConfi
 export const loadSchedulerScoringConfig = (source: NodeJS.ProcessEnv = process.env) => loadConfig(schedulerScoringConfigSpec, source);
 
 /**
- * weightsProblem — why SCORING_WEIGHTS cannot be used, or undefined when it is absent or valid: JSON
- * `{resourceFit, zoneSpread, costEfficiency, interruptionRisk, dataLocality}`, non-negative, summing to 1.
+ * parseWeights — SCORING_WEIGHTS: absent (the default weights), or JSON `{resourceFit, zoneSpread, costEfficiency,
+ * interruptionRisk, dataLocality}`, non-negative, summing to 1; otherwise why not.
  */
-export function weightsProblem(raw: string | undefined): string | undefined {
-  if (raw === undefined) return undefined;
+export function parseWeights(raw: string | undefined): { ok: true; weights: ScoringWeights | undefined } | { ok: false; problem: string } {
+  if (raw === undefined) return { ok: true, weights: undefined };
   let w: unknown;
   try {
     w = JSON.parse(raw);
   } catch {
-    return 'must be JSON such as {"resourceFit":0.35,"zoneSpread":0.25,"costEfficiency":0.2,"interruptionRisk":0.15,"dataLocality":0.05}';
+    return { ok: false, problem: 'must be JSON such as {"resourceFit":0.35,"zoneSpread":0.25,"costEfficiency":0.2,"interruptionRisk":0.15,"dataLocality":0.05}' };
   }
-  if (!w || typeof w !== 'object' || Array.isArray(w)) return 'must be a JSON object of the five weights';
+  if (!w || typeof w !== 'object' || Array.isArray(w)) return { ok: false, problem: 'must be a JSON object of the five weights' };
   const v = validateWeights(w as Record<string, number>);
-  return v.ok ? undefined : v.message;
+  return v.ok ? { ok: true, weights: w as ScoringWeights } : { ok: false, problem: v.message };
 }

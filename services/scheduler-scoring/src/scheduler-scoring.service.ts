@@ -18,7 +18,6 @@ import {
   lowerBoundCost,
   planConsolidation,
   simulatePlacement,
-  validateWeights,
   type ConsolidationPlan,
   type NodeRemoval,
   type PdbInfo,
@@ -78,20 +77,6 @@ export interface ExecutionResult {
   readonly skipped: readonly { node: string; reason: SkipReason | 'outside_window'; detail: string }[];
 }
 
-/** parseWeights — SCORING_WEIGHTS as JSON `{resourceFit, zoneSpread, costEfficiency, interruptionRisk, dataLocality}`. */
-export function parseWeights(raw: string | undefined): ScoringWeights | undefined {
-  if (!raw) return undefined;
-  let w: unknown;
-  try {
-    w = JSON.parse(raw);
-  } catch {
-    throw new Error('SCORING_WEIGHTS must be JSON, e.g. {"resourceFit":0.35,"zoneSpread":0.25,"costEfficiency":0.2,"interruptionRisk":0.15,"dataLocality":0.05}');
-  }
-  const v = validateWeights((w ?? {}) as Record<string, number>);
-  if (!v.ok) throw new Error(`SCORING_WEIGHTS: ${v.message}`);
-  return w as ScoringWeights;
-}
-
 /**
  * SchedulerScoringService — load (cluster cache, prices) → decide (libs/scoring + domain/) → act (drains through
  * the uncordon service) → record (decisions, plans and their events in one transaction).
@@ -115,7 +100,7 @@ export class SchedulerScoringService {
     @Inject(LOGGER) private readonly logger: JsonLogger,
     @Inject(OPTIMIZE_APPROVALS_STORE) private readonly approvals: ApprovalStore,
   ) {
-    this.weights = parseWeights(config.SCORING_WEIGHTS);
+    this.weights = config.SCORING_WEIGHTS;
   }
 
   private snapshot(): ClusterSnapshot {

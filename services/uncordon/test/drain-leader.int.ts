@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { FakeClock } from '@nodes-manager/platform';
 import { startKubeSim, type KubeSim } from '@nodes-manager/sim';
 import { createTestDatabase, waitFor, type TestDatabase } from '@nodes-manager/platform/testing';
-import { DrainService } from '../src/drain.service.js';
+import { DrainService } from '../src/drain/drain.service.js';
 import { becomesLeader, startUncordon, type UncordonApp, getNode } from './uncordon.harness.js';
 import { aKubeNode, aKubePod, aKubePdb } from '@nodes-manager/kube/testing';
 

@@ -4,9 +4,9 @@ import { FENCING_LABEL, type CloudEvent } from '@nodes-manager/contracts';
 import { ApprovalStore, createDataSource, JsonLogger, Outbox, SystemClock } from '@nodes-manager/platform';
 import { createTestDatabase, testToken, waitFor, type TestDatabase } from '@nodes-manager/platform/testing';
 import { generateFleet, startKubeSim, type KubeSim } from '@nodes-manager/sim';
-import { DrainRepository } from '../src/adapters/outbound/drain.repository.js';
+import { DrainRepository } from '../src/drain/drain.repository.js';
 import { entities, FENCE_APPROVALS_TABLE } from '../src/adapters/outbound/uncordon.entities.js';
-import { UncordonRepository } from '../src/adapters/outbound/uncordon.repository.js';
+import { UncordonRepository } from '../src/auto-uncordon/uncordon.repository.js';
 import { becomesLeader, startUncordon, type UncordonApp } from './uncordon.harness.js';
 
 /**

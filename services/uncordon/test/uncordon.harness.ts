@@ -5,7 +5,7 @@ import { startTestApp, testEnv, testToken, waitFor } from '@nodes-manager/platfo
 import { testGatewayModule } from '../../../test/support/gateway.js';
 import { loadUncordonConfig } from '../src/config.js';
 import { UncordonModule } from '../src/uncordon.module.js';
-import { UncordonService } from '../src/uncordon.service.js';
+import { UncordonService } from '../src/auto-uncordon/uncordon.service.js';
 import { UNCORDON_LEADER } from '../src/tokens.js';
 import type { LeaderElector } from '@nodes-manager/platform';
 

@@ -28,36 +28,6 @@ import { makeEvent, type Outbox, type SqlRunner } from '../messaging/outbox.js';
  * decided once and claimed for execution by exactly one replica.
  */
 
-/** approvalsDdl — the table of a service's approvals, for its migration. */
-export function approvalsDdl(table: string): { up: string[]; down: string[] } {
-  const t = `nodes.${table}`;
-  return {
-    up: [
-      `CREATE TABLE ${t} (
-        id text PRIMARY KEY,
-        kind text NOT NULL,
-        status text NOT NULL,
-        subject text NOT NULL,
-        reason text NOT NULL,
-        plan_id uuid,
-        action jsonb NOT NULL,
-        requested_by text NOT NULL,
-        requested_at timestamptz NOT NULL,
-        expires_at timestamptz NOT NULL,
-        decided_by text,
-        decided_at timestamptz,
-        comment text,
-        executed_at timestamptz,
-        results jsonb NOT NULL DEFAULT '[]',
-        correlation_id text
-      )`,
-      `CREATE INDEX ${table}_requested ON ${t} (requested_at DESC, id COLLATE "C" DESC)`,
-      `CREATE INDEX ${table}_open ON ${t} (status, subject) WHERE status IN ('pending', 'approved', 'executing')`,
-    ],
-    down: [`DROP TABLE ${t}`],
-  };
-}
-
 /** approvalEntity — the entity of a service's approvals table, so the start-up self-check verifies its columns. */
 export function approvalEntity(table: string) {
   @Entity({ schema: 'nodes', name: table })

@@ -1,5 +1,5 @@
 import net from 'node:net';
-import { DataSource, type EntitySchema, type MigrationInterface, type QueryRunner } from 'typeorm';
+import { DataSource, type EntitySchema, type MigrationInterface } from 'typeorm';
 import pg from 'pg';
 import { DEPENDENCY, registerDependency } from '../errors/coded-error.js';
 
@@ -7,22 +7,6 @@ export const DB_SCHEMA = 'nodes';
 
 export type MigrationClass = new () => MigrationInterface;
 
-/**
- * ddlMigration — a migration that only runs DDL (statements from the helpers that describe shared tables, such as
- * `approvalsDdl` or `outboxClaimsDdl`): the `up` of each in order, the `down` of each in reverse. `name` is the one
- * TypeORM records, ending in its 13-digit timestamp.
- */
-export function ddlMigration(name: string, ...ddls: readonly { up: readonly string[]; down: readonly string[] }[]): MigrationClass {
-  return class implements MigrationInterface {
-    name = name;
-    async up(q: QueryRunner): Promise<void> {
-      for (const s of ddls.flatMap((d) => d.up)) await q.query(s);
-    }
-    async down(q: QueryRunner): Promise<void> {
-      for (const s of [...ddls].reverse().flatMap((d) => d.down)) await q.query(s);
-    }
-  };
-}
 // TypeORM accepts entity classes or EntitySchema; services pass their entity classes.
 export type EntityTarget = (new (...args: never[]) => unknown) | EntitySchema;
 
@@ -30,7 +14,6 @@ export type EntityTarget = (new (...args: never[]) => unknown) | EntitySchema;
 export const tableSuffix = (service: string): string => service.replace(/[^a-z0-9]/gi, '_').toLowerCase();
 export const migrationsTable = (service: string): string => `migrations_${tableSuffix(service)}`;
 export const outboxTable = (service: string): string => `outbox_${tableSuffix(service)}`;
-export const inboxTable = (service: string): string => `inbox_${tableSuffix(service)}`;
 
 export interface ServiceDatabaseSpec {
   service: string;

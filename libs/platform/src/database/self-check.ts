@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { DB_SCHEMA, inboxTable, migrationsTable, outboxTable, type ServiceDatabaseSpec } from './database.js';
+import { DB_SCHEMA, migrationsTable, outboxTable, type ServiceDatabaseSpec } from './database.js';
 
 /** SchemaProblem — one way the database does not match what this build's code expects. */
 export interface SchemaProblem {
@@ -91,10 +91,9 @@ export async function checkSchema(ds: DataSource, spec: ServiceDatabaseSpec): Pr
     if (!byTable.has(c.table_name)) byTable.set(c.table_name, new Map());
     byTable.get(c.table_name)!.set(c.column_name, c.udt_name);
   }
-  // The outbox and inbox are the platform's, not entities: their columns are checked from this table of types.
+  // The outbox is the platform's, not an entity: its columns are checked from this table of types.
   const platformTables: Record<string, Record<string, string>> = {
     [outboxTable(spec.service)]: { seq: 'int8', id: 'uuid', type: 'text', payload: 'jsonb', created_at: 'timestamptz', sent_at: 'timestamptz', attempts: 'int4', last_error: 'text', claimed_by: 'text', claimed_until: 'timestamptz' },
-    [inboxTable(spec.service)]: { event_id: 'uuid', type: 'text', processed_at: 'timestamptz' },
   };
   for (const [tableName, columns] of Object.entries(platformTables)) {
     const table = byTable.get(tableName);

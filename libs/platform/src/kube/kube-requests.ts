@@ -1,4 +1,5 @@
 import * as k8s from '@kubernetes/client-node';
+import { apiVerb } from '@nodes-manager/kube';
 import type { Metrics } from '../health/metrics.js';
 
 /** KubeRequestCounter — `nodes_manager_kube_requests_total{service,verb,resource,code}`: every request made to the API server. */
@@ -34,20 +35,7 @@ export function verbOf(method: string, path: string): string {
     if (r[0] === 'namespaces' && r.length >= 3) r = r.slice(2);
     return r.length >= 2;
   })();
-  switch (method.toUpperCase()) {
-    case 'GET':
-      return url.searchParams.get('watch') === 'true' ? 'watch' : named ? 'get' : 'list';
-    case 'POST':
-      return 'create';
-    case 'PUT':
-      return 'update';
-    case 'PATCH':
-      return 'patch';
-    case 'DELETE':
-      return named ? 'delete' : 'deletecollection';
-    default:
-      return method.toLowerCase();
-  }
+  return apiVerb(method, { named, watch: url.searchParams.get('watch') === 'true' });
 }
 
 /**

@@ -1,6 +1,6 @@
 import amqp from 'amqplib';
 import type { Channel, ChannelModel, ConfirmChannel } from 'amqplib';
-import { EVENTS_DEAD_LETTER_EXCHANGE, EVENTS_EXCHANGE } from '@nodes-manager/contracts';
+import { EVENTS_EXCHANGE } from '@nodes-manager/contracts';
 import type { JsonLogger } from '../logging/logger.js';
 import type { CheckResult } from '../health/health.js';
 
@@ -73,9 +73,11 @@ export class AmqpConnection {
   /**
    * addSetup — runs `setup` on the current channel (opening one if needed) and again on every channel after a
    * reconnection. When the broker is unreachable now, the setup runs once it is back; this never throws for that.
+   * Returns the way to stop running it on later channels.
    */
-  async addSetup(setup: ChannelSetup): Promise<void> {
+  async addSetup(setup: ChannelSetup): Promise<() => void> {
     this.setups.push(setup);
+    const remove = () => void (this.setups.includes(setup) && this.setups.splice(this.setups.indexOf(setup), 1));
     try {
       const had = this.ch;
       const ch = await this.channel();
@@ -83,9 +85,10 @@ export class AmqpConnection {
       if (had === ch) await setup(ch);
     } catch (err) {
       this.lastError = (err as Error).message;
-      this.logger?.warn('broker unreachable; subscription will start when it is back', { connection: this.name, err: this.lastError });
+      this.logger?.warn('broker unreachable; consumer will start when it is back', { connection: this.name, err: this.lastError });
       this.scheduleReconnect();
     }
+    return remove;
   }
 
   private async open(): Promise<ConfirmChannel> {
@@ -182,10 +185,9 @@ export class AmqpConnection {
   }
 }
 
-/** declareTopology — the durable exchanges every publisher and subscriber relies on. */
+/** declareTopology — the durable exchange every publisher and the gateway's live stream rely on. */
 export async function declareTopology(ch: { assertExchange: ConfirmChannel['assertExchange'] }): Promise<void> {
   await ch.assertExchange(EVENTS_EXCHANGE, 'topic', { durable: true });
-  await ch.assertExchange(EVENTS_DEAD_LETTER_EXCHANGE, 'topic', { durable: true });
 }
 
 /** describeBrokerError — why the broker cannot be used, without host or port (those stay in the logs). */

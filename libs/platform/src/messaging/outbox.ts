@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { CloudEvent, EventType, ServiceName } from '@nodes-manager/contracts';
-import { DB_SCHEMA, inboxTable, outboxTable } from '../database/database.js';
+import { DB_SCHEMA, outboxTable } from '../database/database.js';
 
 /** SqlRunner — anything that runs SQL inside the caller's transaction (TypeORM EntityManager or QueryRunner). */
 export interface SqlRunner {
@@ -58,43 +58,4 @@ export class Outbox {
   onAdded(fn: () => void): void {
     this.listeners.push(fn);
   }
-}
-
-/**
- * outboxClaimsDdl — the relay's claim on a batch (docs/reliability.md, "Events"), added to every service's outbox by
- * a migration of its own after the first.
- */
-export function outboxClaimsDdl(service: string): { up: string[]; down: string[] } {
-  const o = `${DB_SCHEMA}.${outboxTable(service)}`;
-  return {
-    up: [`ALTER TABLE ${o} ADD COLUMN claimed_by text, ADD COLUMN claimed_until timestamptz`],
-    down: [`ALTER TABLE ${o} DROP COLUMN claimed_until, DROP COLUMN claimed_by`],
-  };
-}
-
-/** outboxDdl — the DDL of a service's outbox and inbox tables, used by each service's first migration. */
-export function outboxDdl(service: string): { up: string[]; down: string[] } {
-  const o = `${DB_SCHEMA}.${outboxTable(service)}`;
-  const i = `${DB_SCHEMA}.${inboxTable(service)}`;
-  return {
-    up: [
-      `CREATE TABLE ${o} (
-        seq bigserial PRIMARY KEY,
-        id uuid NOT NULL UNIQUE,
-        type text NOT NULL,
-        payload jsonb NOT NULL,
-        created_at timestamptz NOT NULL,
-        sent_at timestamptz,
-        attempts integer NOT NULL DEFAULT 0,
-        last_error text
-      )`,
-      `CREATE INDEX ${outboxTable(service)}_pending ON ${o} (seq) WHERE sent_at IS NULL`,
-      `CREATE TABLE ${i} (
-        event_id uuid PRIMARY KEY,
-        type text NOT NULL,
-        processed_at timestamptz NOT NULL DEFAULT now()
-      )`,
-    ],
-    down: [`DROP TABLE ${i}`, `DROP TABLE ${o}`],
-  };
 }

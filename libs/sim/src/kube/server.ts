@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type KubeApi, type PatchType, type WriteContext } from './api/index.js';
+import { apiVerb } from '@nodes-manager/kube';
 import { ApiError, badRequest } from './errors.js';
 import {
   apiGroupList, apiResourceList, apiVersionOf, findResource, groupVersions, type KubeObject, type ResourceDef,
@@ -93,22 +94,7 @@ const PATCH_TYPES: Record<string, PatchType> = {
   'application/apply-patch+json': 'apply',
 };
 
-function verbOf(method: string, r: Route, watch: boolean): string {
-  switch (method) {
-    case 'GET':
-      return watch ? 'watch' : r.name ? 'get' : 'list';
-    case 'POST':
-      return 'create';
-    case 'PUT':
-      return 'update';
-    case 'PATCH':
-      return 'patch';
-    case 'DELETE':
-      return r.name ? 'delete' : 'deletecollection';
-    default:
-      return method.toLowerCase();
-  }
-}
+const verbOf = (method: string, r: Route, watch: boolean): string => apiVerb(method, { named: !!r.name, watch });
 
 /**
  * KubeHttp — the REST surface: discovery, resource paths, watch streaming, faults and stats. Semantics

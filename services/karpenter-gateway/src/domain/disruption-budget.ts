@@ -1,4 +1,4 @@
-import { parseCron, windowActive } from './cron.js';
+import { parseCron, scheduleOpenAt } from '@nodes-manager/disruption';
 import { parseDuration } from './kube-syntax.js';
 import { DISRUPTION_REASONS, type Budget, type DisruptionReason } from './nodepool.types.js';
 
@@ -34,7 +34,7 @@ export function budgetActive(b: Budget, now: Date): boolean {
   try {
     const ms = parseDuration(String(b.duration));
     if (ms === undefined) return true;
-    return windowActive(parseCron(String(b.schedule)), ms, now);
+    return scheduleOpenAt(parseCron(String(b.schedule)), ms, 'UTC', now) !== undefined;
   } catch {
     return true;
   }

@@ -1,4 +1,4 @@
-import { parseCron } from './cron.js';
+import { parseCron } from '@nodes-manager/disruption';
 import { isDns1123Subdomain, isLabelValue, isQualifiedName, isQuantity, parseDuration } from './kube-syntax.js';
 import { isObject, mergePatch } from './merge-patch.js';
 import { CONSOLIDATION_POLICIES, DISRUPTION_REASONS, KARPENTER_API_VERSION, type NodePool } from './nodepool.types.js';

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { ConsumeMessage } from 'amqplib';
-import { EVENTS_EXCHANGE, type CloudEvent } from '@nodes-manager/contracts';
-import { AmqpConnection, type InProcessEventBus, type JsonLogger } from '@nodes-manager/platform';
+import type { CloudEvent } from '@nodes-manager/contracts';
+import { consumeEvents, type AmqpConnection, type EventConsumer, type InProcessEventBus, type JsonLogger } from '@nodes-manager/platform';
 
 /** StreamedEvent — one event as the stream hands it out: its place in this gateway's feed, and the CloudEvent. */
 export interface StreamedEvent {
@@ -105,67 +104,27 @@ export class InProcessEventFeed implements EventFeed {
 }
 
 /**
- * AmqpEventFeed — the gateway's own exclusive, auto-deleted queue bound to `nodes.events` with `#`: it lives as long
- * as the gateway's connection, so a stopped gateway leaves nothing behind, and a broker restart or network cut is
- * followed by a new queue (events published while it was away are not in the stream; the client re-reads on
- * `reset`). One consumer on one queue: events reach the hub in the order the broker delivered them.
+ * AmqpEventFeed — `nodes.events` for the hub through the platform's consumer ({@link consumeEvents}) on the process's
+ * one broker connection: an exclusive queue bound with `#` that lives as long as the connection and is declared again
+ * after a broker restart or network cut (events published while it was away are not in the stream; a client that
+ * reconnects across the gap gets a `reset` and re-reads). One consumer on one queue: events reach the hub in the
+ * order the broker delivered them.
  */
 export class AmqpEventFeed implements EventFeed {
-  private readonly connection: AmqpConnection;
-  private closed = false;
-  private hub?: EventStreamHub;
-  private timer?: NodeJS.Timeout;
+  private consumer?: EventConsumer;
 
   constructor(
-    url: string,
+    private readonly connection: AmqpConnection,
     private readonly logger: JsonLogger,
-    private readonly retryMs = 1000,
-  ) {
-    this.connection = new AmqpConnection(url, 'nodes-manager/api-gateway-stream', logger);
-    this.connection.onLost(() => this.schedule());
-  }
+  ) {}
 
+  /** start — the gateway starts even while the broker is down: the stream feeds once the broker is back. */
   async start(hub: EventStreamHub): Promise<void> {
-    this.hub = hub;
-    // The gateway starts even while the broker is down: the stream feeds once the broker is back.
-    await this.consume().catch(() => this.schedule());
-  }
-
-  private schedule(): void {
-    if (this.closed || this.timer) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      void this.consume().catch(() => this.schedule());
-    }, this.retryMs);
-    this.timer.unref();
-  }
-
-  private async consume(): Promise<void> {
-    if (this.closed) return;
-    const ch = await this.connection.channel();
-    const { queue } = await ch.assertQueue('', { exclusive: true, autoDelete: true, durable: false });
-    await ch.bindQueue(queue, EVENTS_EXCHANGE, '#');
-    await ch.prefetch(100);
-    await ch.consume(queue, (msg: ConsumeMessage | null) => {
-      if (!msg) return;
-      try {
-        const ev = JSON.parse(msg.content.toString('utf8')) as CloudEvent;
-        if (ev && typeof ev.id === 'string' && typeof ev.type === 'string') this.hub?.accept(ev);
-      } catch {
-        this.logger.debug('stream: skipped a message that is not a CloudEvent');
-      }
-      try {
-        ch.ack(msg);
-      } catch {
-        /* the channel is gone; the queue went with it */
-      }
-    });
-    this.logger.debug('stream: consuming nodes.events', { queue });
+    this.consumer = await consumeEvents(this.connection, ['#'], (e) => hub.accept(e), { logger: this.logger });
   }
 
   async close(): Promise<void> {
-    this.closed = true;
-    if (this.timer) clearTimeout(this.timer);
+    await this.consumer?.close();
     await this.connection.close();
   }
 }

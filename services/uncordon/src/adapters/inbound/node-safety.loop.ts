@@ -1,8 +1,8 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { LOGGER, type JsonLogger, type LeaderElector } from '@nodes-manager/platform';
 import type { UncordonConfig } from '../../config.js';
-import { FencingService } from '../../fencing.service.js';
-import { PressureService } from '../../pressure.service.js';
+import { FencingService } from '../../fencing/fencing.service.js';
+import { PressureService } from '../../pressure/pressure.service.js';
 import { UNCORDON_CONFIG, UNCORDON_LEADER } from '../../tokens.js';
 
 /** Requeues sooner than this are rounded up. */

@@ -1,9 +1,9 @@
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { Commands, type CommandRequest, type DrainRequest, type EventsListQuery } from '@nodes-manager/contracts';
 import { CodedError, CommandController, validationFailed } from '@nodes-manager/platform';
-import { DrainService } from '../../drain.service.js';
-import { UncordonService } from '../../uncordon.service.js';
-import { InvalidCursorError, type UncordonRepository } from '../outbound/uncordon.repository.js';
+import { DrainService } from '../../drain/drain.service.js';
+import { UncordonService } from '../../auto-uncordon/uncordon.service.js';
+import { InvalidCursorError, type UncordonRepository } from '../../auto-uncordon/uncordon.repository.js';
 import { Inject } from '@nestjs/common';
 import { UNCORDON_REPOSITORY } from '../../tokens.js';
 

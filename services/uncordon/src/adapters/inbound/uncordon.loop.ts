@@ -1,9 +1,9 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { LOGGER, type JsonLogger, type LeaderElector } from '@nodes-manager/platform';
 import type { UncordonConfig } from '../../config.js';
-import { DrainService } from '../../drain.service.js';
-import { UncordonService } from '../../uncordon.service.js';
-import { RebalanceLedgerService } from '../../rebalance-ledger.service.js';
+import { DrainService } from '../../drain/drain.service.js';
+import { UncordonService } from '../../auto-uncordon/uncordon.service.js';
+import { RebalanceLedgerService } from '../../rebalance-ledger/rebalance-ledger.service.js';
 import type { NodeSource } from '../outbound/node-source.adapter.js';
 import { NODE_SOURCE, UNCORDON_CONFIG, UNCORDON_LEADER } from '../../tokens.js';
 

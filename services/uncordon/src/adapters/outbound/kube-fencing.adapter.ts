@@ -1,6 +1,7 @@
 import * as k8s from '@kubernetes/client-node';
 import fetch from 'node-fetch';
 import { NODES_MANAGER_FIELD_MANAGER, OUT_OF_SERVICE_TAINT } from '@nodes-manager/contracts';
+import { apiTime } from '@nodes-manager/kube';
 import { kubeErrorCode, makeCountedApiClient, type KubeRequestCounter } from '@nodes-manager/platform';
 
 const MERGE = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch);
@@ -23,8 +24,6 @@ const bounded = <T>(what: string, p: Promise<T>, ms = REQUEST_TIMEOUT_MS): Promi
   });
   return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 };
-
-const toDate = (v: unknown): Date | null => (v instanceof Date ? v : typeof v === 'string' ? new Date(v) : null);
 
 /**
  * KubeFencing — the Kubernetes calls of fencing and pressure watching: one node's Lease in kube-node-lease, the
@@ -49,7 +48,7 @@ export class KubeFencing {
   async lease(node: string): Promise<LeaseReading | null> {
     try {
       const l = await bounded(`reading lease ${node}`, this.coordination.readNamespacedLease({ name: node, namespace: 'kube-node-lease' }));
-      return { renewTime: toDate(l.spec?.renewTime), durationSeconds: l.spec?.leaseDurationSeconds ?? 40 };
+      return { renewTime: apiTime(l.spec?.renewTime) ?? null, durationSeconds: l.spec?.leaseDurationSeconds ?? 40 };
     } catch (err) {
       if (kubeErrorCode(err) === 404) return null;
       throw err;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { AUTO_UNCORDON_OPT_OUT_ANNOTATION, FENCING_LABEL } from '@nodes-manager/contracts';
 import { aKubeNode } from '@nodes-manager/kube/testing';
-import { cordonedNodeSnapshot } from '../../domain/uncordon/cordoned-node.js';
-import { ledgerNodeOf } from '../../domain/rebalance/ledger-node.js';
+import { cordonedNodeSnapshot } from '../../auto-uncordon/domain/cordoned-node.js';
+import { ledgerNodeOf } from '../../rebalance-ledger/domain/ledger-node.js';
 import { projectUncordonNode } from './node-projection.mapper.js';
 
 const UNCORDON = 'unread-by-uncordon';

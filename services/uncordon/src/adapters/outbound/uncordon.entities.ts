@@ -1,6 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { approvalEntity } from '@nodes-manager/platform';
-import { RebalanceLedgerEntity } from './rebalance-ledger.repository.js';
+import { RebalanceLedgerEntity } from '../../rebalance-ledger/rebalance-ledger.repository.js';
 
 /** ScalingEventEntity — `nodes.scaling_events`: every action on a node, with its evidence and its actor. */
 @Entity({ schema: 'nodes', name: 'scaling_events' })

@@ -38,15 +38,15 @@ import {
   type SqlRunner,
 } from '@nodes-manager/platform';
 import { approvalModeFor, windowState } from '@nodes-manager/disruption';
-import type { UncordonConfig } from './config.js';
-import { conditionOf, nodePoolOf, parseProviderId, zoneOf as nodeZoneOf } from '@nodes-manager/kube';
-import { decideEc2Step, decideFencing, type Ec2Observation, type FenceCandidate, type FencingDecision } from './domain/fencing/decide-fencing.js';
-import { gateFence, recheckApprovedFence, type FenceGate } from './domain/fencing/gate-fencing.js';
-import { fencingView, type FencingRecord, type FencingRepository, type FencingRow, type FencingSet } from './adapters/outbound/fencing.repository.js';
-import type { KubeFencing, LeaseReading } from './adapters/outbound/kube-fencing.adapter.js';
-import type { KubeNodes } from './adapters/outbound/kube-nodes.adapter.js';
-import type { NodeSource } from './adapters/outbound/node-source.adapter.js';
-import { FENCE_APPROVALS, FENCING_REPOSITORY, KUBE_FENCING, KUBE_NODES, NODE_SOURCE, UNCORDON_CONFIG, UNCORDON_LEADER } from './tokens.js';
+import type { UncordonConfig } from '../config.js';
+import { isNodeReady, nodePoolOf, parseProviderId, readinessOf, zoneOf as nodeZoneOf } from '@nodes-manager/kube';
+import { decideEc2Step, decideFencing, type Ec2Observation, type FenceCandidate, type FencingDecision } from './domain/decide-fencing.js';
+import { gateFence, recheckApprovedFence, type FenceGate } from './domain/gate-fencing.js';
+import { fencingView, type FencingRecord, type FencingRepository, type FencingRow, type FencingSet } from './fencing.repository.js';
+import type { KubeFencing, LeaseReading } from '../adapters/outbound/kube-fencing.adapter.js';
+import type { KubeNodes } from '../adapters/outbound/kube-nodes.adapter.js';
+import type { NodeSource } from '../adapters/outbound/node-source.adapter.js';
+import { FENCE_APPROVALS, FENCING_REPOSITORY, KUBE_FENCING, KUBE_NODES, NODE_SOURCE, UNCORDON_CONFIG, UNCORDON_LEADER } from '../tokens.js';
 
 export const FENCING_ACTOR = 'system:uncordon';
 /** Scaling-event action of every fencing record. */
@@ -56,10 +56,6 @@ const POLL_MS = 2_000;
 /** Leases are read for at most this many dead-looking nodes at once. */
 const LEASE_READS_AT_ONCE = 8;
 
-const readyOf = (n: k8s.V1Node): { status: 'True' | 'False' | 'Unknown'; since: Date | null } => {
-  const c = conditionOf(n, 'Ready');
-  return { status: c?.status ?? 'Unknown', since: c?.lastTransitionTime ? new Date(c.lastTransitionTime) : null };
-};
 const optedIn = (n: k8s.V1Node): boolean => n.metadata?.labels?.[FENCING_LABEL] === FENCING_LABEL_ENABLED;
 const zoneOf = (n: k8s.V1Node): string | null => nodeZoneOf(n.metadata?.labels ?? {}) ?? null;
 const poolOf = (n: k8s.V1Node | undefined): string | undefined => (n ? nodePoolOf(n.metadata?.labels ?? {}) : undefined);
@@ -125,18 +121,17 @@ export class FencingService {
   async runCycle(): Promise<{ requeueAfterMs?: number }> {
     if (this.stopping || !this.leader.isLeader || !this.source.synced) return {};
     const all = this.source.list();
-    const relevant = all.filter((n) => optedIn(n) || readyOf(n).status !== 'True');
+    const relevant = all.filter((n) => optedIn(n) || !isNodeReady(n));
     const now = this.clock.now();
-    const dead = relevant.filter((n) => optedIn(n) && readyOf(n).status !== 'True');
+    const dead = relevant.filter((n) => optedIn(n) && !isNodeReady(n));
     const leases = await this.readLeases(dead);
     const fenced = await this.repo.fencedUids(dead.map((n) => n.metadata?.uid ?? ''));
     const candidates: FenceCandidate[] = [];
     for (const n of relevant) {
       const name = n.metadata?.name ?? '';
-      const ready = readyOf(n);
       const lease = leases.get(name);
       // A Lease that could not be read this cycle: no verdict on a guess; the node is looked at again next cycle.
-      if (optedIn(n) && ready.status !== 'True' && lease === 'error') continue;
+      if (optedIn(n) && !isNodeReady(n) && lease === 'error') continue;
       candidates.push({
         ...this.candidateOf(n),
         ...(lease !== undefined && lease !== 'error' ? { lease } : {}),
@@ -264,15 +259,15 @@ export class FencingService {
 
   /** candidateOf — a node as the fencing rule sees it, without its Lease (also for the re-check of an approved fence). */
   private candidateOf(n: k8s.V1Node): FenceCandidate {
-    const ready = readyOf(n);
+    const ready = readinessOf(n);
     return {
       name: n.metadata?.name ?? '',
       uid: n.metadata?.uid ?? '',
       zone: zoneOf(n),
       optedIn: optedIn(n),
       instanceId: parseProviderId(n.spec?.providerID)?.instanceId ?? null,
-      ready: ready.status,
-      notReadySince: ready.status === 'True' ? null : ready.since,
+      ready: ready?.status ?? 'Unknown',
+      notReadySince: ready?.status === 'True' ? null : (ready?.lastTransitionTime ?? null),
       alreadyFenced: false,
     };
   }
@@ -421,7 +416,7 @@ export class FencingService {
       const lease = await this.kube.lease(op.node).catch(() => 'error' as const);
       if (lease === 'error') return;
       const deadline = lease?.renewTime ? lease.renewTime.getTime() + (lease.durationSeconds + this.config.FENCING_LEASE_TIMEOUT_SECONDS) * 1000 : 0;
-      if (deadline > this.clock.now().getTime() || readyOf(node).status === 'True') {
+      if (deadline > this.clock.now().getTime() || isNodeReady(node)) {
         return this.end(op, status, FencingStatus.ABANDONED, FencingFailureReason.LEASE_RENEWED, 'the node renewed its Lease (or is Ready) again before the EC2 call: left alone');
       }
       if (!(await this.leader.stillLeader())) return;

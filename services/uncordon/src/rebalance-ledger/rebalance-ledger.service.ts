@@ -12,16 +12,16 @@ import {
   type RebalanceView,
 } from '@nodes-manager/contracts';
 import { CLOCK, LOGGER, makeEvent, METRICS, type Clock, type JsonLogger, type LeaderElector, type Metrics } from '@nodes-manager/platform';
-import type { UncordonConfig } from './config.js';
-import { advanceLedger, givenBackMs, type Ec2View, type LedgerConfig, type LedgerEntry, type LedgerStep } from './domain/rebalance/advance-ledger.js';
-import { ledgerNodeOf, nodeFactsOf, type NodeEvent } from './domain/rebalance/ledger-node.js';
-import { graceFor, type GraceChoice, type GraceMode } from './domain/rebalance/learned-grace.js';
-import { poolKey, summarise } from './domain/rebalance/rebalance-figures.js';
-import type { KubeNodeEvents } from './adapters/outbound/kube-node-events.adapter.js';
-import type { InstanceStates } from './adapters/outbound/instance-states.js';
-import type { NodeSource } from './adapters/outbound/node-source.adapter.js';
-import { viewOf, type RebalanceLedgerRepository } from './adapters/outbound/rebalance-ledger.repository.js';
-import { INSTANCE_STATES, NODE_EVENTS, NODE_SOURCE, REBALANCE_REPOSITORY, UNCORDON_CONFIG, UNCORDON_LEADER } from './tokens.js';
+import type { UncordonConfig } from '../config.js';
+import { advanceLedger, givenBackMs, type Ec2View, type LedgerConfig, type LedgerEntry, type LedgerStep } from './domain/advance-ledger.js';
+import { ledgerNodeOf, nodeFactsOf, type NodeEvent } from './domain/ledger-node.js';
+import { graceFor, type GraceChoice, type GraceMode } from './domain/learned-grace.js';
+import { poolKey, summarise } from './domain/rebalance-figures.js';
+import type { KubeNodeEvents } from './kube-node-events.adapter.js';
+import type { InstanceStates } from './instance-states.adapter.js';
+import type { NodeSource } from '../adapters/outbound/node-source.adapter.js';
+import { viewOf, type RebalanceLedgerRepository } from './rebalance-ledger.repository.js';
+import { INSTANCE_STATES, NODE_EVENTS, NODE_SOURCE, REBALANCE_REPOSITORY, UNCORDON_CONFIG, UNCORDON_LEADER } from '../tokens.js';
 
 const LEDGER_ACTOR = 'system:uncordon';
 const DAY_MS = 86_400_000;

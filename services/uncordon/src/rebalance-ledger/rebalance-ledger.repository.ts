@@ -2,8 +2,8 @@ import { Column, Entity, PrimaryColumn, type DataSource } from 'typeorm';
 import { decodeCursor, encodeCursor, type RebalanceEvidence, type RebalanceOutcome, type RebalanceView, type RebalancesListQuery } from '@nodes-manager/contracts';
 import type { CloudEvent } from '@nodes-manager/contracts';
 import type { Outbox, SqlRunner } from '@nodes-manager/platform';
-import type { LedgerEntry } from '../../domain/rebalance/advance-ledger.js';
-import { InvalidCursorError } from './uncordon.repository.js';
+import type { LedgerEntry } from './domain/advance-ledger.js';
+import { InvalidCursorError } from '../auto-uncordon/uncordon.repository.js';
 
 /** RebalanceLedgerEntity — `nodes.rebalance_ledger`: one Spot rebalance recommendation seen on one Node object. */
 @Entity({ schema: 'nodes', name: 'rebalance_ledger' })

@@ -3,13 +3,13 @@ import type * as k8s from '@kubernetes/client-node';
 import { EventTypes, PRESSURE_LABEL, PRESSURE_MODES, PressureReliefOutcome, type NodePressure, type PressureMode, type PsiResource } from '@nodes-manager/contracts';
 import { CLOCK, CycleRunner, LOGGER, makeEvent, METRICS, type Clock, type JsonLogger, type LeaderElector, type Metrics } from '@nodes-manager/platform';
 import { effectiveResources, MIRROR_ANNOTATION, podQos } from '@nodes-manager/kube';
-import type { UncordonConfig } from './config.js';
-import { decideRelief, nextHighSamples, psiFromSummary, type PodMemory } from './domain/pressure/decide-pressure.js';
-import type { KubeFencing } from './adapters/outbound/kube-fencing.adapter.js';
-import type { KubeNodes } from './adapters/outbound/kube-nodes.adapter.js';
-import type { NodeSource } from './adapters/outbound/node-source.adapter.js';
-import { pressureView, type PressureRepository, type PressureRow } from './adapters/outbound/pressure.repository.js';
-import { KUBE_FENCING, KUBE_NODES, NODE_SOURCE, PRESSURE_REPOSITORY, UNCORDON_CONFIG, UNCORDON_LEADER } from './tokens.js';
+import type { UncordonConfig } from '../config.js';
+import { decideRelief, nextHighSamples, psiFromSummary, type PodMemory } from './domain/decide-pressure.js';
+import type { KubeFencing } from '../adapters/outbound/kube-fencing.adapter.js';
+import type { KubeNodes } from '../adapters/outbound/kube-nodes.adapter.js';
+import type { NodeSource } from '../adapters/outbound/node-source.adapter.js';
+import { pressureView, type PressureRepository, type PressureRow } from './pressure.repository.js';
+import { KUBE_FENCING, KUBE_NODES, NODE_SOURCE, PRESSURE_REPOSITORY, UNCORDON_CONFIG, UNCORDON_LEADER } from '../tokens.js';
 
 const ACTOR = 'system:uncordon';
 /** Scaling-event action of a relief attempt. */

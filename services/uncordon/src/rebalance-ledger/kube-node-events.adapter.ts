@@ -1,25 +1,18 @@
 import * as k8s from '@kubernetes/client-node';
 import { NTH_REBALANCE_EVENT_REASON, NTH_SPOT_INTERRUPTION_EVENT_REASON } from '@nodes-manager/contracts';
+import { apiTime } from '@nodes-manager/kube';
 import { Informer, type JsonLogger, type Metrics } from '@nodes-manager/platform';
-import type { NodeEvent } from '../../domain/rebalance/ledger-node.js';
+import type { NodeEvent } from './domain/ledger-node.js';
 
 /** Node Events live in `default` (the kubelet's and NTH's); the informer LISTs and WATCHes this collection. */
 const NODE_EVENTS_PATH = '/api/v1/namespaces/default/events';
 const LEDGER_REASONS = new Set([NTH_REBALANCE_EVENT_REASON, NTH_SPOT_INTERRUPTION_EVENT_REASON]);
 
 
-const toDate = (v: unknown): Date | undefined => {
-  if (v instanceof Date) return v;
-  if (typeof v === 'string' && v) {
-    const d = new Date(v);
-    return Number.isNaN(d.getTime()) ? undefined : d;
-  }
-  return undefined;
-};
 
 /** nodeEventOf — a core/v1 Event about a Node as the ledger takes it; its time is when it first happened. */
 export function nodeEventOf(e: k8s.CoreV1Event): NodeEvent | undefined {
-  const at = toDate(e.firstTimestamp) ?? toDate(e.eventTime) ?? toDate(e.lastTimestamp) ?? toDate(e.metadata?.creationTimestamp);
+  const at = apiTime(e.firstTimestamp) ?? apiTime(e.eventTime) ?? apiTime(e.lastTimestamp) ?? apiTime(e.metadata?.creationTimestamp);
   if (!at || !e.reason || !e.involvedObject?.name) return undefined;
   return {
     reason: e.reason,

@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import type { CloudEvent, FencingAction, FencingOperation, FencingStatus, FencingStep, FencingVerdict, PartitionShare } from '@nodes-manager/contracts';
 import type { Outbox, SqlRunner } from '@nodes-manager/platform';
-import type { ScalingEventInput, UncordonRepository } from './uncordon.repository.js';
+import type { ScalingEventInput, UncordonRepository } from '../auto-uncordon/uncordon.repository.js';
 
 const COLUMNS = `id, node_name, node_uid, instance_id, zone, action, dry_run, status, reason, message, instance_state, pods_deleted,
   actor, steps, evidence, started_at, updated_at, finished_at`;

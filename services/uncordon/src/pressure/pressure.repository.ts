@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import type { CloudEvent, NodePressure, PressureMode, PsiResource } from '@nodes-manager/contracts';
 import type { Outbox } from '@nodes-manager/platform';
-import type { ScalingEventInput, UncordonRepository } from './uncordon.repository.js';
+import type { ScalingEventInput, UncordonRepository } from '../auto-uncordon/uncordon.repository.js';
 
 /** PressureRow — `node_pressure`: the last PSI reading of one opted-in node. */
 export interface PressureRow {

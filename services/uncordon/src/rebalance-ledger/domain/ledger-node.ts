@@ -10,8 +10,8 @@ import {
   type RebalanceSignal,
   type RebalanceTimeSource,
 } from '@nodes-manager/contracts';
-import { cordonedNodeSnapshot, type CordonedNodeSnapshot } from '../uncordon/cordoned-node.js';
-import { cordonOwner } from '../uncordon/decide-uncordon.js';
+import { cordonedNodeSnapshot, type CordonedNodeSnapshot } from '../../auto-uncordon/domain/cordoned-node.js';
+import { cordonOwner } from '../../auto-uncordon/domain/decide-uncordon.js';
 
 /** NodeFacts — what the ledger keeps of a node's identity: its instance and its Spot pool. */
 export interface NodeFacts {

@@ -29,7 +29,7 @@ import {
   type SqlRunner,
 } from '@nodes-manager/platform';
 import { nodePoolOf } from '@nodes-manager/kube';
-import type { UncordonConfig } from './config.js';
+import type { UncordonConfig } from '../config.js';
 import {
   drainDeadline,
   drainPodOutcomes,
@@ -40,10 +40,10 @@ import {
   type DrainPlan,
   type DrainState,
   type EvictionResult,
-} from './domain/drain/plan-drain.js';
-import { drainPodOf, type KubeNodes, type PatchResult } from './adapters/outbound/kube-nodes.adapter.js';
-import { drainView, type DrainRecord, type DrainRepository, type DrainRow } from './adapters/outbound/drain.repository.js';
-import { DRAIN_APPROVALS, DRAIN_REPOSITORY, KUBE_NODES, UNCORDON_CONFIG, UNCORDON_LEADER } from './tokens.js';
+} from './domain/plan-drain.js';
+import { drainPodOf, type KubeNodes, type PatchResult } from '../adapters/outbound/kube-nodes.adapter.js';
+import { drainView, type DrainRecord, type DrainRepository, type DrainRow } from './drain.repository.js';
+import { DRAIN_APPROVALS, DRAIN_REPOSITORY, KUBE_NODES, UNCORDON_CONFIG, UNCORDON_LEADER } from '../tokens.js';
 
 const podName = (p: { namespace: string; name: string }): string => `${p.namespace}/${p.name}`;
 /** How long a step waits after a failed API call before it looks again (the drain timeout still bounds it). */

@@ -9,7 +9,7 @@ import {
   type RebalanceSignal,
   type RebalanceTimeSource,
 } from '@nodes-manager/contracts';
-import { cordonOwner } from '../uncordon/decide-uncordon.js';
+import { cordonOwner } from '../../auto-uncordon/domain/decide-uncordon.js';
 import {
   goneNodeInterruptions,
   interruptionSignals,

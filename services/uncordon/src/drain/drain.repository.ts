@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import type { DrainOperation, DrainOptions, DrainStatus } from '@nodes-manager/contracts';
 import type { CloudEvent } from '@nodes-manager/contracts';
 import type { Outbox, SqlRunner } from '@nodes-manager/platform';
-import type { ScalingEventInput, UncordonRepository } from './uncordon.repository.js';
+import type { ScalingEventInput, UncordonRepository } from '../auto-uncordon/uncordon.repository.js';
 
 const COLUMNS = `id, node_name, status, actor, correlation_id, options, progress, reason, started_at, updated_at, finished_at`;
 

@@ -1,4 +1,5 @@
 import type { V1ManagedFieldsEntry, V1Node } from '@kubernetes/client-node';
+import { apiTime, readinessOf, type NodeReadiness } from '@nodes-manager/kube';
 
 /** NodeTaint — a taint as the uncordon rule sees it; `timeAdded` kept (ISO 8601) so a patch can write it back. */
 export interface NodeTaint {
@@ -17,7 +18,7 @@ export interface ManagedFieldsEntrySnapshot {
   readonly fieldsV1?: unknown;
 }
 
-export type ConditionStatus = 'True' | 'False' | 'Unknown';
+export type { ConditionStatus } from '@nodes-manager/kube';
 
 /**
  * CordonedNodeSnapshot — the lean view of one fresh read of a Node that `decideUncordon` needs.
@@ -32,29 +33,22 @@ export interface CordonedNodeSnapshot {
   readonly annotations: Readonly<Record<string, string>>;
   readonly deletionTimestamp?: Date;
   readonly managedFields: readonly ManagedFieldsEntrySnapshot[];
-  readonly ready?: { readonly status: ConditionStatus; readonly lastTransitionTime?: Date };
+  readonly ready?: NodeReadiness;
 }
-
-const toDate = (value: Date | string | undefined): Date | undefined =>
-  value === undefined ? undefined : value instanceof Date ? value : new Date(value);
-
-const toStatus = (status: string): ConditionStatus =>
-  status === 'True' || status === 'False' ? status : 'Unknown';
 
 /**
  * cordonedNodeSnapshot — projects a V1Node read from the API into the snapshot the rule takes.
  * The client deserialises times into `Date`s, a raw JSON read leaves strings: both are accepted.
  */
 export function cordonedNodeSnapshot(node: V1Node): CordonedNodeSnapshot {
-  const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
-  const readyTransition = toDate(ready?.lastTransitionTime as Date | string | undefined);
-  const deletion = toDate(node.metadata?.deletionTimestamp as Date | string | undefined);
+  const ready = readinessOf(node);
+  const deletion = apiTime(node.metadata?.deletionTimestamp);
   return {
     name: node.metadata?.name ?? '',
     resourceVersion: node.metadata?.resourceVersion ?? '',
     unschedulable: node.spec?.unschedulable === true,
     taints: (node.spec?.taints ?? []).map((t) => {
-      const added = toDate(t.timeAdded as Date | string | undefined);
+      const added = apiTime(t.timeAdded);
       return {
         key: t.key,
         effect: t.effect,
@@ -66,14 +60,12 @@ export function cordonedNodeSnapshot(node: V1Node): CordonedNodeSnapshot {
     annotations: { ...(node.metadata?.annotations ?? {}) },
     ...(deletion ? { deletionTimestamp: deletion } : {}),
     managedFields: (node.metadata?.managedFields ?? []).map(managedFieldsEntrySnapshot),
-    ...(ready
-      ? { ready: { status: toStatus(ready.status), ...(readyTransition ? { lastTransitionTime: readyTransition } : {}) } }
-      : {}),
+    ...(ready ? { ready } : {}),
   };
 }
 
 function managedFieldsEntrySnapshot(entry: V1ManagedFieldsEntry): ManagedFieldsEntrySnapshot {
-  const time = toDate(entry.time as Date | string | undefined);
+  const time = apiTime(entry.time);
   return {
     ...(entry.manager !== undefined ? { manager: entry.manager } : {}),
     ...(entry.operation !== undefined ? { operation: entry.operation } : {}),

@@ -26,10 +26,10 @@ import {
   type Metrics,
   type Outbox,
 } from '@nodes-manager/platform';
-import type { UncordonConfig } from './config.js';
-import { PressureService } from './pressure.service.js';
-import { holdForPressure } from './domain/pressure/decide-pressure.js';
-import { cordonedNodeSnapshot } from './domain/uncordon/cordoned-node.js';
+import type { UncordonConfig } from '../config.js';
+import { PressureService } from '../pressure/pressure.service.js';
+import { holdForPressure } from '../pressure/domain/decide-pressure.js';
+import { cordonedNodeSnapshot } from './domain/cordoned-node.js';
 import {
   budgetLeft,
   decideUncordon,
@@ -38,12 +38,12 @@ import {
   uncordonPatch,
   type CordonObservation,
   type UncordonRuleConfig,
-} from './domain/uncordon/decide-uncordon.js';
-import type { KubeNodes } from './adapters/outbound/kube-nodes.adapter.js';
-import type { NodeSource } from './adapters/outbound/node-source.adapter.js';
-import { UNCORDON_ACTION, type ObservationRow, type PendingUncordon, type UncordonRepository } from './adapters/outbound/uncordon.repository.js';
-import { KUBE_NODES, NODE_SOURCE, UNCORDON_CONFIG, UNCORDON_LEADER, UNCORDON_REPOSITORY } from './tokens.js';
-import { RebalanceLedgerService, type PoolMeasure } from './rebalance-ledger.service.js';
+} from './domain/decide-uncordon.js';
+import type { KubeNodes } from '../adapters/outbound/kube-nodes.adapter.js';
+import type { NodeSource } from '../adapters/outbound/node-source.adapter.js';
+import { UNCORDON_ACTION, type ObservationRow, type PendingUncordon, type UncordonRepository } from './uncordon.repository.js';
+import { KUBE_NODES, NODE_SOURCE, UNCORDON_CONFIG, UNCORDON_LEADER, UNCORDON_REPOSITORY } from '../tokens.js';
+import { RebalanceLedgerService, type PoolMeasure } from '../rebalance-ledger/rebalance-ledger.service.js';
 import type { RebalanceFigures } from '@nodes-manager/contracts';
 
 /** The actor of every action the loop takes on its own. */
