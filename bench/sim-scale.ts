@@ -1,30 +1,34 @@
 /**
- * Kubernetes simulator at scale: generates a 5,000-node fleet (about 150,000 pods), loads it, then lists
- * every pod through the real client in pages of 500, and reports times and memory as JSON.
- *   npx swc libs bench -d dist && node --expose-gc dist/bench/sim-scale.js [nodes] [podsPerNode]
+ * Kubernetes simulator at scale: generates a fleet in batches straight into the simulator (the fleet is never held
+ * whole), then reads every pod through the real client twice — a paged LIST (`CoreV1Api.listPodForAllNamespaces`,
+ * pages of 500) and a WatchList (the client's stock `Watch` with `sendInitialEvents=true`, up to the
+ * initial-events-end bookmark) — and reports times and the simulator's memory as JSON.
+ *   npm run build && node --expose-gc --max-old-space-size=16384 dist/bench/sim-scale.js [nodes] [podsPerNode]
+ * (defaults 5,000 nodes of 30 pods; `100000 10` is the 100,000-node / ~1,000,000-pod fleet.)
  */
-import { CoreV1Api } from '@kubernetes/client-node';
-import { generateFleet, startKubeSim, type Fleet } from '@nodes-manager/sim';
+import { CoreV1Api, Watch } from '@kubernetes/client-node';
+import { generateFleet, startKubeSim } from '@nodes-manager/sim';
 
 const nodes = Number(process.argv[2] ?? 5000);
-const podsPerNode = Number(process.argv[3] ?? 33);
+const podsPerNode = Number(process.argv[3] ?? 30);
 const mib = (n: number): number => Math.round(n / 1048576);
 const gc = (globalThis as { gc?: () => void }).gc;
 
+const sim = await startKubeSim({ karpenter: true, kubelet: false, bookmarkIntervalMs: 60_000 });
 const t0 = performance.now();
-let fleet: Fleet | undefined = generateFleet({ seed: 1, nodes, podsPerNode });
-const generateMs = performance.now() - t0;
-const counts = { nodes: fleet.nodes.length, pods: fleet.pods.length, pdbs: fleet.pdbs.length };
-
-const sim = await startKubeSim({ karpenter: true });
-const t1 = performance.now();
+let pods = 0;
+const fleet = generateFleet({ seed: 1, nodes, podsPerNode, podSink: (batch) => {
+  pods += batch.length;
+  sim.loadPods(batch);
+} });
 sim.load(fleet);
-const loadMs = performance.now() - t1;
-fleet = undefined;
+const generateAndLoadMs = performance.now() - t0;
+const counts = { nodes: fleet.nodes.length, pods, pdbs: fleet.pdbs.length };
 gc?.();
 const afterLoad = process.memoryUsage();
 
-const core = sim.kubeConfig('sim-bench/1.0').makeApiClient(CoreV1Api);
+const kc = sim.kubeConfig('sim-bench/1.0');
+const core = kc.makeApiClient(CoreV1Api);
 const t2 = performance.now();
 let cont: string | undefined;
 let listed = 0;
@@ -38,21 +42,32 @@ do {
 const listMs = performance.now() - t2;
 
 const t3 = performance.now();
-const nodeList = await core.listNode();
-const listNodesMs = performance.now() - t3;
+let streamed = 0;
+let ctl: AbortController | undefined;
+await new Promise<void>((resolve, reject) => {
+  void new Watch(kc)
+    .watch('/api/v1/pods', { sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan', allowWatchBookmarks: true }, (type, obj) => {
+      if (type === 'ADDED') streamed++;
+      else if (type === 'BOOKMARK' && obj?.metadata?.annotations?.['k8s.io/initial-events-end'] === 'true') resolve();
+    }, (err) => (err ? reject(err as Error) : resolve()))
+    .then((c) => (ctl = c), reject);
+});
+ctl?.abort();
+const watchListMs = performance.now() - t3;
 gc?.();
 const end = process.memoryUsage();
+const stats = sim.stats();
 await sim.stop();
 
 console.log(JSON.stringify({
   ...counts,
-  generateMs: Math.round(generateMs),
-  loadMs: Math.round(loadMs),
+  generateAndLoadMs: Math.round(generateAndLoadMs),
   listAllPodsPagedMs: Math.round(listMs),
   listedPods: listed,
   pages,
-  listAllNodesUnpagedMs: Math.round(listNodesMs),
-  listedNodes: nodeList.items.length,
+  watchListAllPodsMs: Math.round(watchListMs),
+  watchListedPods: streamed,
+  bytesSent: { list: mib(stats.bytesByVerbResource['list pods'] ?? 0), watch: mib(stats.bytesByVerbResource['watch pods'] ?? 0) },
   rssAfterLoadMiB: mib(afterLoad.rss),
   heapAfterLoadMiB: mib(afterLoad.heapUsed),
   rssEndMiB: mib(end.rss),

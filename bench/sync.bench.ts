@@ -23,8 +23,9 @@ import { migrations } from '../migrations/node-sync/index.js';
 import { entities } from '../services/node-sync/src/adapters/outbound/node-sync.entities.js';
 import { KubeCache } from '../services/node-sync/src/adapters/outbound/kube-cache.adapter.js';
 import { NodeSyncRepository } from '../services/node-sync/src/adapters/outbound/node-sync.repository.js';
-import { planSync, workloadClassOf } from '../services/node-sync/src/domain/plan-sync.js';
-import { copyFrom } from './support/copy-from.js';
+import { planSync } from '../services/node-sync/src/domain/plan-sync.js';
+import { copyFrom, copyTextFrom } from './support/copy-from.js';
+import { POD_COPY_COLUMNS } from '../services/node-sync/src/adapters/outbound/pod-copy.mapper.js';
 import { NodeSyncService } from '../services/node-sync/src/node-sync.service.js';
 
 const arg = (name: string, dflt: number): number => {
@@ -48,14 +49,14 @@ if (process.argv.includes('--serve-sim')) {
 }
 
 /** copyAndMerge — COPY both row sets into session-local staging tables and merge each with one INSERT … ON CONFLICT. */
-async function copyAndMerge(ds: DataSource, nodeCols: string[], podCols: string[], nodeRows: unknown[][], podRows: unknown[][]): Promise<number> {
+async function copyAndMerge(ds: DataSource, nodeCols: string[], podCols: string[], nodeRows: unknown[][], podLines: string[]): Promise<number> {
   const single = ds.createQueryRunner();
   await single.connect();
   try {
     const one = { createQueryRunner: () => ({ connect: async () => (single as unknown as { databaseConnection: unknown }).databaseConnection, release: async () => undefined }) } as unknown as DataSource;
     await single.query('CREATE TEMP TABLE IF NOT EXISTS nodes_stage (LIKE nodes.nodes INCLUDING DEFAULTS); CREATE TEMP TABLE IF NOT EXISTS pods_stage (LIKE nodes.pods INCLUDING DEFAULTS)');
     await copyFrom(one, 'nodes_stage', nodeCols, nodeRows);
-    await copyFrom(one, 'pods_stage', podCols, podRows);
+    await copyTextFrom(one, 'pods_stage', podCols, podLines);
     const set = (cols: string[], key: string) => cols.filter((c) => c !== key && c !== 'first_seen_at').map((c) => `${c} = EXCLUDED.${c}`).join(', ');
     const n = await single.query(`INSERT INTO nodes.nodes (${nodeCols.join(', ')}) SELECT ${nodeCols.join(', ')} FROM nodes_stage ON CONFLICT (name) DO UPDATE SET ${set(nodeCols, 'name')}`, [], true);
     const p = await single.query(`INSERT INTO nodes.pods (${podCols.join(', ')}) SELECT ${podCols.join(', ')} FROM pods_stage ON CONFLICT (uid) DO UPDATE SET ${set(podCols, 'uid')}`, [], true);
@@ -125,18 +126,15 @@ async function main(): Promise<void> {
   await ds.query('TRUNCATE nodes.nodes, nodes.pods');
   const now = new Date('2026-01-15T12:00:00Z').toISOString();
   const NODE_COLS = ['name', 'uid', 'provider_id', 'instance_id', 'instance_type', 'zone', 'capacity_type', 'node_pool', 'ready', 'unschedulable', 'state', 'taints', 'labels', 'annotations', 'conditions', 'alloc_cpu_milli', 'alloc_memory_bytes', 'alloc_gpu', 'alloc_pods', 'req_cpu_milli', 'req_memory_bytes', 'req_gpu', 'pod_count', 'content_hash', 'resource_version', 'k8s_created_at', 'first_seen_at', 'last_seen_at', 'changed_at'];
-  const POD_COLS = ['uid', 'namespace', 'name', 'node_name', 'phase', 'owner_kind', 'owner_name', 'workload_class', 'qos', 'cpu_milli', 'memory_bytes', 'gpu', 'has_pvc', 'has_local_storage', 'mirror', 'daemonset', 'labels', 'annotations', 'content_hash', 'k8s_created_at', 'first_seen_at', 'changed_at'];
+  const POD_COLS = [...POD_COPY_COLUMNS, 'content_hash', 'first_seen_at', 'changed_at'];
   const t2 = performance.now();
   const nodeRows = plan.nodeWrites.map((w) => {
     const r = w.row;
     return [r.name, r.uid, r.providerId, r.instanceId, r.instanceType, r.zone, r.capacityType, r.nodePool, r.ready, r.unschedulable, r.state, r.taints, r.labels, r.annotations, r.conditions, r.allocatable.cpuMilli, r.allocatable.memoryBytes, r.allocatable.gpu, r.allocatable.pods, r.requested.cpuMilli, r.requested.memoryBytes, r.requested.gpu, r.podCount, w.hash, w.resourceVersion, r.createdAt, now, now, now];
   });
-  const podRows = plan.podWrites.map((p) => {
-    const r = p.row;
-    return [r.uid, r.namespace, r.name, r.nodeName, r.phase, r.ownerKind, r.ownerName, workloadClassOf(r), r.qos, r.requests.cpuMilli, r.requests.memoryBytes, r.gpu, r.hasPvc, r.hasLocalStorage, r.mirror, r.daemonset, r.labels, r.annotations, p.hash, r.createdAt, now, now];
-  });
+  const podLines = plan.podWrites.map((p) => `${p.row}\t${p.hash}\t${now}\t${now}\n`);
   // The staging tables are temporary: load and merge on one session.
-  const copied = await copyAndMerge(ds, NODE_COLS, POD_COLS, nodeRows, podRows);
+  const copied = await copyAndMerge(ds, NODE_COLS, POD_COLS, nodeRows, podLines);
   const baselineMs = performance.now() - t2;
   const totalRows = first.rowsWritten.nodeRows + first.rowsWritten.podRows;
   const ourRate = totalRows / (first.durationMs / 1000);

@@ -20,5 +20,8 @@ run('node-sync: first sync, no-change cycle, COPY + merge baseline', [
   'dist/bench/sync.bench.js',
   ...(quick ? ['--nodes', '500', '--pods', '15000'] : ['--nodes', '5000', '--pods', '150000']),
 ]);
-run('watching services: first sync, no-change cycle and peak memory by fleet size', ['dist/bench/kube-scale.bench.js', '--sizes', quick ? '200,1000' : '1000,5000,20000']);
-run('simulator: 5,000 nodes / 150,000 pods', ['--expose-gc', 'dist/bench/sim-scale.js', ...(quick ? ['500', '30'] : ['5000', '33'])]);
+// The scaling table: resumable per row in bench-results/kube-scale (delete it, or pass --fresh, to measure again).
+run('watching services at 1k to 100k nodes, WatchList and paged LIST', [
+  'dist/bench/kube-scale.bench.js', '--sizes', quick ? '200,1000' : '1000,5000,20000,50000,100000', '--out', quick ? 'bench-results/kube-scale-quick' : 'bench-results/kube-scale',
+]);
+run('simulator: 100,000 nodes / ~1,000,000 pods', ['--expose-gc', '--max-old-space-size=16384', 'dist/bench/sim-scale.js', ...(quick ? ['500', '30'] : ['100000', '10'])]);

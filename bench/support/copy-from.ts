@@ -8,7 +8,15 @@ import type { DataSource } from 'typeorm';
 export async function copyFrom(ds: DataSource, table: string, columns: readonly string[], rows: Iterable<readonly unknown[]>): Promise<number> {
   const csv: string[] = [];
   for (const row of rows) csv.push(row.map(csvField).join(','));
-  const data = Buffer.from(csv.join('\n') + '\n', 'utf8');
+  return copyData(ds, `COPY ${table} (${columns.join(', ')}) FROM STDIN (FORMAT csv)`, Buffer.from(csv.join('\n') + '\n', 'utf8'));
+}
+
+/** copyTextFrom — `COPY <table> (<columns>) FROM STDIN` of lines already in COPY text format. */
+export async function copyTextFrom(ds: DataSource, table: string, columns: readonly string[], lines: Iterable<string>): Promise<number> {
+  return copyData(ds, `COPY ${table} (${columns.join(', ')}) FROM STDIN`, Buffer.from([...lines].join(''), 'utf8'));
+}
+
+async function copyData(ds: DataSource, statement: string, data: Buffer): Promise<number> {
   const runner = ds.createQueryRunner();
   try {
     const client = (await runner.connect()) as { query(q: unknown): unknown };
@@ -17,7 +25,7 @@ export async function copyFrom(ds: DataSource, table: string, columns: readonly 
       let failed: unknown;
       client.query({
         submit(connection: { query(text: string): void }) {
-          connection.query(`COPY ${table} (${columns.join(', ')}) FROM STDIN (FORMAT csv)`);
+          connection.query(statement);
         },
         handleCopyInResponse(connection: { sendCopyFromChunk(b: Buffer): void; endCopyFrom(): void }) {
           connection.sendCopyFromChunk(data);

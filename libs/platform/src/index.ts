@@ -26,6 +26,7 @@ export * from './leader/leader-elector.js';
 export * from './kube/kube-config.js';
 export * from './kube/informer.js';
 export * from './kube/kube-requests.js';
+export * from './kube/interner.js';
 export * from './runtime/runtime.js';
 export * from './runtime/cycle-runner.js';
 export * from './runtime/work-queue.js';

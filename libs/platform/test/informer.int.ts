@@ -41,6 +41,7 @@ describe('Informer against the Kubernetes simulator', () => {
   });
   beforeEach(() => {
     sim.faults.clear();
+    sim.setWatchList('serve');
   });
   afterEach(async () => {
     await informer?.stop();
@@ -48,10 +49,13 @@ describe('Informer against the Kubernetes simulator', () => {
   });
 
   const start = (
-    o: { pageSize?: number; resyncMs?: number; path?: string; requestTimeoutMs?: number; watchTimeoutSeconds?: number; watchIdleGraceMs?: number; staleAfterMs?: number } = {},
+    o: {
+      pageSize?: number; resyncMs?: number; path?: string; requestTimeoutMs?: number; watchTimeoutSeconds?: number; watchIdleGraceMs?: number; staleAfterMs?: number;
+      watchList?: boolean; now?: () => number; kc?: k8s.KubeConfig;
+    } = {},
   ): Informer<LeanNode> => {
     informer = new Informer<LeanNode>({
-      kc: sim.kubeConfig(),
+      kc: o.kc ?? sim.kubeConfig(),
       path: o.path ?? '/api/v1/nodes',
       project: projectNode,
       pageSize: o.pageSize ?? 5,
@@ -62,6 +66,8 @@ describe('Informer against the Kubernetes simulator', () => {
       ...(o.watchTimeoutSeconds ? { watchTimeoutSeconds: o.watchTimeoutSeconds } : {}),
       ...(o.watchIdleGraceMs ? { watchIdleGraceMs: o.watchIdleGraceMs } : {}),
       ...(o.staleAfterMs ? { staleAfterMs: o.staleAfterMs } : {}),
+      ...(o.watchList !== undefined ? { watchList: o.watchList } : {}),
+      ...(o.now ? { now: o.now } : {}),
     });
     informer.start();
     return informer;
@@ -76,7 +82,7 @@ describe('Informer against the Kubernetes simulator', () => {
 
   it('lists in pages, keeps only projected objects and reports synced only after the complete list', async () => {
     sim.load({ nodes: structuredClone(fleet.nodes) });
-    const inf = start({ pageSize: 5 });
+    const inf = start({ pageSize: 5, watchList: false });
     const synced: SyncedInfo[] = [];
     inf.on('synced', (i) => synced.push(i));
     expect(inf.synced).toBe(false);
@@ -85,7 +91,7 @@ describe('Informer against the Kubernetes simulator', () => {
     expect(inf.size).toBe(23);
     expect(inf.stats.pages).toBe(5); // 23 nodes in pages of 5
     expect(inf.stats.lists).toBe(1);
-    expect(synced).toEqual([expect.objectContaining({ full: true, reason: 'initial', added: 23, updated: 0, deleted: 0 })]);
+    expect(synced).toEqual([expect.objectContaining({ full: true, reason: 'initial', via: 'list', added: 23, updated: 0, deleted: 0 })]);
     const first = fleet.nodes[0]!.metadata!.name!;
     expect(Object.keys(inf.get(first)!).sort()).toEqual(['labels', 'name', 'unschedulable', 'zone']);
     expect(inf.resourceVersion).toMatch(/^\d+$/);
@@ -149,9 +155,12 @@ describe('Informer against the Kubernetes simulator', () => {
     expect(inf.stats.lists).toBe(2);
   });
 
-  it('a server-side close re-watches from the last version without a LIST; a dropped watch relists exactly once', async () => {
+  it.each([
+    ['a WatchList', true],
+    ['a paged LIST', false],
+  ])('a server-side close re-watches from the last version without a list; a dropped watch relists exactly once (%s)', async (_, watchList) => {
     await resetNodes(['d-1']);
-    const inf = start();
+    const inf = start({ watchList });
     await inf.waitForSync(10_000);
     await waitFor(() => sim.stats().openWatches['nodes'] === 1, 'a watch');
     const before = lists();
@@ -159,10 +168,12 @@ describe('Informer against the Kubernetes simulator', () => {
     sim.api.endWatches(NODES); // a clean end, as after timeoutSeconds
     await waitFor(() => inf.stats.watches >= 2 && sim.stats().openWatches['nodes'] === 1, 'the re-watch');
     expect(lists()).toBe(before);
+    expect(inf.stats.lists).toBe(1);
 
     sim.dropWatches(); // the connection breaks mid-stream
     await waitFor(() => inf.stats.lists === 2 && sim.stats().openWatches['nodes'] === 1, 'one relist and a new watch');
-    expect(lists()).toBe(before + 1);
+    expect(lists()).toBe(before + (watchList ? 0 : 1));
+    expect(inf.stats.watchLists).toBe(watchList ? 2 : 0);
     await core.createNode({ body: aNode('d-2') });
     await waitFor(() => inf.get('d-2'), 'd-2 seen on the new watch');
     expect(inf.stats.relists410).toBe(0);
@@ -174,7 +185,7 @@ describe('Informer against the Kubernetes simulator', () => {
     const inf = start();
     await waitFor(() => inf.stats.errors >= 3, 'failed lists');
     expect(inf.synced).toBe(false);
-    expect(inf.health()).toEqual({ ok: false, detail: expect.stringMatching(/waiting for the first list \(last error: LIST \/api\/v1\/nodes: HTTP 500/) });
+    expect(inf.health()).toEqual({ ok: false, detail: expect.stringMatching(/waiting for the first list \(last error: (LIST|WATCH) \/api\/v1\/nodes: HTTP 500/) });
     sim.faults.clear();
     await inf.waitForSync(10_000);
     expect(inf.list().map((n) => n.name)).toEqual(['e-1']);
@@ -201,7 +212,7 @@ describe('Informer against the Kubernetes simulator', () => {
   it('a LIST that stalls is abandoned after its timeout and retried', async () => {
     await resetNodes(['h-1']);
     sim.faults.set({ hangRequests: 1, hangVerb: 'list' });
-    const inf = start({ requestTimeoutMs: 300 });
+    const inf = start({ requestTimeoutMs: 300, watchList: false });
     await inf.waitForSync(10_000);
     expect(inf.stats.listTimeouts).toBe(1);
     expect(sim.stats().hung).toBe(1);
@@ -262,7 +273,7 @@ describe('Informer against the Kubernetes simulator', () => {
       contexts: [{ name: 'c', cluster: 'p', user: 'u' }],
       currentContext: 'c',
     });
-    informer = new Informer<LeanNode>({ kc, path: '/api/v1/nodes', project: projectNode, pageSize: 5 });
+    informer = new Informer<LeanNode>({ kc, path: '/api/v1/nodes', project: projectNode, pageSize: 5, watchList: false });
     const stopList = informer;
     stopList.start();
     try {
@@ -275,5 +286,100 @@ describe('Informer against the Kubernetes simulator', () => {
       proxy.closeAllConnections();
       await new Promise<void>((r) => proxy.close(() => r()));
     }
+  });
+
+  describe('streaming initial lists (WatchList)', () => {
+    const watchRequests = (): number => sim.stats().byVerbResource['watch nodes'] ?? 0;
+
+    it('lists by one watch: the initial events, the initial-events-end bookmark, then the same connection watches', async () => {
+      await resetNodes(['w-1', 'w-2', 'w-3']);
+      const synced: SyncedInfo[] = [];
+      const listsBefore = lists();
+      const watchesBefore = watchRequests();
+      const inf = start();
+      inf.on('synced', (i) => synced.push(i));
+      await inf.waitForSync(10_000);
+
+      expect(inf.list().map((n) => n.name).sort()).toEqual(['w-1', 'w-2', 'w-3']);
+      expect(synced).toEqual([expect.objectContaining({ reason: 'initial', via: 'watch-list', added: 3, updated: 0, deleted: 0 })]);
+      // The list's version is the bookmark's: the store's version when the state was taken, not an object's.
+      expect(Number(inf.resourceVersion)).toBeGreaterThanOrEqual(Math.max(...sim.objects('nodes').map((n) => Number(n.metadata.resourceVersion))));
+      await core.createNode({ body: aNode('w-4') });
+      await waitFor(() => inf.get('w-4'), 'w-4 seen on the same connection');
+      expect(inf.stats).toEqual(expect.objectContaining({ lists: 1, pages: 0, watches: 1, watchLists: 1, watchListFallbacks: 0 }));
+      expect(lists() - listsBefore).toBe(0);
+      expect(watchRequests() - watchesBefore).toBe(1);
+    });
+
+    it('a relist after a failed watch is a WatchList from the last version seen, and deletes what is gone', async () => {
+      await resetNodes(['z-1', 'z-2']);
+      const listsBefore = lists();
+      const inf = start();
+      await inf.waitForSync(10_000);
+      await waitFor(() => sim.stats().openWatches['nodes'] === 1, 'a watch');
+      const synced: SyncedInfo[] = [];
+      inf.on('synced', (i) => synced.push(i));
+      sim.faults.set({ rate500: 1 });
+      sim.dropWatches();
+      await waitFor(() => inf.stats.errors >= 1, 'a failed re-watch');
+      sim.scenario.deleteNode('z-2');
+      sim.scenario.compact(); // the failed watch's version is gone: the relist's NotOlderThan still holds
+      sim.faults.clear();
+
+      await waitFor(() => synced.length === 1, 'the relist');
+      expect(synced[0]).toEqual(expect.objectContaining({ via: 'watch-list', reason: 'error', deleted: 1 }));
+      expect(inf.list().map((n) => n.name)).toEqual(['z-1']);
+      expect(lists() - listsBefore).toBe(0);
+    });
+
+    it('falls back to the paged LIST, for good, when the server refuses the parameters (422)', async () => {
+      await resetNodes(['f-1', 'f-2']);
+      sim.setWatchList('refuse');
+      const synced: SyncedInfo[] = [];
+      const inf = start({ pageSize: 1 });
+      inf.on('synced', (i) => synced.push(i));
+      await inf.waitForSync(10_000);
+      expect(synced).toEqual([expect.objectContaining({ via: 'list', added: 2 })]);
+      expect(inf.stats).toEqual(expect.objectContaining({ watchLists: 1, watchListFallbacks: 1, pages: 2, errors: 0 }));
+
+      await waitFor(() => sim.stats().openWatches['nodes'] === 1, 'a watch');
+      sim.dropWatches(); // a failed watch relists by LIST, without asking for a WatchList again
+      await waitFor(() => inf.stats.lists === 2, 'the relist');
+      expect(inf.stats.watchLists).toBe(1);
+      expect(inf.stats.pages).toBe(4);
+      expect(inf.health().ok).toBe(true);
+    });
+
+    it('falls back when the server ignores the parameters and bookmarks without the initial-events-end annotation', async () => {
+      await resetNodes(['i-1']);
+      sim.setWatchList('ignore'); // legacy semantics: the state as ADDED, then ordinary bookmarks (every 200 ms here)
+      const inf = start();
+      await inf.waitForSync(10_000);
+      expect(inf.stats).toEqual(expect.objectContaining({ watchLists: 1, watchListFallbacks: 1, lists: 1 }));
+      expect(inf.stats.pages).toBeGreaterThanOrEqual(1);
+      expect(inf.list().map((n) => n.name)).toEqual(['i-1']);
+    });
+
+    it('falls back when no initial-events-end bookmark comes within the bound, measured on the injected clock', async () => {
+      // A server that sends no bookmark at all: the wait is bounded on the informer's clock, which only the test moves.
+      const quiet = await startKubeSim({ bookmarkIntervalMs: 3_600_000, watchList: 'ignore', kubelet: false });
+      try {
+        quiet.load({ nodes: [aNode('q-1'), aNode('q-2')] });
+        let t = 0;
+        const inf = start({ kc: quiet.kubeConfig(), now: () => t });
+        await waitFor(() => inf.size === 2, 'the initial events');
+        expect(inf.synced).toBe(false);
+        expect(inf.stats.watchListFallbacks).toBe(0);
+
+        t += 30_001;
+        await inf.waitForSync(10_000);
+        expect(inf.stats).toEqual(expect.objectContaining({ watchLists: 1, watchListFallbacks: 1, lists: 1 }));
+        expect(quiet.stats().byVerbResource['list nodes']).toBeGreaterThanOrEqual(1);
+      } finally {
+        await informer?.stop();
+        informer = undefined;
+        await quiet.stop();
+      }
+    });
   });
 });

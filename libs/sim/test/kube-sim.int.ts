@@ -144,6 +144,92 @@ describe('Kubernetes API simulator with the real client', () => {
     expect(events).toEqual([{ type: 'ERROR', code: 410 }]);
   });
 
+  describe('WatchList (sendInitialEvents), as kube-apiserver 1.34 serves it', () => {
+    const WATCH_LIST = { sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan', allowWatchBookmarks: true };
+    /** watchUntil — the client's stock Watch with `params`, its events as `TYPE name rv [annotation]`, until `done` holds. */
+    const watchUntil = async (params: Record<string, string | number | boolean | undefined>, done: (events: string[]) => boolean): Promise<string[]> => {
+      const events: string[] = [];
+      let ctl: AbortController | undefined;
+      await new Promise<void>((resolve, reject) => {
+        void new Watch(sim.kubeConfig())
+          .watch('/api/v1/nodes', params, (type, obj) => {
+            const end = obj.metadata?.annotations?.['k8s.io/initial-events-end'];
+            events.push([type, obj.metadata?.name, obj.metadata?.resourceVersion, end ? `initial-events-end=${end}` : undefined].filter((x) => x).join(' '));
+            if (done(events)) resolve();
+          }, (err) => (err ? reject(err as Error) : resolve()))
+          .then((c) => (ctl = c), reject);
+      });
+      ctl?.abort();
+      return events;
+    };
+
+    it('sends the state as ADDED events, then the bookmark annotated initial-events-end at the state\'s version, then the changes', async () => {
+      const names = (await core.listNode()).items.map((n) => n.metadata!.name!);
+      const state = (await core.listNode()).metadata!.resourceVersion!;
+      let created = false;
+      const events = await watchUntil(WATCH_LIST, (evs) => {
+        if (!created && evs.some((e) => e.includes('initial-events-end'))) {
+          created = true;
+          void core.createNode({ body: aNode('wl-1') });
+        }
+        return evs.some((e) => e.startsWith('ADDED wl-1'));
+      });
+      const initial = events.slice(0, names.length);
+      expect(initial.map((e) => e.split(' ').slice(0, 2).join(' '))).toEqual(names.map((n) => `ADDED ${n}`));
+      expect(events[names.length]).toBe(`BOOKMARK ${state} initial-events-end=true`);
+      expect(events.at(-1)).toMatch(/^ADDED wl-1 \d+$/);
+      await core.deleteNode({ name: 'wl-1' });
+    });
+
+    it('ordinary bookmarks carry no initial-events-end annotation', async () => {
+      const events = await watchUntil({ allowWatchBookmarks: true, resourceVersion: (await core.listNode()).metadata!.resourceVersion }, (evs) => evs.some((e) => e.startsWith('BOOKMARK')));
+      expect(events.find((e) => e.startsWith('BOOKMARK'))).not.toContain('initial-events-end');
+    });
+
+    it.each([
+      ['sendInitialEvents without resourceVersionMatch', { watch: 'true', sendInitialEvents: 'true' }, 'resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan'],
+      ['resourceVersionMatch on a watch without sendInitialEvents', { watch: 'true', resourceVersionMatch: 'NotOlderThan' }, 'resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided'],
+      ['sendInitialEvents on a list', { sendInitialEvents: 'true' }, 'sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list'],
+    ])('refuses %s with 422 Invalid', async (_, params, message) => {
+      const res = await fetch(`${sim.url}/api/v1/nodes?${new URLSearchParams(params as Record<string, string>)}`);
+      expect(res.status).toBe(422);
+      expect(await res.json()).toEqual(expect.objectContaining({ reason: 'Invalid', message: `ListOptions.meta.k8s.io "" is invalid: ${message}` }));
+    });
+
+    it('refuses a version it has not reached with 504 Too large resource version', async () => {
+      const ahead = Number((await core.listNode()).metadata!.resourceVersion) + 1000;
+      const res = await fetch(`${sim.url}/api/v1/nodes?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&resourceVersion=${ahead}`);
+      expect(res.status).toBe(504);
+      expect(((await res.json()) as { message: string }).message).toMatch(/^Too large resource version: \d+, current: \d+$/);
+    });
+
+    it('told to refuse WatchList, answers as a server without the feature: 422, and plain watches still work', async () => {
+      sim.setWatchList('refuse');
+      try {
+        const res = await fetch(`${sim.url}/api/v1/nodes?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true`);
+        expect(res.status).toBe(422);
+        expect(((await res.json()) as { message: string }).message).toBe('ListOptions.meta.k8s.io "" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled');
+        const names = (await core.listNode()).items.map((n) => n.metadata!.name!);
+        const events = await watchUntil({}, (evs) => evs.length === names.length);
+        expect(events.map((e) => e.split(' ')[0])).toEqual(names.map(() => 'ADDED'));
+      } finally {
+        sim.setWatchList('serve');
+      }
+    });
+
+    it('told to ignore the parameters, answers a legacy watch: the state as ADDED and no initial-events-end bookmark', async () => {
+      sim.setWatchList('ignore');
+      try {
+        const names = (await core.listNode()).items.map((n) => n.metadata!.name!);
+        const events = await watchUntil(WATCH_LIST, (evs) => evs.some((e) => e.startsWith('BOOKMARK')));
+        expect(events.slice(0, names.length).map((e) => e.split(' ')[1])).toEqual(names);
+        expect(events.join('\n')).not.toContain('initial-events-end');
+      } finally {
+        sim.setWatchList('serve');
+      }
+    });
+  });
+
   it('ends a watch at timeoutSeconds', async () => {
     const started = Date.now();
     await new Promise<void>((resolve) => {

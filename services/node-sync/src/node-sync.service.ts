@@ -139,7 +139,7 @@ export class NodeSyncService {
       const s = stored.nodes.get(name);
       if (s) stored.nodes.set(name, { ...s, deleted: true, state: 'Deleted' });
     }
-    for (const p of plan.podWrites) stored.pods.set(p.row.uid, p.hash);
+    for (const p of plan.podWrites) stored.pods.set(p.uid, p.hash);
     for (const uid of plan.podRemovals) stored.pods.delete(uid);
   }
 

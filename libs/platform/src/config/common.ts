@@ -17,6 +17,8 @@ export const commonShape = {
   KUBE_REQUEST_TIMEOUT_SECONDS: env.number({ dflt: 60, min: 1, max: 600 }),
   /** Readiness turns false when the Kubernetes API could not be listed or watched for this long. */
   KUBE_API_STALE_SECONDS: env.number({ dflt: 60, min: 1, max: 3600 }),
+  /** Informers list by a streaming WatchList (`sendInitialEvents`), falling back to paged LIST on servers without it. */
+  KUBE_WATCH_LIST: env.bool(true),
 } satisfies EnvShape;
 
 export const COMMON_SECRETS = ['AUTH_JWT_ACCESS_SECRET'] as const;

@@ -1,135 +1,27 @@
-// Longer than 500 lines because Informer is one state machine — paged list, watch, resync, backoff, staleness and
-// health — whose steps share its private state; the option and health types around it are what is small.
-import type * as k8s from '@kubernetes/client-node';
-import fetch from 'node-fetch';
-import type { JsonLogger } from '../logging/logger.js';
-import type { Metrics } from '../health/metrics.js';
 import { kubeRequestCounter, resourceOfPath, type KubeRequestCounter } from './kube-requests.js';
+import { apiRequest, get, readLines } from './informer-http.js';
+import { InformerCache, type ListProgress } from './informer-cache.js';
+import { GoneError, HttpError, type InformerHealth, type InformerOptions, type InformerStats, type SyncedInfo, type WatchEnd } from './informer.types.js';
 
-export interface InformerOptions<T> {
-  kc: k8s.KubeConfig;
-  /** Collection path: '/api/v1/nodes', '/api/v1/pods', '/apis/policy/v1/poddisruptionbudgets'. */
-  path: string;
-  /** Keeps only the fields the caller needs: the raw object is dropped as soon as it is projected. */
-  project: (obj: any) => T;
-  /** Cache key of a raw object; default `namespace/name`, or `name` for cluster-scoped objects. */
-  key?: (obj: any) => string;
-  /** LIST page size (limit/continue). Default 500. */
-  pageSize?: number;
-  /**
-   * Every this many ms the cached objects are replayed to the `update` handlers (old === new) and `resync` fires —
-   * client-go's resync: it makes NO request. 0 or unset: never.
-   */
-  resyncMs?: number;
-  /** Back-off after a failed request: doubles from `initialMs` up to `maxMs` (defaults 250 ms, 30 s), each × a random 0.5–1.5. */
-  backoff?: { initialMs?: number; maxMs?: number };
-  /** Server-side watch timeout asked for (`timeoutSeconds`); a watch idle longer than this plus `watchIdleGraceMs` is dropped and resumed. Default 300 s. */
-  watchTimeoutSeconds?: number;
-  /** How long past its timeout a silent watch is kept before it is dropped. Default 30 s. */
-  watchIdleGraceMs?: number;
-  /** Each LIST page (and the opening of a watch) is abandoned after this long. Default 60 s. */
-  requestTimeoutMs?: number;
-  /** Readiness turns false when the API server could not be listed or watched for this long. Default 60 s. */
-  staleAfterMs?: number;
-  /**
-   * The first page of a list asks `resourceVersion=0` (any version the API server's watch cache holds, no etcd read),
-   * and a relist after a failed watch asks for at least the last version seen; a relist after 410 reads the latest
-   * (`resourceVersion` unset). Default true.
-   */
-  listFromWatchCache?: boolean;
-  logger?: JsonLogger;
-  name?: string;
-  /** LIST/WATCH requests are counted in `nodes_manager_kube_requests_total` (and failures in `…_kube_api_errors_total`). */
-  metrics?: { metrics: Metrics; service: string };
-  /**
-   * Time source for back-off, staleness and durations, in milliseconds (default `performance.now`, monotonic: only
-   * differences are used); random source for jitter (default Math.random).
-   */
-  now?: () => number;
-  random?: () => number;
-}
+export * from './informer.types.js';
 
-/** SyncedInfo — after every complete (re)list: `full` is always true (the cache was reconciled against a LIST). */
-export interface SyncedInfo {
-  full: boolean;
-  reason: 'initial' | 'gone' | 'error';
-  added: number;
-  updated: number;
-  deleted: number;
-  durationMs: number;
-}
-
-export interface InformerStats {
-  /** Complete lists (every page) applied to the cache. */
-  lists: number;
-  /** LIST requests (pages) made. */
-  pages: number;
-  /** WATCH requests opened. */
-  watches: number;
-  /** Relists caused by 410 Gone (an expired watch version or continue token). */
-  relists410: number;
-  /** Failed LIST or WATCH requests and dropped watch connections. */
-  errors: number;
-  /** Watches dropped by us because they were idle past their timeout. */
-  idleDrops: number;
-  /** LIST pages abandoned after `requestTimeoutMs`. */
-  listTimeouts: number;
-  /** Periodic resyncs (cache replays). */
-  resyncs: number;
-}
-
-/** InformerHealth — readiness of one informer, with the reason in words. */
-export interface InformerHealth {
-  ok: boolean;
-  detail: string;
-}
-
-type ChangeListener<T> = (obj: T, old?: T) => void;
+/** INITIAL_EVENTS_END — the annotation of the bookmark that ends a WatchList's initial events (KEP-3157). */
+export const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
 
 const defaultKey = (obj: any): string =>
   obj?.metadata?.namespace ? `${obj.metadata.namespace}/${obj.metadata.name}` : String(obj?.metadata?.name);
 
-class GoneError extends Error {}
-
-class HttpError extends Error {
-  constructor(
-    readonly statusCode: number | string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-/** A watch ends one of three ways: cleanly (server timeout, or we ended it), with 410, or with a failure. */
-type WatchEnd = { kind: 'clean'; delivered: number } | { kind: 'gone' } | { kind: 'failed'; err: Error };
-
 /**
  * Informer — a list+watch cache of one Kubernetes collection that keeps only projected objects, with client-go's
- * reflector semantics (docs/kubernetes.md):
- *
- * - LIST once at start, paged (`limit`/`continue`), each page projected and dropped as it arrives, so memory is the
- *   cache plus one page; the first page may be served from the API server's watch cache (`resourceVersion=0`).
- * - WATCH from the list's resourceVersion with bookmarks and `timeoutSeconds`; a clean close re-watches from the last
- *   version seen (no LIST). A watch silent for longer than its timeout (plus a grace) is dropped and resumed.
- * - Relist only on 410 Gone (an `ERROR` event, an HTTP 410, an expired continue token) or a failed watch, the latter
- *   after a capped, jittered exponential back-off.
- * - The periodic resync replays the cache to the handlers and makes no request.
- * - Every request is bounded: a LIST page, and the opening of a watch, are abandoned after `requestTimeoutMs`.
- * - `synced` is false until the first complete list; `health()` is also not ok while the API server has not answered
- *   a LIST or WATCH for `staleAfterMs`.
+ * reflector semantics (docs/kubernetes.md): list once — a WatchList (`sendInitialEvents`: the state as ADDED events up
+ * to the bookmark annotated `k8s.io/initial-events-end`, then the watch goes on on the same connection), or paged
+ * LIST when the server does not support it — each event or page projected and dropped as it arrives; watch from the
+ * list's version with bookmarks, re-watching after a clean close without a LIST; relist only on 410 Gone or a failed
+ * watch (after a capped, jittered back-off); resync replays the cache with no request; every request bounded;
+ * `synced` after the first complete list, `health()` not ok while the API server has not answered for `staleAfterMs`.
  */
 export class Informer<T> {
-  private readonly cache = new Map<string, T>();
-  /** The resourceVersion of each cached object: a relist reports an update only when it changed. */
-  private readonly versions = new Map<string, string>();
-  private readonly keyOf: (obj: any) => string;
-  private readonly listeners = {
-    add: [] as ChangeListener<T>[],
-    update: [] as ChangeListener<T>[],
-    delete: [] as ChangeListener<T>[],
-    synced: [] as ((info: SyncedInfo) => void)[],
-    resync: [] as (() => void)[],
-  };
+  private readonly cache: InformerCache<T>;
   private rv?: string;
   private hasSynced = false;
   private stopped = true;
@@ -148,15 +40,22 @@ export class Informer<T> {
   private lastError?: string;
   /** The next list must not come from the watch cache (the last one answered 410). */
   private listLatest = false;
+  /** Lists are WatchLists until the server shows it does not support them. */
+  private useWatchList: boolean;
 
-  readonly stats: InformerStats = { lists: 0, pages: 0, watches: 0, relists410: 0, errors: 0, idleDrops: 0, listTimeouts: 0, resyncs: 0 };
+  readonly stats: InformerStats = {
+    lists: 0, pages: 0, watches: 0, watchLists: 0, watchListFallbacks: 0, relists410: 0, errors: 0, idleDrops: 0, listTimeouts: 0, resyncs: 0, bytes: 0,
+  };
 
   constructor(private readonly opts: InformerOptions<T>) {
-    this.keyOf = opts.key ?? defaultKey;
+    this.cache = new InformerCache(opts.project, opts.key ?? defaultKey, opts.versionOf, (event, err) =>
+      this.opts.logger?.error('informer listener failed', { informer: this.label, event, err: err.message }),
+    );
     this.label = opts.name ?? opts.path;
     this.resource = resourceOfPath(opts.path);
     this.now = opts.now ?? (() => performance.now());
     this.random = opts.random ?? Math.random;
+    this.useWatchList = opts.watchList ?? true;
     if (opts.metrics) this.requests = kubeRequestCounter(opts.metrics.metrics, opts.metrics.service);
   }
 
@@ -219,7 +118,6 @@ export class Informer<T> {
   list(): T[] {
     return [...this.cache.values()];
   }
-
   /** values — the cached objects without copying them into an array. */
   values(): IterableIterator<T> {
     return this.cache.values();
@@ -228,11 +126,9 @@ export class Informer<T> {
   get(key: string): T | undefined {
     return this.cache.get(key);
   }
-
   get size(): number {
     return this.cache.size;
   }
-
   get resourceVersion(): string | undefined {
     return this.rv;
   }
@@ -241,27 +137,14 @@ export class Informer<T> {
   on(event: 'synced', fn: (info: SyncedInfo) => void): void;
   on(event: 'resync', fn: () => void): void;
   on(event: 'add' | 'update' | 'delete' | 'synced' | 'resync', fn: (...args: any[]) => void): void {
-    (this.listeners[event] as ((...args: any[]) => void)[]).push(fn);
+    (this.cache.listeners[event] as ((...args: any[]) => void)[]).push(fn);
   }
 
   /** resync — replay every cached object to the `update` handlers (old === new), then `resync`. No request. */
   resync(): void {
     if (this.stopped || !this.hasSynced) return;
     this.stats.resyncs++;
-    for (const obj of this.cache.values()) this.emit('update', obj, obj);
-    for (const fn of this.listeners.resync) this.call('resync', fn);
-  }
-
-  private emit(event: 'add' | 'update' | 'delete', obj: T, old?: T): void {
-    for (const fn of this.listeners[event]) this.call(event, () => fn(obj, old));
-  }
-
-  private call(event: string, fn: () => void): void {
-    try {
-      fn();
-    } catch (err) {
-      this.opts.logger?.error('informer listener failed', { informer: this.label, event, err: (err as Error).message });
-    }
+    this.cache.replay();
   }
 
   private backoffMs(attempt: number): number {
@@ -276,7 +159,7 @@ export class Informer<T> {
     let failures = 0;
     let needList: SyncedInfo['reason'] | undefined = 'initial';
     while (!this.stopped) {
-      if (needList !== undefined) {
+      if (needList !== undefined && !this.useWatchList) {
         try {
           await this.relist(needList);
           needList = undefined;
@@ -296,20 +179,33 @@ export class Informer<T> {
         }
       }
       const opened = this.now();
-      const end = await this.watchOnce();
+      const end = await this.watchOnce(needList);
       if (this.stopped) break;
+      if (end.kind === 'unsupported') {
+        // An older server: the paged LIST takes over for good (client-go's fall-back), without a back-off.
+        this.useWatchList = false;
+        this.stats.watchListFallbacks++;
+        this.opts.logger?.info('the API server does not support WatchList; listing in pages', { informer: this.label, why: end.why });
+        continue;
+      }
+      if (end.listed) needList = undefined;
       if (end.kind === 'clean') {
-        // A watch that closes at once with nothing in it is not progress: do not spin on it.
-        if (end.delivered === 0 && this.now() - opened < 1000) await this.sleep(this.backoffMs(failures++));
-        else failures = 0;
+        if (needList !== undefined) {
+          this.failed('watch', new Error(`WATCH ${this.opts.path}: closed before its initial-events-end bookmark`));
+          await this.sleep(this.backoffMs(failures++));
+        } else if (end.delivered === 0 && this.now() - opened < 1000) {
+          // A watch that closes at once with nothing in it is not progress: do not spin on it.
+          await this.sleep(this.backoffMs(failures++));
+        } else failures = 0;
       } else if (end.kind === 'gone') {
         this.stats.relists410++;
+        this.listLatest = true;
         this.opts.logger?.info('informer relisting after 410 Gone', { informer: this.label });
         needList = 'gone';
       } else {
         this.failed('watch', end.err);
         await this.sleep(this.backoffMs(failures++));
-        needList = 'error';
+        needList ??= 'error';
       }
     }
   }
@@ -342,18 +238,29 @@ export class Informer<T> {
     });
   }
 
+  /** finishList — a complete list: delete what it did not contain, take its version, report synced. */
+  private finishList(progress: ListProgress, listRv: string | undefined, via: SyncedInfo['via']): void {
+    this.listLatest = false;
+    const deleted = this.cache.finishList(progress);
+    this.rv = listRv;
+    this.stats.lists++;
+    const first = !this.hasSynced;
+    this.hasSynced = true;
+    if (first) for (const w of this.syncWaiters.splice(0)) w.resolve();
+    const { reason, added, updated } = progress;
+    const info: SyncedInfo = { full: true, reason, via, added, updated, deleted, durationMs: Math.round(this.now() - progress.started) };
+    this.opts.logger?.debug('informer listed', { informer: this.label, size: this.cache.size, pages: this.stats.pages, ...info });
+    for (const fn of this.cache.listeners.synced) this.cache.call('synced', () => fn(info));
+  }
+
   /**
-   * relist — pages through the collection, applying each page to the cache as it arrives (add / update when its
-   * resourceVersion changed), then deletes what the list did not contain. A 410 on a continue token restarts it
-   * from the latest version.
+   * relist — pages through the collection, applying each page to the cache as it arrives, then deletes what the
+   * list did not contain. A 410 on a continue token restarts it from the latest version.
    */
   private async relist(reason: SyncedInfo['reason']): Promise<void> {
-    const started = this.now();
     const limit = this.opts.pageSize ?? 500;
     for (;;) {
-      const seen = new Set<string>();
-      let added = 0;
-      let updated = 0;
+      const progress = this.cache.startList(reason, this.now());
       let cont: string | undefined;
       let listRv: string | undefined;
       const fromCache = this.opts.listFromWatchCache !== false && !this.listLatest;
@@ -366,24 +273,7 @@ export class Informer<T> {
           listRv = page.metadata?.resourceVersion ?? listRv;
           cont = page.metadata?.continue || undefined;
           const items: any[] = page.items ?? [];
-          for (let i = 0; i < items.length; i++) {
-            const raw = items[i];
-            const key = this.keyOf(raw);
-            seen.add(key);
-            const version = raw?.metadata?.resourceVersion as string | undefined;
-            const old = this.cache.get(key);
-            if (old !== undefined && version !== undefined && this.versions.get(key) === version) continue;
-            const obj = this.opts.project(raw);
-            this.cache.set(key, obj);
-            if (version !== undefined) this.versions.set(key, version);
-            if (old === undefined) {
-              added++;
-              this.emit('add', obj);
-            } else {
-              updated++;
-              this.emit('update', obj, old);
-            }
-          }
+          for (let i = 0; i < items.length; i++) this.cache.listed(progress, items[i]);
           if (this.stopped) return;
         } while (cont);
       } catch (err) {
@@ -396,39 +286,14 @@ export class Informer<T> {
         }
         throw err;
       }
-      this.listLatest = false;
-      let deleted = 0;
-      for (const [key, obj] of this.cache) {
-        if (seen.has(key)) continue;
-        this.cache.delete(key);
-        this.versions.delete(key);
-        deleted++;
-        this.emit('delete', obj);
-      }
-      this.rv = listRv;
-      this.stats.lists++;
-      const first = !this.hasSynced;
-      this.hasSynced = true;
-      if (first) for (const w of this.syncWaiters.splice(0)) w.resolve();
-      const info: SyncedInfo = { full: true, reason, added, updated, deleted, durationMs: Math.round(this.now() - started) };
-      this.opts.logger?.debug('informer listed', { informer: this.label, size: this.cache.size, pages: this.stats.pages, ...info });
-      for (const fn of this.listeners.synced) this.call('synced', () => fn(info));
+      this.finishList(progress, listRv, 'list');
       return;
     }
   }
 
-  private async url(params: Record<string, string | undefined>): Promise<{ url: URL; init: object }> {
-    const cluster = this.opts.kc.getCurrentCluster();
-    if (!cluster) throw new Error('no current cluster in the kubeconfig');
-    const url = new URL(cluster.server + this.opts.path);
-    for (const [k, v] of Object.entries(params)) if (v !== undefined) url.searchParams.set(k, v);
-    const init = await this.opts.kc.applyToFetchOptions({});
-    return { url, init: init as object };
-  }
-
   /** getPage — one LIST page, abandoned (and counted as a timeout) after `requestTimeoutMs`. */
   private async getPage(limit: number, cont: string | undefined, resourceVersion: string | undefined): Promise<any> {
-    const { url, init } = await this.url({
+    const { url, init } = await apiRequest(this.opts.kc, this.opts.path, {
       limit: String(limit),
       continue: cont,
       resourceVersion,
@@ -444,8 +309,9 @@ export class Informer<T> {
       abort.abort();
     }, timeoutMs);
     try {
-      const res = await fetch(url, { ...init, method: 'GET', signal: abort.signal as any } as any);
+      const res = await get(url, init, abort.signal);
       const text = await res.text();
+      this.stats.bytes += Buffer.byteLength(text);
       this.requests?.inc('list', this.resource, res.status);
       if (res.status === 200 || res.status === 410) this.answered();
       if (res.status === 410) throw new GoneError(`LIST ${this.opts.path}: 410 Gone`);
@@ -467,98 +333,131 @@ export class Informer<T> {
   }
 
   /**
-   * watchOnce — one WATCH from the current version, until the server closes it (clean), we drop it (clean: idle past
-   * its timeout, or stopping), it answers 410 (gone) or fails (a refused, broken or timed-out connection, an HTTP
-   * error, an ERROR event other than 410).
+   * watchOnce — one WATCH from the current version, or — with `listing` — a WatchList (the collection's state first,
+   * then the watch on the same connection; resourceVersion unset for a consistent read, or at least the last version
+   * seen after a failed watch). It runs until the server closes it (clean), we drop it (clean: idle past its
+   * timeout, or stopping), it answers 410 (gone), it fails (a refused, broken or timed-out connection, an HTTP
+   * error, an ERROR event other than 410), or — a WatchList — the server refuses the parameters (400/422), sends a
+   * bookmark without the initial-events-end annotation before it, or none within `initialEventsTimeoutMs` of
+   * silence (unsupported).
    */
-  private async watchOnce(): Promise<WatchEnd> {
+  private async watchOnce(listing?: SyncedInfo['reason']): Promise<WatchEnd> {
     const timeoutSeconds = this.opts.watchTimeoutSeconds ?? 300;
     const openTimeoutMs = this.opts.requestTimeoutMs ?? 60_000;
     const idleMs = timeoutSeconds * 1000 + (this.opts.watchIdleGraceMs ?? 30_000);
+    const initialMs = this.opts.initialEventsTimeoutMs ?? 30_000;
     this.stats.watches++;
-    const { url, init } = await this.url({ watch: 'true', resourceVersion: this.rv, allowWatchBookmarks: 'true', timeoutSeconds: String(timeoutSeconds) });
+    if (listing) this.stats.watchLists++;
+    const askRv = listing ? (this.listLatest ? undefined : this.rv) : this.rv;
+    const { url, init } = await apiRequest(this.opts.kc, this.opts.path, {
+      watch: 'true',
+      resourceVersion: askRv,
+      allowWatchBookmarks: 'true',
+      ...(listing ? { sendInitialEvents: 'true', resourceVersionMatch: 'NotOlderThan' } : {}),
+      timeoutSeconds: String(timeoutSeconds),
+    });
     const abort = new AbortController();
     this.current = abort;
     if (this.stopped) abort.abort();
-    let why: 'open-timeout' | 'idle' | undefined;
+    let why: 'open-timeout' | 'idle' | 'no-initial-events-end' | undefined;
     let delivered = 0;
+    let progress = listing ? this.cache.startList(listing, this.now()) : undefined;
     let lastActivity = this.now();
     const openTimer = setTimeout(() => {
       why = 'open-timeout';
       abort.abort();
     }, openTimeoutMs);
     const idleTimer = setInterval(() => {
-      if (this.now() - lastActivity > idleMs) {
-        why = 'idle';
-        abort.abort();
-      }
-    }, Math.max(50, Math.min(5000, idleMs / 4)));
+      const silent = this.now() - lastActivity;
+      if (progress && silent > initialMs) why = 'no-initial-events-end';
+      else if (silent > idleMs) why = 'idle';
+      else return;
+      abort.abort();
+    }, Math.max(50, Math.min(1000, Math.min(idleMs, initialMs) / 4)));
     idleTimer.unref();
+    const listed = () => listing !== undefined && progress === undefined;
     try {
-      const res = await fetch(url, { ...init, method: 'GET', signal: abort.signal as any } as any);
+      const res = await get(url, init, abort.signal);
       clearTimeout(openTimer);
       this.requests?.inc('watch', this.resource, res.status);
-      if (res.status === 410) return { kind: 'gone' };
+      if (res.status === 410) return { kind: 'gone', listed: false };
       if (res.status !== 200) {
         const text = await res.text().catch(() => '');
-        return { kind: 'failed', err: new HttpError(res.status, `WATCH ${this.opts.path}: HTTP ${res.status} ${text.slice(0, 200)}`) };
+        if (listing && (res.status === 422 || res.status === 400)) return { kind: 'unsupported', why: `HTTP ${res.status} ${text.slice(0, 200)}` };
+        return { kind: 'failed', listed: false, err: new HttpError(res.status, `WATCH ${this.opts.path}: HTTP ${res.status} ${text.slice(0, 200)}`) };
       }
       this.answered();
       lastActivity = this.now();
-      const body = res.body as NodeJS.ReadableStream;
-      return await new Promise<WatchEnd>((resolve) => {
-        let buffer = '';
-        let settled = false;
-        const settle = (end: WatchEnd) => {
-          if (settled) return;
-          settled = true;
-          resolve(end);
-          abort.abort();
-        };
-        const line = (text: string): void => {
-          if (text.trim() === '') return;
+      let ended: WatchEnd | undefined;
+      const read = await readLines(res.body, {
+        bytes: (n) => {
+          this.stats.bytes += n;
+          lastActivity = this.now();
+        },
+        line: (text) => {
           let ev: { type?: string; object?: any };
           try {
             ev = JSON.parse(text);
           } catch {
-            return;
+            return false;
           }
-          const end = this.apply(ev.type ?? '', ev.object);
-          if (end) settle(end);
-          else delivered++;
-        };
-        body.on('data', (chunk: Buffer) => {
-          lastActivity = this.now();
-          buffer += chunk.toString('utf8');
-          let nl: number;
-          while (!settled && (nl = buffer.indexOf('\n')) >= 0) {
-            line(buffer.slice(0, nl));
-            buffer = buffer.slice(nl + 1);
-          }
-        });
-        body.on('end', () => {
-          if (buffer) line(buffer);
-          settle({ kind: 'clean', delivered });
-        });
-        body.on('error', (err: Error) => {
-          if (this.stopped || why === 'idle') {
-            if (why === 'idle') this.idleDropped();
-            settle({ kind: 'clean', delivered });
-          } else settle({ kind: 'failed', err: new HttpError('network', `WATCH ${this.opts.path}: ${err.message}`) });
-        });
+          if (progress) {
+            const outcome = this.initialEvent(progress, ev.type ?? '', ev.object);
+            if (outcome === 'end') progress = undefined;
+            else if (outcome !== 'more') ended = outcome;
+          } else ended = this.apply(ev.type ?? '', ev.object);
+          if (ended) return true;
+          delivered++;
+          return false;
+        },
       });
+      if (ended) return ended.kind === 'unsupported' ? ended : { ...ended, listed: listed() };
+      if (read.end === 'error') {
+        if (why === 'no-initial-events-end') return { kind: 'unsupported', why: `no ${INITIAL_EVENTS_END} bookmark within ${initialMs} ms` };
+        if (this.stopped || why === 'idle') {
+          if (why === 'idle') this.idleDropped();
+          return { kind: 'clean', delivered, listed: listed() };
+        }
+        return { kind: 'failed', listed: listed(), err: new HttpError('network', `WATCH ${this.opts.path}: ${read.err.message}`) };
+      }
+      return { kind: 'clean', delivered, listed: listed() };
     } catch (err) {
-      if (this.stopped) return { kind: 'clean', delivered };
+      if (this.stopped) return { kind: 'clean', delivered, listed: listed() };
+      if (why === 'no-initial-events-end') return { kind: 'unsupported', why: `no ${INITIAL_EVENTS_END} bookmark within ${initialMs} ms` };
       if (why === 'open-timeout') {
         this.requests?.inc('watch', this.resource, 'timeout');
-        return { kind: 'failed', err: new HttpError('timeout', `WATCH ${this.opts.path}: no answer within ${openTimeoutMs} ms`) };
+        return { kind: 'failed', listed: false, err: new HttpError('timeout', `WATCH ${this.opts.path}: no answer within ${openTimeoutMs} ms`) };
       }
       this.requests?.inc('watch', this.resource, 'network');
-      return { kind: 'failed', err: err as Error };
+      return { kind: 'failed', listed: listed(), err: err as Error };
     } finally {
       clearTimeout(openTimer);
       clearInterval(idleTimer);
+      abort.abort();
       if (this.current === abort) this.current = undefined;
+    }
+  }
+
+  /**
+   * initialEvent — one event of a WatchList before its initial-events-end bookmark: ADDED objects are listed (their
+   * own versions say nothing of the list's, so the informer's version waits for the bookmark); the annotated
+   * bookmark completes the list at its version ('end'); a bookmark without it means a server that ignored the
+   * parameters (unsupported).
+   */
+  private initialEvent(progress: ListProgress, type: string, obj: any): 'more' | 'end' | WatchEnd {
+    switch (type) {
+      case 'ADDED':
+      case 'MODIFIED':
+        this.cache.listed(progress, obj);
+        return 'more';
+      case 'BOOKMARK':
+        if (obj?.metadata?.annotations?.[INITIAL_EVENTS_END] !== 'true') return { kind: 'unsupported', why: 'a bookmark before the initial-events-end one' };
+        this.finishList(progress, obj?.metadata?.resourceVersion, 'watch-list');
+        return 'end';
+      case 'ERROR':
+        return this.apply(type, obj) ?? 'more';
+      default:
+        return 'more';
     }
   }
 
@@ -569,49 +468,24 @@ export class Informer<T> {
 
   /** apply — one watch event onto the cache; returns how the watch ends when the event ends it. */
   private apply(type: string, obj: any): WatchEnd | undefined {
-    const version = obj?.metadata?.resourceVersion as string | undefined;
     switch (type) {
       case 'ADDED':
-      case 'MODIFIED': {
-        const key = this.keyOf(obj);
-        const projected = this.opts.project(obj);
-        const old = this.cache.get(key);
-        this.cache.set(key, projected);
-        if (version) this.versions.set(key, version);
-        if (old === undefined) this.emit('add', projected);
-        else this.emit('update', projected, old);
+      case 'MODIFIED':
+        this.cache.changed(obj);
         break;
-      }
-      case 'DELETED': {
-        const key = this.keyOf(obj);
-        const old = this.cache.get(key);
-        this.cache.delete(key);
-        this.versions.delete(key);
-        if (old !== undefined) this.emit('delete', old);
+      case 'DELETED':
+        this.cache.deleted(obj);
         break;
-      }
       case 'BOOKMARK':
         break;
-      case 'ERROR': {
-        if (obj?.code === 410) return { kind: 'gone' };
-        return { kind: 'failed', err: new HttpError(Number(obj?.code) || 500, `WATCH ${this.opts.path}: ${obj?.message ?? 'error event'}`) };
-      }
+      case 'ERROR':
+        if (obj?.code === 410) return { kind: 'gone', listed: false };
+        return { kind: 'failed', listed: false, err: new HttpError(Number(obj?.code) || 500, `WATCH ${this.opts.path}: ${obj?.message ?? 'error event'}`) };
       default:
         return undefined;
     }
+    const version = obj?.metadata?.resourceVersion as string | undefined;
     if (version) this.rv = version;
     return undefined;
   }
-}
-
-/** informersHealth — ok when every informer is; the detail names the ones that are not (or all, when all are). */
-export function informersHealth(informers: readonly { health(): InformerHealth }[]): InformerHealth {
-  const all = informers.map((i) => i.health());
-  const bad = all.filter((h) => !h.ok);
-  return bad.length ? { ok: false, detail: bad.map((h) => h.detail).join('; ') } : { ok: true, detail: all.map((h) => h.detail).join('; ') };
-}
-
-/** KubeWatchOptions — the informer options every watching service takes from its configuration. */
-export function kubeWatchOptions(config: { KUBE_REQUEST_TIMEOUT_SECONDS: number; KUBE_API_STALE_SECONDS: number }): Pick<InformerOptions<unknown>, 'requestTimeoutMs' | 'staleAfterMs'> {
-  return { requestTimeoutMs: config.KUBE_REQUEST_TIMEOUT_SECONDS * 1000, staleAfterMs: config.KUBE_API_STALE_SECONDS * 1000 };
 }

@@ -15,6 +15,12 @@ export interface FleetOptions {
   karpenter?: boolean;
   /** The fleet's "now": creation times lie before it. Fixed by default so a seed always gives the same fleet. */
   now?: Date;
+  /**
+   * Hands each node's pods over as they are made, instead of keeping them in `Fleet.pods` (left empty): a fleet of
+   * a million pods is then never held whole (the simulator loads each batch and the objects are dropped). The pods
+   * are the same as without it.
+   */
+  podSink?: (pods: V1Pod[]) => void;
 }
 
 export type WorkloadClass = 'deployment' | 'statefulset' | 'job' | 'cronjob' | 'guaranteed' | 'gpu' | 'bare';
@@ -206,7 +212,7 @@ export function generateFleet(o: FleetOptions): Fleet {
     { ns: 'kube-system', name: 'nvidia-device-plugin', cpu: 50, mem: 64, gpuOnly: true },
   ].map((d) => ({ ...d, uid: rng.uuid(), count: 0 }));
 
-  const pods: V1Pod[] = [];
+  let pods: V1Pod[] = [];
   const defaultTolerations = [
     { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
     { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
@@ -268,7 +274,15 @@ export function generateFleet(o: FleetOptions): Fleet {
   /** The StatefulSet pods' claims, given volumes at the end so the draws for everything else stay as they were. */
   const claims: { ns: string; name: string; app: string; zone: string }[] = [];
   let wi = 0;
+  const flush = (): void => {
+    if (o.podSink && pods.length) {
+      o.podSink(pods);
+      pods = [];
+    }
+  };
   for (const n of nodeInfo) {
+    // Pods go to the sink in batches of about 1,000.
+    if (pods.length >= 1000) flush();
     let cpu = 0;
     let mem = 0;
     let count = 0;
@@ -345,6 +359,8 @@ export function generateFleet(o: FleetOptions): Fleet {
       }
     }
   }
+
+  flush();
 
   // ---- controller objects, PDBs ----
   const created = iso(new Date(now.getTime() - 40 * 86400 * 1000));

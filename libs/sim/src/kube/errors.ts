@@ -17,7 +17,8 @@ export type StatusReason =
   | 'Expired'
   | 'ServiceUnavailable'
   | 'Unauthorized'
-  | 'Forbidden';
+  | 'Forbidden'
+  | 'Timeout';
 
 export interface StatusDetails {
   name?: string;

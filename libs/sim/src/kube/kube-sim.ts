@@ -12,6 +12,9 @@ import { type Faults, KubeHttp, NO_FAULTS, type Stats } from './server.js';
 import { SimKubelet, type NodePressure } from './kubelet.js';
 import { ADMIN_TOKEN, RbacGate, type RbacRecord } from './rbac-gate.js';
 import { serviceAccountUser } from './rbac.js';
+import type { WatchListMode } from './api/watch-list.js';
+
+export type { WatchListMode };
 
 export interface KubeSimOptions {
   /** 0 (default) picks a free port. */
@@ -41,6 +44,11 @@ export interface KubeSimOptions {
   kubelet?: { renewMs?: number; leases?: 'labelled' | 'all' } | false;
   /** RBAC enforced from the start with the Roles, ClusterRoles and bindings among these objects; see KubeSim.rbac. */
   rbac?: readonly unknown[];
+  /**
+   * How a WatchList (`sendInitialEvents=true`) is answered: `serve` (default) as kube-apiserver 1.34, `refuse` as a
+   * server without the feature (422), `ignore` as one that drops the parameters (no initial-events-end bookmark).
+   */
+  watchList?: WatchListMode;
 }
 
 /**
@@ -90,11 +98,19 @@ export interface KubeSim {
   kubeConfig(userAgent?: string): KubeConfig;
   stop(): Promise<void>;
   load(fleet: Partial<Fleet>): void;
+  /**
+   * loadPods — one batch of pods loaded as `load` would (no watch events, their namespaces created), without the
+   * disruption budgets' refresh: for fleets generated in batches (`generateFleet({ podSink })`); a `load` of the rest
+   * of the fleet afterwards refreshes the budgets once.
+   */
+  loadPods(pods: readonly object[]): void;
   scenario: KubeSimScenario;
   faults: { set(f: Partial<Faults>): void; clear(): void; current(): Faults };
   stats(): Stats;
   /** dropWatches — every open watch connection is cut (not ended): clients see a broken stream. */
   dropWatches(): void;
+  /** setWatchList — from now on, answer `sendInitialEvents` as this server would (see KubeSimOptions.watchList). */
+  setWatchList(mode: WatchListMode): void;
   /** The semantics layer, for tests that need to reach under HTTP. */
   readonly api: KubeApi;
   /** The simulated kubelets: leases, Summary API, hung nodes. */
@@ -248,37 +264,44 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
     },
   };
 
-  const load = (fleet: Partial<Fleet>): void => {
-    const now = k8sTime(clock());
-    const present = new Set<string>();
-    for (const [, e] of api.store.scan(NAMESPACES, undefined)) present.add(e.name);
-    const namespaces = new Set<string>(fleet.namespaces ?? []);
-    for (const o of [...(fleet.pods ?? []), ...(fleet.pdbs ?? []), ...((fleet.persistentVolumeClaims ?? []) as KubeObject[]), ...((fleet.workloads ?? []) as KubeObject[])]) {
+  const prepared = (o: object, apiVersion: string, kind: string, now: string): KubeObject => {
+    const obj = o as KubeObject;
+    obj.apiVersion ??= apiVersion;
+    obj.kind ??= kind;
+    obj.metadata.uid ??= crypto.randomUUID();
+    obj.metadata.creationTimestamp ??= now;
+    return obj;
+  };
+  const createNamespaces = (objects: Iterable<object>, named: readonly string[], now: string): void => {
+    const namespaces = new Set<string>(named);
+    for (const o of objects) {
       const ns = (o as KubeObject).metadata?.namespace;
       if (ns) namespaces.add(ns);
     }
-    api.store.load(NAMESPACES, [...namespaces].filter((n) => !present.has(n)).map((n) => api.namespaceObject(n, now)));
-    const prepared = (o: object, apiVersion: string, kind: string): KubeObject => {
-      const obj = o as KubeObject;
-      obj.apiVersion ??= apiVersion;
-      obj.kind ??= kind;
-      obj.metadata.uid ??= crypto.randomUUID();
-      obj.metadata.creationTimestamp ??= now;
-      return obj;
-    };
-    api.store.load(NODES, (fleet.nodes ?? []).map((n) => prepared(n, 'v1', 'Node')));
-    api.store.load(PODS, (fleet.pods ?? []).map((p) => prepared(p, 'v1', 'Pod')));
+    const missing = [...namespaces].filter((n) => !api.store.get(NAMESPACES, '', n));
+    if (missing.length) api.store.load(NAMESPACES, missing.map((n) => api.namespaceObject(n, now)));
+  };
+  const loadPods = (pods: readonly object[]): void => {
+    const now = k8sTime(clock());
+    createNamespaces(pods, [], now);
+    api.store.load(PODS, pods.map((p) => prepared(p, 'v1', 'Pod', now)));
+  };
+  const load = (fleet: Partial<Fleet>): void => {
+    const now = k8sTime(clock());
+    createNamespaces([...(fleet.pods ?? []), ...(fleet.pdbs ?? []), ...((fleet.persistentVolumeClaims ?? []) as KubeObject[]), ...((fleet.workloads ?? []) as KubeObject[])], fleet.namespaces ?? [], now);
+    api.store.load(NODES, (fleet.nodes ?? []).map((n) => prepared(n, 'v1', 'Node', now)));
+    api.store.load(PODS, (fleet.pods ?? []).map((p) => prepared(p, 'v1', 'Pod', now)));
     for (const w of (fleet.workloads ?? []) as KubeObject[]) {
       const [group, version] = String(w.apiVersion).split('/');
       const def = RESOURCES.find((r) => r.group === group && r.version === version && r.kind === w.kind);
       if (!def) throw badRequest(`no resource for ${w.apiVersion} ${w.kind}`);
-      api.store.load(def, [prepared(w, w.apiVersion, w.kind)]);
+      api.store.load(def, [prepared(w, w.apiVersion, w.kind, now)]);
     }
-    api.store.load(byId('/persistentvolumes'), ((fleet.persistentVolumes ?? []) as KubeObject[]).map((v) => prepared(v, 'v1', 'PersistentVolume')));
-    api.store.load(byId('/persistentvolumeclaims'), ((fleet.persistentVolumeClaims ?? []) as KubeObject[]).map((c) => prepared(c, 'v1', 'PersistentVolumeClaim')));
-    api.store.load(byId('policy/poddisruptionbudgets'), (fleet.pdbs ?? []).map((p) => prepared(p, 'policy/v1', 'PodDisruptionBudget')));
-    api.store.load(byId('karpenter.sh/nodepools'), (fleet.nodePools ?? []).map((p) => prepared(p, 'karpenter.sh/v1', 'NodePool')));
-    api.store.load(byId('karpenter.sh/nodeclaims'), (fleet.nodeClaims ?? []).map((p) => prepared(p, 'karpenter.sh/v1', 'NodeClaim')));
+    api.store.load(byId('/persistentvolumes'), ((fleet.persistentVolumes ?? []) as KubeObject[]).map((v) => prepared(v, 'v1', 'PersistentVolume', now)));
+    api.store.load(byId('/persistentvolumeclaims'), ((fleet.persistentVolumeClaims ?? []) as KubeObject[]).map((c) => prepared(c, 'v1', 'PersistentVolumeClaim', now)));
+    api.store.load(byId('policy/poddisruptionbudgets'), (fleet.pdbs ?? []).map((p) => prepared(p, 'policy/v1', 'PodDisruptionBudget', now)));
+    api.store.load(byId('karpenter.sh/nodepools'), (fleet.nodePools ?? []).map((p) => prepared(p, 'karpenter.sh/v1', 'NodePool', now)));
+    api.store.load(byId('karpenter.sh/nodeclaims'), (fleet.nodeClaims ?? []).map((p) => prepared(p, 'karpenter.sh/v1', 'NodeClaim', now)));
     api.refreshAllPdbs();
     api.store.compact();
   };
@@ -303,6 +326,13 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
       return faults.current();
     }
     if (area === 'stats') return http.stats;
+    if (area === 'watchlist') {
+      if (method === 'POST') {
+        if (!['serve', 'refuse', 'ignore'].includes(String(b.mode))) throw badRequest('mode: must be one of serve, refuse, ignore');
+        http.watchList = b.mode as WatchListMode;
+      }
+      return { mode: http.watchList };
+    }
     if (area === 'fleet' && method === 'POST') {
       if (!opts.fleetFactory) throw badRequest('this simulator was started without a fleet generator');
       const fleet = opts.fleetFactory(b);
@@ -341,6 +371,7 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
   http.rbac = gate;
   if (opts.rbac) gate.enforce(opts.rbac);
   const kubeconfigs: string[] = [];
+  http.watchList = opts.watchList ?? 'serve';
   http.nodeProxy = (node, path) => {
     if (path !== 'stats/summary') throw badRequest(`the simulated kubelet serves only stats/summary, not ${path}`);
     return kubelet.summary(node);
@@ -384,11 +415,15 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
       for (const p of [kubeconfigPath, ...kubeconfigs]) rmSync(p, { force: true });
     },
     load,
+    loadPods,
     objects: (collection) => api.list(collection === 'nodes' ? NODES : EVENTS, undefined, {}).items.map((e) => JSON.parse(e.json) as KubeObject),
     scenario,
     faults,
     stats: () => structuredClone(http.stats),
     dropWatches: () => http.closeWatches(),
+    setWatchList: (mode) => {
+      http.watchList = mode;
+    },
     rbac: {
       enforce: (objects) => gate.enforce(objects),
       disable: () => gate.disable(),

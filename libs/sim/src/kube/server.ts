@@ -7,6 +7,7 @@ import {
   apiGroupList, apiResourceList, apiVersionOf, findResource, groupVersions, type KubeObject, type ResourceDef,
 } from './resources.js';
 import { tableFor, wantsTable } from './table.js';
+import { watchListOptions, type WatchListMode } from './api/watch-list.js';
 
 /** Faults — injected failures; see KubeSim.faults. */
 export interface Faults {
@@ -36,14 +37,16 @@ export interface Stats {
   openWatches: Record<string, number>;
   /** Requests stalled by the hang fault. */
   hung: number;
+  /** Bytes of response bodies sent, by `verb resource` as in `byVerbResource` (a watch's whole stream counts). */
+  bytesByVerbResource: Record<string, number>;
 }
 
 /** SimRoute — handler for `/_sim/...` (scenario control over HTTP); returns the JSON to answer. */
 export type SimRoute = (method: string, path: string[], body: unknown) => unknown;
 
 export const VERSION_INFO = {
-  major: '1', minor: '31', gitVersion: 'v1.31.0-sim', gitCommit: '0000000000000000000000000000000000000000',
-  gitTreeState: 'clean', buildDate: '2024-08-13T00:00:00Z', goVersion: 'go1.22.5', compiler: 'gc', platform: 'linux/amd64',
+  major: '1', minor: '34', gitVersion: 'v1.34.0-sim', gitCommit: '0000000000000000000000000000000000000000',
+  gitTreeState: 'clean', buildDate: '2025-08-27T00:00:00Z', goVersion: 'go1.24.6', compiler: 'gc', platform: 'linux/amd64',
 };
 
 interface Route {
@@ -100,7 +103,11 @@ const verbOf = (method: string, r: Route, watch: boolean): string => apiVerb(met
  */
 export class KubeHttp {
   faults: Faults = { ...NO_FAULTS };
-  stats: Stats = { requests: 0, byVerb: {}, byVerbResource: {}, openWatches: {}, hung: 0 };
+  stats: Stats = { requests: 0, byVerb: {}, byVerbResource: {}, openWatches: {}, hung: 0, bytesByVerbResource: {} };
+  /** How `sendInitialEvents` is answered (see WatchListMode). */
+  watchList: WatchListMode = 'serve';
+  /** The `verb resource` of each response being sent, for `bytesByVerbResource`. */
+  private readonly accounted = new WeakMap<ServerResponse, string>();
   private readonly openWatches = new Set<ServerResponse>();
   /** Answers `GET /api/v1/nodes/{name}/proxy/{path}` (the kubelet behind the API server's node proxy). */
   nodeProxy?: (node: string, path: string) => unknown;
@@ -131,8 +138,15 @@ export class KubeHttp {
       return;
     }
     const text = typeof body === 'string' ? body : JSON.stringify(body);
-    res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), ...headers });
+    const length = Buffer.byteLength(text);
+    this.countBytes(res, length);
+    res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': length, ...headers });
     res.end(text);
+  }
+
+  private countBytes(res: ServerResponse, bytes: number): void {
+    const vr = this.accounted.get(res);
+    if (vr !== undefined) this.stats.bytesByVerbResource[vr] = (this.stats.bytesByVerbResource[vr] ?? 0) + bytes;
   }
 
   private fail(res: ServerResponse, e: unknown): void {
@@ -203,6 +217,7 @@ export class KubeHttp {
     this.stats.byVerb[verb] = (this.stats.byVerb[verb] ?? 0) + 1;
     const vr = `${verb} ${route.def.plural}${route.sub ? `/${route.sub}` : ''}`;
     this.stats.byVerbResource[vr] = (this.stats.byVerbResource[vr] ?? 0) + 1;
+    this.accounted.set(res, vr);
 
     if (f.hangRequests > 0 && (f.hangVerb === '' || f.hangVerb === verb)) {
       f.hangRequests--;
@@ -229,7 +244,8 @@ export class KubeHttp {
 
     switch (method) {
       case 'GET': {
-        if (watch) return this.watch(req, res, route, q);
+        const sendInitialEvents = name && !watch ? undefined : watchListOptions(q, watch, this.watchList);
+        if (watch) return this.watch(req, res, route, q, sendInitialEvents);
         if (name) {
           const entry = this.api.getEntry(def, nsOrEmpty, name);
           if (wantsTable(req.headers.accept)) {
@@ -342,7 +358,7 @@ export class KubeHttp {
     return { def, version, ns: undefined, ...(rest[1] ? { name: rest[1] } : {}), ...(rest[2] ? { sub: rest[2] } : {}), watchPath };
   }
 
-  private watch(req: IncomingMessage, res: ServerResponse, r: Route, q: URLSearchParams): void {
+  private watch(req: IncomingMessage, res: ServerResponse, r: Route, q: URLSearchParams, sendInitialEvents: boolean | undefined): void {
     const timeout = q.get('timeoutSeconds');
     let stop: (() => void) | undefined;
     const started = () => {
@@ -359,10 +375,23 @@ export class KubeHttp {
       }
     };
     const sink = {
-      send: (type: string, object: string) => {
+      send: (type: string, object: string): boolean => {
         started();
-        res.write(`{"type":"${type}","object":${object}}\n`);
+        const line = `{"type":"${type}","object":${object}}\n`;
+        this.countBytes(res, Buffer.byteLength(line));
+        return res.write(line);
       },
+      drained: (): Promise<void> =>
+        new Promise<void>((resolve) => {
+          if (res.destroyed || res.writableEnded) return resolve();
+          const done = (): void => {
+            res.off('drain', done);
+            res.off('close', done);
+            resolve();
+          };
+          res.on('drain', done);
+          res.on('close', done);
+        }),
       end: () => {
         started();
         this.openWatches.delete(res);
@@ -385,8 +414,9 @@ export class KubeHttp {
       resourceVersion: q.get('resourceVersion') ?? undefined,
       labelSelector: q.get('labelSelector') ?? undefined,
       fieldSelector: q.get('fieldSelector') ?? undefined,
-      allowWatchBookmarks: q.get('allowWatchBookmarks') === 'true',
+      allowWatchBookmarks: q.get('allowWatchBookmarks') === 'true' || q.get('allowWatchBookmarks') === '1',
       ...(timeout ? { timeoutSeconds: Number(timeout) } : {}),
+      ...(sendInitialEvents !== undefined ? { sendInitialEvents } : {}),
     }, sink);
     started();
     req.on('close', () => stop?.());

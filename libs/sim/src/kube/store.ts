@@ -28,6 +28,7 @@ export interface StoreEvent {
 export type StoreListener = (e: StoreEvent) => void;
 
 const keyOf = (ns: string, name: string): string => (ns ? `${ns}/${name}` : name);
+const NO_LABELS: Readonly<Record<string, string>> = Object.freeze({});
 
 class Collection {
   readonly items = new Map<string, Entry>();
@@ -60,6 +61,8 @@ export class Store {
   /** compactedRv — the newest version no longer replayable (watching from it or older is 410). */
   private compacted: number;
   private readonly listeners = new Set<StoreListener>();
+  /** One shared copy of each distinct label set (a workload's replicas carry the same labels); bounded. */
+  private readonly labelSets = new Map<string, Readonly<Record<string, string>>>();
 
   constructor(private readonly historySize = 10_000, startRv = 1000) {
     this.rv = startRv;
@@ -142,9 +145,22 @@ export class Store {
       name: obj.metadata.name,
       rv,
       json: JSON.stringify(obj),
-      labels: { ...(obj.metadata.labels ?? {}) },
+      labels: this.sharedLabels(obj.metadata.labels),
       fields: { 'metadata.name': obj.metadata.name, 'metadata.namespace': ns, ...(def.fields?.(obj) ?? {}) },
     };
+  }
+
+  private sharedLabels(labels: Record<string, string> | undefined): Readonly<Record<string, string>> {
+    if (!labels) return NO_LABELS;
+    let key = '';
+    for (const k in labels) key += `${k}\u0000${labels[k]}\u0001`;
+    if (key === '') return NO_LABELS;
+    const have = this.labelSets.get(key);
+    if (have) return have;
+    if (this.labelSets.size >= 100_000) this.labelSets.clear();
+    const copy = Object.freeze({ ...labels });
+    this.labelSets.set(key, copy);
+    return copy;
   }
 
   /** put — stores `obj` (created or modified) under a new resourceVersion and notifies watchers. */

@@ -3,7 +3,7 @@ import { aKubeNode, aKubePod, type KubeNodeOptions } from '@nodes-manager/kube/t
 import { contentHash } from './diff-node.js';
 import { projectNode } from './project-node.js';
 import { projectPod } from './project-pod.js';
-import { planSync, storedOf, type LiveNode, type LivePod, type StoredNode } from './plan-sync.js';
+import { livePodOf, planSync, storedOf, type LiveNode, type LivePod, type StoredNode } from './plan-sync.js';
 
 const NODE = 'ip-10-0-1-23.ec2.internal';
 const aV1Node = (o: KubeNodeOptions = {}) => aKubeNode(NODE, { uid: 'node-uid-1', ...o });
@@ -11,7 +11,7 @@ const liveNode = (o: KubeNodeOptions = {}): LiveNode => ({ row: projectNode(aV1N
 const livePod = (uid: string, nodeName = 'ip-10-0-1-23.ec2.internal', cpu = '250m'): LivePod => {
   const pod = aKubePod(`web-${uid}`, nodeName, { uid, namespace: 'shop', app: 'web', cpu, memory: '256Mi' });
   const row = projectPod(pod);
-  return { row, hash: contentHash(row) };
+  return livePodOf(row, JSON.stringify(row), contentHash(row));
 };
 
 /** storeOf — the store exactly as a previous cycle over these nodes and pods would have left it. */
@@ -19,7 +19,7 @@ function storeOf(nodes: LiveNode[], pods: LivePod[]): { storedNodes: Map<string,
   const plan = planSync({ nodes, pods, storedNodes: new Map(), storedPods: new Map() });
   return {
     storedNodes: new Map(plan.nodeWrites.map((w) => [w.row.name, storedOf(w)])),
-    storedPods: new Map(pods.map((p) => [p.row.uid, p.hash])),
+    storedPods: new Map(pods.map((p) => [p.uid, p.hash])),
   };
 }
 
@@ -32,7 +32,7 @@ describe('planSync', () => {
     const plan = planSync({ nodes: [node], pods, storedNodes: new Map(), storedPods: new Map() });
     expect(plan.nodeWrites).toHaveLength(1);
     expect(plan.nodeWrites[0]!.row).toMatchObject({ podCount: 2, requested: { cpuMilli: 500, memoryBytes: 512 * 1024 ** 2 } });
-    expect(plan.podWrites.map((p) => p.row.uid)).toEqual(['p1', 'p2']);
+    expect(plan.podWrites.map((p) => p.uid)).toEqual(['p1', 'p2']);
     expect(plan.events.map((e) => e.type)).toEqual(['node.added']);
   });
 
@@ -63,7 +63,7 @@ describe('planSync', () => {
   it('rewrites the pod that changed and its node (requests re-aggregated), nothing else', () => {
     const changed = [pods[0]!, livePod('p2', undefined, '1')];
     const plan = planSync({ nodes: [node], pods: changed, ...storeOf([node], pods) });
-    expect(plan.podWrites.map((p) => p.row.uid)).toEqual(['p2']);
+    expect(plan.podWrites.map((p) => p.uid)).toEqual(['p2']);
     expect(plan.nodeWrites[0]!.row.requested.cpuMilli).toBe(1250);
     expect(plan.events).toEqual([]);
   });
@@ -98,7 +98,7 @@ describe('planSync', () => {
   });
 
   it('does not count finished pods in a node’s requests', () => {
-    const done = { ...livePod('p3'), row: { ...livePod('p3').row, phase: 'Succeeded' } };
+    const done = { ...livePod('p3'), active: false };
     const plan = planSync({ nodes: [node], pods: [...pods, done], storedNodes: new Map(), storedPods: new Map() });
     expect(plan.nodeWrites[0]!.row.podCount).toBe(2);
   });

@@ -1,5 +1,6 @@
+import { addResources, ZERO_RESOURCES, type ResourceAmounts } from '@nodes-manager/kube';
 import { contentHash, stableJson } from './diff-node.js';
-import { aggregatePods, type NodeResources, type NodeRow, type NodeState, type NodeTaintRow } from './project-node.js';
+import type { NodePodsAggregate, NodeResources, NodeRow, NodeState, NodeTaintRow } from './project-node.js';
 import type { PodRow } from './project-pod.js';
 
 /** LiveNode — a node as the informer cache holds it: its row without pods, and its resourceVersion. */
@@ -8,10 +9,33 @@ export interface LiveNode {
   readonly resourceVersion: string | null;
 }
 
-/** LivePod — a pod as the informer cache holds it: its row and the row's content hash (computed once per version). */
+/**
+ * LivePod — a pod as the informer cache holds it: what its node's row adds up (node, requests, whether it holds
+ * them), the content hash of its row (computed once per version) and the row itself as the store writes it — an
+ * encoding that is the repository's and opaque here, so the cache keeps one string per pod, not an object graph.
+ */
 export interface LivePod {
-  readonly row: PodRow;
+  readonly uid: string;
+  readonly nodeName: string | null;
+  /** Holds its node's resources: not Succeeded or Failed. */
+  readonly active: boolean;
+  readonly requests: ResourceAmounts;
   readonly hash: string;
+  readonly row: string;
+  readonly resourceVersion: string | null;
+}
+
+/** livePodOf — the cached form of a pod's row, given the row's encoding for the store and its hash. */
+export function livePodOf(row: PodRow, encoded: string, hash: string, resourceVersion: string | null = null): LivePod {
+  return {
+    uid: row.uid,
+    nodeName: row.nodeName,
+    active: row.phase !== 'Succeeded' && row.phase !== 'Failed',
+    requests: row.requests,
+    hash,
+    row: encoded,
+    resourceVersion,
+  };
 }
 
 /** StoredNode — what `nodes.nodes` holds of a node: enough to tell changes and to describe them. */
@@ -145,17 +169,20 @@ export const storedOf = (w: NodeWrite): StoredNode => ({
  * A cluster equal to the store gives an empty plan.
  */
 export function planSync(s: SyncSnapshot): SyncPlan {
-  const podsByNode = new Map<string, PodRow[]>();
+  // Per node only the sums: Σ requests and the count of the pods that hold resources.
+  const sums = new Map<string, { requested: ResourceAmounts; podCount: number }>();
   const podWrites: LivePod[] = [];
   const livePodUids = new Set<string>();
   for (const pod of s.pods) {
-    livePodUids.add(pod.row.uid);
-    if (pod.row.nodeName) {
-      const list = podsByNode.get(pod.row.nodeName);
-      if (list) list.push(pod.row);
-      else podsByNode.set(pod.row.nodeName, [pod.row]);
+    livePodUids.add(pod.uid);
+    if (pod.nodeName && pod.active) {
+      const sum = sums.get(pod.nodeName);
+      if (sum) {
+        sum.requested = addResources(sum.requested, pod.requests);
+        sum.podCount++;
+      } else sums.set(pod.nodeName, { requested: addResources(ZERO_RESOURCES, pod.requests), podCount: 1 });
     }
-    if (s.storedPods.get(pod.row.uid) !== pod.hash) podWrites.push(pod);
+    if (s.storedPods.get(pod.uid) !== pod.hash) podWrites.push(pod);
   }
   const podRemovals: string[] = [];
   for (const uid of s.storedPods.keys()) if (!livePodUids.has(uid)) podRemovals.push(uid);
@@ -165,7 +192,7 @@ export function planSync(s: SyncSnapshot): SyncPlan {
   const liveNames = new Set<string>();
   const nodesByState: Record<NodeState, number> = { Ready: 0, NotReady: 0, Cordoned: 0, Draining: 0, Deleted: 0 };
   for (const live of s.nodes) {
-    const agg = aggregatePods(podsByNode.get(live.row.name) ?? []);
+    const agg: NodePodsAggregate = sums.get(live.row.name) ?? { requested: ZERO_RESOURCES, podCount: 0 };
     const row: NodeRow = { ...live.row, requested: agg.requested, podCount: agg.podCount };
     liveNames.add(row.name);
     nodesByState[row.state]++;

@@ -32,13 +32,26 @@ export interface WatchOptions {
   fieldSelector?: string;
   allowWatchBookmarks?: boolean;
   timeoutSeconds?: number;
+  /**
+   * WatchList (`sendInitialEvents`, with `resourceVersionMatch=NotOlderThan`): true sends the state as ADDED events,
+   * then a BOOKMARK annotated `k8s.io/initial-events-end: "true"`, then the changes; false starts from the version
+   * asked (or from now) without initial events; undefined is the legacy watch.
+   */
+  sendInitialEvents?: boolean;
 }
 
 export interface WatchSink {
-  /** Writes one newline-delimited watch event; `object` is JSON text. */
-  send(type: string, object: string): void;
+  /**
+   * Writes one newline-delimited watch event; `object` is JSON text. Returns false when the connection's buffer is
+   * full: the sender of a long run of events then awaits `drained()` before the next.
+   */
+  send(type: string, object: string): boolean;
+  drained?(): Promise<void>;
   end(): void;
 }
+
+/** INITIAL_EVENTS_END — the annotation of the bookmark that ends a WatchList's initial events. */
+export const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
 
 export const NODE_UNSCHEDULABLE_TAINT = 'node.kubernetes.io/unschedulable';
 /** The node lifecycle controller's field manager (its User-Agent prefix). */

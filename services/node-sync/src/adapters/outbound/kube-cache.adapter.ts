@@ -1,17 +1,17 @@
 import type * as k8s from '@kubernetes/client-node';
-import { Informer, informersHealth, type InformerHealth, type InformerOptions, type JsonLogger, type SyncedInfo } from '@nodes-manager/platform';
+import { Informer, informersHealth, Interner, type InformerHealth, type InformerOptions, type JsonLogger, type SyncedInfo } from '@nodes-manager/platform';
 import type { Metrics } from '@nodes-manager/platform';
-import { contentHash } from '../../domain/diff-node.js';
 import { projectNode } from '../../domain/project-node.js';
 import { projectPod } from '../../domain/project-pod.js';
-import type { LiveNode, LivePod } from '../../domain/plan-sync.js';
+import { livePodOf, type LiveNode, type LivePod } from '../../domain/plan-sync.js';
+import { copyRowHash, podCopyRow } from './pod-copy.mapper.js';
 
 export interface KubeCacheOptions {
   pageSize: number;
   /** The periodic reconcile: every this many ms the cache is replayed (no request) and compared with the rows. */
   resyncMs: number;
-  /** Request bounds and staleness (KUBE_REQUEST_TIMEOUT_SECONDS, KUBE_API_STALE_SECONDS). */
-  watch?: Pick<InformerOptions<unknown>, 'requestTimeoutMs' | 'staleAfterMs'>;
+  /** Request bounds, staleness and WatchList (KUBE_REQUEST_TIMEOUT_SECONDS, KUBE_API_STALE_SECONDS, KUBE_WATCH_LIST). */
+  watch?: Pick<InformerOptions<unknown>, 'requestTimeoutMs' | 'staleAfterMs' | 'watchList'>;
   logger?: JsonLogger;
   metrics?: { metrics: Metrics; service: string };
 }
@@ -22,10 +22,21 @@ export const toLiveNode = (raw: any): LiveNode => ({
   resourceVersion: raw?.metadata?.resourceVersion ?? null,
 });
 
-/** toLivePod — the informer's projection of a Pod: its lean row and content hash, computed once per version. */
-export function toLivePod(raw: any): LivePod {
+/**
+ * toLivePod — the informer's projection of a Pod: its node, requests and phase for the node's sums, and its row as
+ * the COPY line the repository writes, with the line's hash (computed once per version). Nothing else is kept.
+ */
+export function toLivePod(raw: any, intern: Interner = new Interner()): LivePod {
   const row = projectPod(raw as k8s.V1Pod);
-  return { row, hash: contentHash(row) };
+  const line = podCopyRow(row);
+  const live = livePodOf(row, line, copyRowHash(line), raw?.metadata?.resourceVersion ?? null);
+  const r = live.requests;
+  // Many pods share a node and a request shape: one copy of each.
+  return {
+    ...live,
+    nodeName: live.nodeName === null ? null : intern.string(live.nodeName),
+    requests: intern.shared(`${r.cpuMilli}/${r.memoryBytes}/${r.gpu}`, () => r),
+  };
 }
 
 /**
@@ -38,11 +49,13 @@ export class KubeCache {
 
   constructor(kc: k8s.KubeConfig, opts: KubeCacheOptions) {
     const common = { kc, pageSize: opts.pageSize, resyncMs: opts.resyncMs, ...opts.watch, ...(opts.logger ? { logger: opts.logger } : {}), ...(opts.metrics ? { metrics: opts.metrics } : {}) };
-    this.nodes = new Informer<LiveNode>({ ...common, path: '/api/v1/nodes', project: toLiveNode, name: 'nodes' });
+    const intern = new Interner();
+    this.nodes = new Informer<LiveNode>({ ...common, path: '/api/v1/nodes', project: toLiveNode, versionOf: (n) => n.resourceVersion ?? undefined, name: 'nodes' });
     this.pods = new Informer<LivePod>({
       ...common,
       path: '/api/v1/pods',
-      project: toLivePod,
+      project: (raw) => toLivePod(raw, intern),
+      versionOf: (p) => p.resourceVersion ?? undefined,
       key: (o: any) => String(o?.metadata?.uid ?? `${o?.metadata?.namespace}/${o?.metadata?.name}`),
       name: 'pods',
     });

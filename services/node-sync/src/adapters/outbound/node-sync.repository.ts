@@ -1,12 +1,19 @@
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { PoolClient } from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
 import type { DataSource, EntityManager } from 'typeorm';
 import { decodeCursor, encodeCursor, type NodeDetail, type NodesListQuery, type NodeView, type Page } from '@nodes-manager/contracts';
 import type { CloudEvent } from '@nodes-manager/contracts';
 import { CodedError, type Outbox, validationFailed } from '@nodes-manager/platform';
 import type { NodeState, NodeTaintRow } from '../../domain/project-node.js';
-import { workloadClassOf, type LivePod, type NodeWrite, type StoredNode } from '../../domain/plan-sync.js';
+import type { LivePod, NodeWrite, StoredNode } from '../../domain/plan-sync.js';
+import { POD_COPY_COLUMNS } from './pod-copy.mapper.js';
 
-/** Rows per pod statement: each statement is one `unnest()` of column arrays (bind parameters stay ~25). */
+/** Pod uids per removal statement (one array parameter each). */
 const POD_CHUNK = 20_000;
+/** COPY lines joined into one chunk of the stream. */
+const COPY_BATCH = 2_000;
 
 export interface StoredState {
   nodes: Map<string, StoredNode>;
@@ -132,9 +139,7 @@ export class NodeSyncRepository {
           [changes.nodeRemovals, now],
         );
       }
-      for (let i = 0; i < changes.podWrites.length; i += POD_CHUNK) {
-        podRows += await this.upsertPods(tx, changes.podWrites.slice(i, i + POD_CHUNK), now);
-      }
+      if (changes.podWrites.length) podRows += await this.copyPods(tx, changes.podWrites, now);
       for (let i = 0; i < changes.podRemovals.length; i += POD_CHUNK) {
         podRows += await affected(
           tx,
@@ -204,17 +209,33 @@ export class NodeSyncRepository {
     );
   }
 
-  private upsertPods(tx: EntityManager, writes: LivePod[], now: Date): Promise<number> {
-    const col = <V>(f: (p: LivePod) => V): V[] => writes.map(f);
+  /**
+   * copyPods — the pod rows by `COPY … FROM STDIN` (the cached COPY lines streamed as they are, with their hashes)
+   * into a staging table dropped at commit, then ONE merge into `nodes.pods` that writes only rows whose hash differs
+   * (or that were marked deleted). Returns the rows Postgres wrote.
+   */
+  private async copyPods(tx: EntityManager, writes: LivePod[], now: Date): Promise<number> {
+    const runner = tx.queryRunner!;
+    await runner.query(
+      `CREATE TEMP TABLE pods_stage (uid text, namespace text, name text, node_name text, phase text, owner_kind text,
+          owner_name text, workload_class text, qos text, cpu_milli bigint, memory_bytes bigint, gpu integer, has_pvc boolean,
+          has_local_storage boolean, mirror boolean, daemonset boolean, labels jsonb, annotations jsonb,
+          k8s_created_at timestamptz, content_hash text) ON COMMIT DROP`,
+    );
+    const client = (runner as unknown as { databaseConnection: PoolClient }).databaseConnection;
+    await pipeline(
+      Readable.from(copyLines(writes), { objectMode: false }),
+      client.query(copyFrom(`COPY pods_stage (${[...POD_COPY_COLUMNS, 'content_hash'].join(', ')}) FROM STDIN`)),
+    );
     return affected(
       tx,
       `INSERT INTO nodes.pods AS p (uid, namespace, name, node_name, phase, owner_kind, owner_name, workload_class, qos, cpu_milli,
           memory_bytes, gpu, has_pvc, has_local_storage, mirror, daemonset, labels, annotations, content_hash, k8s_created_at,
           first_seen_at, changed_at, deleted_at)
-       SELECT u.*, $21::timestamptz, $21::timestamptz, NULL::timestamptz
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
-                     $10::bigint[], $11::bigint[], $12::integer[], $13::boolean[], $14::boolean[], $15::boolean[],
-                     $16::boolean[], $17::jsonb[], $18::jsonb[], $19::text[], $20::timestamptz[]) AS u
+       SELECT s.uid, s.namespace, s.name, s.node_name, s.phase, s.owner_kind, s.owner_name, s.workload_class, s.qos, s.cpu_milli,
+              s.memory_bytes, s.gpu, s.has_pvc, s.has_local_storage, s.mirror, s.daemonset, s.labels, s.annotations, s.content_hash,
+              s.k8s_created_at, $1::timestamptz, $1::timestamptz, NULL::timestamptz
+         FROM pods_stage s
        ON CONFLICT (uid) DO UPDATE SET
          namespace = EXCLUDED.namespace, name = EXCLUDED.name, node_name = EXCLUDED.node_name, phase = EXCLUDED.phase,
          owner_kind = EXCLUDED.owner_kind, owner_name = EXCLUDED.owner_name, workload_class = EXCLUDED.workload_class,
@@ -224,29 +245,7 @@ export class NodeSyncRepository {
          content_hash = EXCLUDED.content_hash, k8s_created_at = EXCLUDED.k8s_created_at, changed_at = EXCLUDED.changed_at,
          deleted_at = NULL
        WHERE p.content_hash IS DISTINCT FROM EXCLUDED.content_hash OR p.deleted_at IS NOT NULL`,
-      [
-        col((p) => p.row.uid),
-        col((p) => p.row.namespace),
-        col((p) => p.row.name),
-        col((p) => p.row.nodeName),
-        col((p) => p.row.phase),
-        col((p) => p.row.ownerKind),
-        col((p) => p.row.ownerName),
-        col((p) => workloadClassOf(p.row)),
-        col((p) => p.row.qos),
-        col((p) => Math.round(p.row.requests.cpuMilli)),
-        col((p) => Math.round(p.row.requests.memoryBytes)),
-        col((p) => p.row.gpu),
-        col((p) => p.row.hasPvc),
-        col((p) => p.row.hasLocalStorage),
-        col((p) => p.row.mirror),
-        col((p) => p.row.daemonset),
-        col((p) => JSON.stringify(p.row.labels)),
-        col((p) => JSON.stringify(p.row.annotations)),
-        col((p) => p.hash),
-        col((p) => p.row.createdAt),
-        now,
-      ],
+      [now],
     );
   }
 
@@ -326,6 +325,15 @@ export class NodeSyncRepository {
         createdAt: iso(r.k8s_created_at),
       })),
     };
+  }
+}
+
+/** copyLines — the COPY stream of the pods' rows, each with its content hash, in chunks of {@link COPY_BATCH} lines. */
+function* copyLines(writes: readonly LivePod[]): Generator<string> {
+  for (let i = 0; i < writes.length; i += COPY_BATCH) {
+    let chunk = '';
+    for (const p of writes.slice(i, i + COPY_BATCH)) chunk += `${p.row}\t${p.hash}\n`;
+    yield chunk;
   }
 }
 

@@ -1,5 +1,5 @@
 import * as k8s from '@kubernetes/client-node';
-import { Informer, informersHealth, kubeErrorCode, kubeRequestCounter, makeCountedApiClient, type InformerHealth, type InformerOptions, type JsonLogger } from '@nodes-manager/platform';
+import { Informer, informersHealth, Interner, kubeErrorCode, kubeRequestCounter, makeCountedApiClient, type InformerHealth, type InformerOptions, type JsonLogger } from '@nodes-manager/platform';
 import type { Metrics } from '@nodes-manager/platform';
 import type { PdbInfo, ScoringNode, ScoringPod } from '@nodes-manager/scoring';
 import { withRequested, withVolumeZones, type CachedPod, type ClusterSnapshot, type VolumeIndex } from '../../domain/cluster.js';
@@ -38,11 +38,12 @@ export class InformerClusterCache implements ClusterCache {
 
   constructor(
     kc: k8s.KubeConfig,
-    opts: { watch?: Pick<InformerOptions<unknown>, 'requestTimeoutMs' | 'staleAfterMs'>; logger?: JsonLogger; metrics?: { metrics: Metrics; service: string } },
+    opts: { watch?: Pick<InformerOptions<unknown>, 'requestTimeoutMs' | 'staleAfterMs' | 'watchList'>; logger?: JsonLogger; metrics?: { metrics: Metrics; service: string } },
   ) {
+    const intern = new Interner();
     const common = { kc, ...opts.watch, ...(opts.logger ? { logger: opts.logger } : {}), ...(opts.metrics ? { metrics: opts.metrics } : {}) };
-    this.nodes = new Informer({ ...common, path: '/api/v1/nodes', project: projectNode, name: 'scheduler-scoring/nodes' });
-    this.pods = new Informer({ ...common, path: '/api/v1/pods', project: projectCachedPod, name: 'scheduler-scoring/pods', pageSize: 2000 });
+    this.nodes = new Informer({ ...common, path: '/api/v1/nodes', project: (raw) => projectNode(raw, intern), name: 'scheduler-scoring/nodes' });
+    this.pods = new Informer({ ...common, path: '/api/v1/pods', project: (raw) => projectCachedPod(raw, intern), name: 'scheduler-scoring/pods', pageSize: 2000 });
     this.pdbs = new Informer({ ...common, path: '/apis/policy/v1/poddisruptionbudgets', project: projectPdb, name: 'scheduler-scoring/pdbs' });
     this.claims = new Informer({ ...common, path: '/api/v1/persistentvolumeclaims', project: projectClaim, name: 'scheduler-scoring/pvcs' });
     this.volumes = new Informer({ ...common, path: '/api/v1/persistentvolumes', project: projectVolume, name: 'scheduler-scoring/pvs' });
@@ -100,7 +101,7 @@ export class InformerClusterCache implements ClusterCache {
       throw err;
     }
     const list = await this.core.listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${name}` });
-    const projected = list.items.map(projectCachedPod);
+    const projected = list.items.map((p) => projectCachedPod(p));
     const node = withRequested([projectNode(raw)], projected)[0]!;
     // The volumes' zones come from the cache: a bound volume does not change zone.
     return { node, pods: withVolumeZones(projected, [node], this.volumeIndex) };

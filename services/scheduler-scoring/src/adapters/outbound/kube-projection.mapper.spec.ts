@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { aKubeNode, aKubePdb, aKubePod, type KubePodOptions } from '@nodes-manager/kube/testing';
+import { Interner } from '@nodes-manager/platform';
 import { claimsOf, projectCachedPod, projectClaim, projectNode, projectPdb, projectPod, projectVolume } from './kube-projection.mapper.js';
 
 const aNode = (name: string): any => aKubeNode(name);
@@ -156,5 +157,39 @@ describe('volumes', () => {
     expect(claimsOf(pod)).toEqual(['data-db-0', 'db-0-scratch']);
     expect(projectCachedPod(pod).pvcClaims).toEqual(['data-db-0', 'db-0-scratch']);
     expect(projectCachedPod(aPod('web-1', 'n1'))).not.toHaveProperty('pvcClaims');
+  });
+});
+
+describe("scheduler-scoring's cache holds projections", () => {
+  const UNREAD = 'unread-by-scheduler-scoring';
+
+  it('keeps no field of a pod that scoring does not read', () => {
+    const pod = aPod('web-1', 'n1', { annotations: { 'karpenter.sh/do-not-disrupt': 'true', 'example.com/note': UNREAD }, qosClass: 'Burstable' });
+    pod.metadata.managedFields = [{ manager: UNREAD, operation: 'Update', fieldsV1: {} }];
+    pod.spec.containers[0].env = [{ name: 'TOKEN', value: UNREAD }];
+    pod.spec.containers[0].image = UNREAD;
+    pod.status = { ...pod.status, podIP: UNREAD, containerStatuses: [{ name: 'main', image: UNREAD, imageID: UNREAD, ready: true, restartCount: 0 }] };
+    const cached = projectCachedPod(JSON.parse(JSON.stringify(pod)), new Interner());
+    expect(JSON.stringify(cached)).not.toContain(UNREAD);
+    expect(cached.annotations).toEqual({ 'karpenter.sh/do-not-disrupt': 'true' });
+    expect(cached).not.toHaveProperty('limits'); // the API server stated the QoS class
+    expect(cached.qos).toBe('Burstable');
+  });
+
+  it('keeps no field of a node that scoring does not read', () => {
+    const node = aNode('n1');
+    node.metadata.annotations = { 'example.com/note': UNREAD };
+    node.metadata.managedFields = [{ manager: UNREAD, operation: 'Update', fieldsV1: {} }];
+    node.status.images = [{ names: [UNREAD] }];
+    node.status.nodeInfo = { machineID: UNREAD };
+    expect(JSON.stringify(projectNode(JSON.parse(JSON.stringify(node)), new Interner()))).not.toContain(UNREAD);
+  });
+
+  it('shares the values pods repeat: label sets, tolerations, request shapes, namespaces', () => {
+    const intern = new Interner();
+    const [a, b] = ['web-1', 'web-2'].map((n) => projectCachedPod(JSON.parse(JSON.stringify(aPod(n, 'n1', { app: 'web' }))), intern));
+    expect(b!.labels).toBe(a!.labels);
+    expect(b!.tolerations).toBe(a!.tolerations);
+    expect(b!.requests).toBe(a!.requests);
   });
 });

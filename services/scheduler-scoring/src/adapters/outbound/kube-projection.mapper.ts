@@ -1,5 +1,9 @@
 import { claimNamesOf, nodeFacts, podFacts, ZONE_LABELS, zoneOf } from '@nodes-manager/kube';
-import type { NodeSelectorRequirement, NodeSelectorTerm, PdbInfo, ResourceRequests, ScoringNode, ScoringPod } from '@nodes-manager/scoring';
+import type { Interner } from '@nodes-manager/platform';
+import {
+  ANNOTATION_DO_NOT_DISRUPT, ANNOTATION_SAFE_TO_EVICT, type NodeSelectorRequirement, type NodeSelectorTerm, type PdbInfo, type ResourceRequests,
+  type ScoringNode, type ScoringPod,
+} from '@nodes-manager/scoring';
 import type { CachedPod } from '../../domain/cluster.js';
 
 /**
@@ -7,20 +11,37 @@ import type { CachedPod } from '../../domain/cluster.js';
  * Kubernetes model (`@nodes-manager/kube`). They keep only what scoring, simulate and consolidation read, so the
  * cache of 150,000 pods stays small; the raw objects are dropped as soon as they are projected. Unknown or
  * malformed fields project to the safe side (a node without a Ready condition is not ready; an unparsable request
- * counts as 0 and is not guessed).
+ * counts as 0 and is not guessed). Only the annotations scoring reads are kept (`karpenter.sh/do-not-disrupt`, and
+ * `cluster-autoscaler.kubernetes.io/safe-to-evict` on pods), limits only when the API server did not state the QoS
+ * class, and with an {@link Interner} the values pods repeat (namespace, owner, workload, node, label sets,
+ * tolerations, request shapes) are one shared copy each.
  */
+
+/** The annotations scoring reads: of pods, and of nodes. */
+export const SCORING_POD_ANNOTATIONS = [ANNOTATION_DO_NOT_DISRUPT, ANNOTATION_SAFE_TO_EVICT] as const;
+export const SCORING_NODE_ANNOTATIONS = [ANNOTATION_DO_NOT_DISRUPT] as const;
+
+const keep = (from: Readonly<Record<string, string>>, keys: readonly string[]): Record<string, string> => {
+  const out: Record<string, string> = {};
+  for (const k of keys) if (from[k] !== undefined) out[k] = from[k]!;
+  return out;
+};
+
+/** A pass-through Interner: projections called without one keep their own copies. */
+const OWN = { string: (s: string) => s, shared: <V>(_: string, make: () => V) => make(), record: (r: Readonly<Record<string, string>> | undefined) => ({ ...(r ?? {}) }) } as unknown as Interner;
 
 type Raw = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 /** projectNode — a Node as scoring sees it; `requested` is zero here and filled from the pods by `withRequested`. */
-export function projectNode(raw: Raw): ScoringNode {
+export function projectNode(raw: Raw, intern: Interner = OWN): ScoringNode {
   const f = nodeFacts(raw);
   return {
     name: f.name,
-    zone: f.zone ?? 'unknown',
-    instanceType: f.instanceType ?? 'unknown',
+    zone: intern.string(f.zone ?? 'unknown'),
+    instanceType: intern.string(f.instanceType ?? 'unknown'),
     capacityType: f.capacityType,
-    ...(f.nodePool ? { nodePool: f.nodePool } : {}),
+    ...(f.nodePool ? { nodePool: intern.string(f.nodePool) } : {}),
+    // Every label: a pod's node selector or affinity may name any of them.
     labels: f.labels,
     taints: f.taints,
     unschedulable: f.unschedulable,
@@ -28,17 +49,18 @@ export function projectNode(raw: Raw): ScoringNode {
     ready: f.ready && f.deletionTimestamp === undefined,
     allocatable: f.allocatable,
     requested: { cpuMilli: 0, memoryBytes: 0, gpu: 0, pods: 0 },
-    annotations: f.annotations,
+    annotations: keep(f.annotations, SCORING_NODE_ANNOTATIONS),
   };
 }
 
 const requirement = (e: Raw): NodeSelectorRequirement => ({ key: String(e?.key), operator: e?.operator, ...(e?.values ? { values: [...e.values] } : {}) });
 
 /** projectPod — a Pod as scoring sees it: effective requests, owner, selectors, tolerations, volumes. */
-export function projectPod(raw: Raw): ScoringPod {
+export function projectPod(raw: Raw, intern: Interner = OWN): ScoringPod {
   const f = podFacts(raw);
   const spec = raw?.spec ?? {};
-  const requests: ResourceRequests = { ...f.requests, pods: 1 };
+  const r = f.requests;
+  const requests: ResourceRequests = intern.shared(`r/${r.cpuMilli}/${r.memoryBytes}/${r.gpu}`, () => ({ ...r, pods: 1 }));
   // A term keeps its matchFields (requirements on metadata.name): dropped, a matchFields-only term would read as
   // empty — and an empty term matches no node, as in Kubernetes.
   const required: NodeSelectorTerm[] | undefined = spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms?.map(
@@ -47,21 +69,23 @@ export function projectPod(raw: Raw): ScoringPod {
       return { matchExpressions: (t?.matchExpressions ?? []).map(requirement), ...(fields.length > 0 ? { matchFields: fields } : {}) };
     },
   );
+  const tolerations = intern.shared(`t/${JSON.stringify(f.tolerations)}`, () => f.tolerations);
   return {
     uid: f.uid,
-    namespace: f.namespace,
+    namespace: intern.string(f.namespace),
     name: f.name,
-    ...(f.nodeName ? { nodeName: f.nodeName } : {}),
-    ...(f.phase ? { phase: f.phase } : {}),
+    ...(f.nodeName ? { nodeName: intern.string(f.nodeName) } : {}),
+    ...(f.phase ? { phase: intern.string(f.phase) } : {}),
     requests,
-    limits: f.limits,
-    ...(f.owner ? { ownerKind: f.owner.kind, ownerName: f.owner.name } : {}),
-    ...(f.workload ? { workload: f.workload.name } : {}),
-    labels: f.labels,
-    annotations: f.annotations,
-    ...(spec.nodeSelector ? { nodeSelector: { ...spec.nodeSelector } } : {}),
+    // Limits only decide the QoS class, and only when the API server did not state it.
+    ...(f.declaredQos ? {} : { limits: f.limits }),
+    ...(f.owner ? { ownerKind: intern.string(f.owner.kind), ownerName: intern.string(f.owner.name) } : {}),
+    ...(f.workload ? { workload: intern.string(f.workload.name) } : {}),
+    labels: intern.record(f.labels),
+    annotations: intern.record(keep(f.annotations, SCORING_POD_ANNOTATIONS)),
+    ...(spec.nodeSelector ? { nodeSelector: intern.record(spec.nodeSelector) } : {}),
     ...(required && required.length > 0 ? { requiredNodeAffinity: required } : {}),
-    tolerations: f.tolerations,
+    tolerations,
     hasPvc: f.hasPvc,
     hasLocalStorage: f.hasEmptyDir || f.hasHostPath,
     mirror: f.mirror,
@@ -76,8 +100,8 @@ export function projectPod(raw: Raw): ScoringPod {
 export const claimsOf = (raw: Raw): string[] => claimNamesOf(raw);
 
 /** projectCachedPod — projectPod plus the names of the pod's claims (only when it has any), for withVolumeZones. */
-export function projectCachedPod(raw: Raw): CachedPod {
-  const pod = projectPod(raw);
+export function projectCachedPod(raw: Raw, intern: Interner = OWN): CachedPod {
+  const pod = projectPod(raw, intern);
   const claims = claimsOf(raw);
   return claims.length > 0 ? { ...pod, pvcClaims: claims } : pod;
 }

@@ -1,5 +1,6 @@
 import type * as k8s from '@kubernetes/client-node';
-import { Informer, type InformerHealth, type InformerOptions, type JsonLogger } from '@nodes-manager/platform';
+import { Informer, Interner, type InformerHealth, type InformerOptions, type JsonLogger } from '@nodes-manager/platform';
+import { projectUncordonNode } from './node-projection.mapper.js';
 import type { Metrics } from '@nodes-manager/platform';
 
 /** NodeChange — one node added, changed or deleted, as the watch saw it (`old` is the cached object before). */
@@ -30,9 +31,10 @@ export interface NodeSource {
 }
 
 /**
- * InformerNodeSource — the platform's informer on `/api/v1/nodes` (paged LIST once, then watch; relist only on 410
- * or a failed watch; the scan tick re-evaluates the cache without a request). Objects are kept as the API sent them
- * (JSON: times are strings, which `cordonedNodeSnapshot` accepts).
+ * InformerNodeSource — the platform's informer on `/api/v1/nodes` (WatchList or paged LIST once, then watch; relist
+ * only on 410 or a failed watch; the scan tick re-evaluates the cache without a request). Each node is kept as its
+ * projection (`projectUncordonNode`: a V1Node with only the fields uncordon reads, JSON times as strings, which
+ * `cordonedNodeSnapshot` accepts), never the whole object.
  */
 export class InformerNodeSource implements NodeSource {
   private readonly informer: Informer<k8s.V1Node>;
@@ -40,14 +42,16 @@ export class InformerNodeSource implements NodeSource {
   constructor(
     kc: k8s.KubeConfig,
     private readonly logger: JsonLogger,
-    watch: Pick<InformerOptions<unknown>, 'requestTimeoutMs' | 'staleAfterMs'> = {},
+    watch: Pick<InformerOptions<unknown>, 'requestTimeoutMs' | 'staleAfterMs' | 'watchList'> = {},
     private readonly syncTimeoutMs = 30_000,
     metrics?: Metrics,
   ) {
+    const intern = new Interner(10_000);
     this.informer = new Informer<k8s.V1Node>({
       kc,
       path: '/api/v1/nodes',
-      project: (o) => o as k8s.V1Node,
+      project: (o) => projectUncordonNode(o, intern),
+      versionOf: (n) => n.metadata?.resourceVersion,
       ...watch,
       logger,
       name: 'uncordon-nodes',
