@@ -259,7 +259,7 @@ async function measure(service: Service, mode: Mode, kubeconfig: string, nodes: 
     };
   } else if (service === 'uncordon') {
     const source = new InformerNodeSource(kc, logger, watch, 3_600_000);
-    await source.start(() => undefined);
+    await source.start();
     source.list().filter((n) => n.spec?.unschedulable === true);
     noChange = async () => {
       source.list().filter((n) => n.spec?.unschedulable === true);

@@ -16,7 +16,9 @@ export type StatusReason =
   | 'NotAcceptable'
   | 'Expired'
   | 'ServiceUnavailable'
-  | 'Timeout';
+  | 'Timeout'
+  | 'Unauthorized'
+  | 'Forbidden';
 
 export interface StatusDetails {
   name?: string;
