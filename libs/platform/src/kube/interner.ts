@@ -8,7 +8,7 @@ export class Interner {
   private readonly strings = new Map<string, string>();
   private readonly values = new Map<string, unknown>();
 
-  constructor(private readonly max = 200_000) {}
+  constructor(private readonly max = 500_000) {}
 
   /** string — the shared copy of `s`. */
   string(s: string): string {

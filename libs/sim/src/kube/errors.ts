@@ -16,9 +16,9 @@ export type StatusReason =
   | 'NotAcceptable'
   | 'Expired'
   | 'ServiceUnavailable'
+  | 'Timeout'
   | 'Unauthorized'
-  | 'Forbidden'
-  | 'Timeout';
+  | 'Forbidden';
 
 export interface StatusDetails {
   name?: string;

@@ -10,11 +10,11 @@ import { badRequest } from './errors.js';
 import { byId, type KubeObject, RESOURCES } from './resources.js';
 import { type Faults, KubeHttp, NO_FAULTS, type Stats } from './server.js';
 import { SimKubelet, type NodePressure } from './kubelet.js';
-import { ADMIN_TOKEN, RbacGate, type RbacRecord } from './rbac-gate.js';
-import { serviceAccountUser } from './rbac.js';
 import type { WatchListMode } from './api/watch-list.js';
 
 export type { WatchListMode };
+import { ADMIN_TOKEN, RbacGate, type RbacRecord } from './rbac-gate.js';
+import { serviceAccountUser } from './rbac.js';
 
 export interface KubeSimOptions {
   /** 0 (default) picks a free port. */
@@ -42,13 +42,13 @@ export interface KubeSimOptions {
    * `nodes-manager/fencing` (or `leases: 'all'`), the Summary API with PSI, hung nodes. On by default.
    */
   kubelet?: { renewMs?: number; leases?: 'labelled' | 'all' } | false;
-  /** RBAC enforced from the start with the Roles, ClusterRoles and bindings among these objects; see KubeSim.rbac. */
-  rbac?: readonly unknown[];
   /**
    * How a WatchList (`sendInitialEvents=true`) is answered: `serve` (default) as kube-apiserver 1.34, `refuse` as a
    * server without the feature (422), `ignore` as one that drops the parameters (no initial-events-end bookmark).
    */
   watchList?: WatchListMode;
+  /** RBAC enforced from the start with the Roles, ClusterRoles and bindings among these objects; see KubeSim.rbac. */
+  rbac?: readonly unknown[];
 }
 
 /**
@@ -367,11 +367,11 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
   };
 
   const http = new KubeHttp(api, clock, simRoute);
+  http.watchList = opts.watchList ?? 'serve';
   const gate = new RbacGate();
   http.rbac = gate;
   if (opts.rbac) gate.enforce(opts.rbac);
   const kubeconfigs: string[] = [];
-  http.watchList = opts.watchList ?? 'serve';
   http.nodeProxy = (node, path) => {
     if (path !== 'stats/summary') throw badRequest(`the simulated kubelet serves only stats/summary, not ${path}`);
     return kubelet.summary(node);
