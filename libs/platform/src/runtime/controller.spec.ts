@@ -117,6 +117,29 @@ describe('Controller: the queue', () => {
     expect(maxRunning()).toBe(2);
   });
 
+  it('keys a reconcile enqueues on its own controller wait their turn: concurrency holds', async () => {
+    let running = 0;
+    let most = 0;
+    const clock = new FakeClock('2026-01-01T00:00:00Z');
+    const controller: Controller = new Controller({
+      name: 'nested',
+      service: 'uncordon',
+      clock,
+      concurrency: 1,
+      reconcile: async (key) => {
+        running++;
+        most = Math.max(most, running);
+        if (key === 'a') for (const k of ['b', 'c']) controller.enqueue(k);
+        await new Promise((r) => setImmediate(r));
+        running--;
+      },
+    });
+    controller.start();
+    controller.enqueue('a');
+    await controller.settled();
+    expect(most).toBe(1);
+  });
+
   it('request answers the result of a reconcile that started after it, or throws its error', async () => {
     const { controller } = aController({ answer: (k) => (k === 'bad' ? new Error('API down') : { requeueAfterMs: 5 }) });
     controller.start();

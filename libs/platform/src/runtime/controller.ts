@@ -96,6 +96,8 @@ export class Controller<R extends ReconcileResult = ReconcileResult> {
   private readonly delayed = new Map<string, { at: number; timer: TimerHandle }>();
   private readonly waiting = new Map<string, ((o: Outcome<R>) => void)[]>();
   private readonly inFlight = new Map<string, Promise<void>>();
+  /** Reconciles started and not ended (counted before a reconcile's first line runs, so a nested enqueue sees it). */
+  private running = 0;
   private readonly idleWaiters: (() => void)[] = [];
   private started = false;
   private stopping = false;
@@ -278,11 +280,12 @@ export class Controller<R extends ReconcileResult = ReconcileResult> {
   }
 
   private pump(): void {
-    while (this.active && this.inFlight.size < this.concurrency) {
+    while (this.active && this.running < this.concurrency) {
       const key = this.queue.get();
       if (key === undefined) break;
       const waiters = this.waiting.get(key) ?? [];
       this.waiting.delete(key);
+      this.running++;
       this.inFlight.set(key, this.process(key, waiters));
     }
     this.gauge();
@@ -316,6 +319,7 @@ export class Controller<R extends ReconcileResult = ReconcileResult> {
     }
     this.queue.done(key);
     this.inFlight.delete(key);
+    this.running--;
     for (const w of waiters) w(outcome);
     this.pump();
   }
@@ -325,7 +329,7 @@ export class Controller<R extends ReconcileResult = ReconcileResult> {
   }
 
   private idle(): boolean {
-    return this.listing === 0 && this.queue.length === 0 && this.inFlight.size === 0;
+    return this.listing === 0 && this.queue.length === 0 && this.running === 0;
   }
 
   private wakeIdle(): void {

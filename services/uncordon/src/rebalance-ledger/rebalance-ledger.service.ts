@@ -110,7 +110,8 @@ export class RebalanceLedgerService {
   async observe(node: V1Node): Promise<void> {
     const one = ledgerNodeOf(node);
     const events = (await this.currentEvents()).filter((e) => e.node === one.name);
-    const entries = await this.repo.forStep([one.uid]);
+    // This node's rows only: the others are not in this view, and must not read as gone.
+    const entries = (await this.repo.forStep([one.uid])).filter((e) => e.nodeUid === one.uid);
     const now = this.clock.now();
     const step = advanceLedger({ entries, nodes: [one], events, ec2: new Map(), now, config: this.ledgerConfig, newId: randomUUID });
     if (step.opened.length === 0) return;

@@ -1,6 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { aDrainPod, aNakedPod } from '../../../test/drain-pod.builder.js';
 import {
+  drainStateFromJson,
+  drainStateToJson,
   DRAIN_POLL_MS,
   drainPodOutcomes,
   initialDrainState,
@@ -184,5 +186,28 @@ describe('timeoutBeforeLoop', () => {
     ['a resumed drain past its deadline whose pods were terminating failed with pods not gone', 600, [{ phase: 'evicted' }], 'TIMEOUT_PODS_NOT_GONE'],
   ])('%s', (_sentence, seconds, pods, reason) => {
     expect(timeoutBeforeLoop(started, { timeoutSeconds: 60 }, pods, after(seconds))?.reason).toBe(reason);
+  });
+});
+
+describe('the drain state a row keeps between steps', () => {
+  const started = new Date('2026-03-01T10:00:00Z');
+  const plan = planDrain([aDrainPod({ uid: 'e' }), aDrainPod({ uid: 't', deletionTimestamp: new Date('2026-03-01T10:00:30Z') }), aNakedPod({ uid: 'n' })], { force: true, deleteEmptyDirData: false, ignoreDaemonSets: true });
+  const blocked = nextDrainStep(nextDrainStep(initialDrainState(plan, started, { timeoutSeconds: 60 }), started, { presentUids: ['e', 't', 'n'] }).state, started, {
+    results: [{ uid: 'e', outcome: 'too-many-requests', message: 'PDB' }],
+    presentUids: ['e', 't', 'n'],
+  }).state;
+
+  it.each([
+    ['a term alone (before the plan is made)', { term: 'term-1' }],
+    ['a plan with a pod blocked by a PDB (its retry time), an awaited terminating pod, the last answers and the pods last seen', {
+      term: 'term-2',
+      loop: { plan, state: blocked, results: [{ uid: 'n', outcome: 'accepted' as const }], present: ['e', 't', 'n'] },
+    }],
+  ])('comes back from its JSON as it was: %s', (_, state) => {
+    expect(drainStateFromJson(JSON.parse(JSON.stringify(drainStateToJson(state))))).toEqual(state);
+  });
+
+  it('a row of before (no state) has none', () => {
+    expect([drainStateFromJson(null), drainStateFromJson({}), drainStateFromJson({ loop: {} })]).toEqual([undefined, undefined, undefined]);
   });
 });
