@@ -11,9 +11,6 @@ import { existsSync, readFileSync } from 'node:fs';
 
 /** Each file of services/ that may still use a timer of its own, and why. */
 const ALLOWED: Record<string, string> = {
-  'services/node-sync/src/adapters/inbound/node-sync.loop.ts': 'a loop not yet on the controller runtime (its conversion removes this entry)',
-  'services/scheduler-scoring/src/adapters/inbound/scheduler-scoring.loop.ts': 'a loop not yet on the controller runtime (its conversion removes this entry)',
-  'services/karpenter-gateway/src/adapters/outbound/nodepool-changes.repository.ts': "a retry not yet on the controller runtime (karpenter-gateway's conversion removes this entry)",
   'services/uncordon/src/adapters/inbound/node-safety.loop.ts': 'fencing and pressure loops, converted onto the controller runtime next',
   'services/uncordon/src/adapters/inbound/uncordon.loop.ts': 'auto-uncordon, drain and ledger loops, converted onto the controller runtime next',
   'services/uncordon/src/adapters/outbound/kube-fencing.adapter.ts': 'request deadlines, moved to AbortSignal.timeout with the conversion',
