@@ -11,12 +11,6 @@ import { existsSync, readFileSync } from 'node:fs';
 
 /** Each file of services/ that may still use a timer of its own, and why. */
 const ALLOWED: Record<string, string> = {
-  'services/uncordon/src/adapters/inbound/node-safety.loop.ts': 'fencing and pressure loops, converted onto the controller runtime next',
-  'services/uncordon/src/adapters/inbound/uncordon.loop.ts': 'auto-uncordon, drain and ledger loops, converted onto the controller runtime next',
-  'services/uncordon/src/adapters/outbound/kube-fencing.adapter.ts': 'request deadlines, moved to AbortSignal.timeout with the conversion',
-  'services/uncordon/src/drain/drain.service.ts': 'drain steps, one reconcile each with the conversion',
-  'services/uncordon/src/fencing/fencing.service.ts': 'fence steps, one reconcile each with the conversion',
-  'services/uncordon/src/auto-uncordon/uncordon.service.ts': "the record's retry, a requeue with the conversion",
   'services/api-gateway/src/api-gateway.module.ts': "the gateway's heartbeat: a liveness beat on the wall clock, like every service's (libs/platform), not an action",
   'services/api-gateway/src/adapters/inbound/stream.controller.ts': "one HTTP stream's keep-alive ping and its token's expiry: the connection's real time, whatever the Clock",
 };

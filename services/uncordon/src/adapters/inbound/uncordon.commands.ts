@@ -1,7 +1,8 @@
-import { MessagePattern, Payload } from '@nestjs/microservices';
+import { Payload } from '@nestjs/microservices';
 import { Commands, type CommandRequest, type DrainRequest, type EventsListQuery } from '@nodes-manager/contracts';
-import { CodedError, CommandController, validationFailed } from '@nodes-manager/platform';
+import { CodedError, CommandController, validationFailed, CommandHandler } from '@nodes-manager/platform';
 import { DrainService } from '../../drain/drain.service.js';
+import { DrainController } from '../../drain/drain.controller.js';
 import { UncordonService } from '../../auto-uncordon/uncordon.service.js';
 import { InvalidCursorError, type UncordonRepository } from '../../auto-uncordon/uncordon.repository.js';
 import { Inject } from '@nestjs/common';
@@ -18,18 +19,19 @@ export class UncordonCommands {
   constructor(
     private readonly uncordon: UncordonService,
     private readonly drains: DrainService,
+    private readonly drainController: DrainController,
     @Inject(UNCORDON_REPOSITORY) private readonly repo: UncordonRepository,
   ) {}
 
   /** cordons.list — every cordoned node with its verdict, reason, evidence and (waiting) `uncordonAt`. */
-  @MessagePattern(Commands.cordonsList)
+  @CommandHandler(Commands.cordonsList)
   cordons(@Payload() req: CommandRequest<{ limit?: number; cursor?: string; verdict?: string }>) {
     const q = req.data ?? {};
     return this.uncordon.cordons({ limit: q.limit ?? 50, ...(q.cursor ? { cursor: q.cursor } : {}), ...(q.verdict ? { verdict: q.verdict } : {}) });
   }
 
   /** events.list — scaling events newest first; cursor pagination; filters node and action. */
-  @MessagePattern(Commands.eventsList)
+  @CommandHandler(Commands.eventsList)
   events(@Payload() req: CommandRequest<Partial<EventsListQuery>>) {
     const q = req.data ?? {};
     return this.repo
@@ -37,14 +39,16 @@ export class UncordonCommands {
       .catch(invalidCursor);
   }
 
-  /** node.drain — records a drain operation and answers at once; the leader runs it in the background. */
-  @MessagePattern(Commands.nodeDrain)
-  drain(@Payload() req: CommandRequest<DrainRequest>) {
-    return this.drains.start(req.data, req.meta);
+  /** node.drain — records a drain operation and answers at once; the leader carries it on (at once when it is this replica). */
+  @CommandHandler(Commands.nodeDrain)
+  async drain(@Payload() req: CommandRequest<DrainRequest>) {
+    const op = await this.drains.start(req.data, req.meta);
+    this.drainController.enqueue(op.id);
+    return op;
   }
 
   /** drain.get — `{id}`: one operation; `{node}`: the node's active drain, else its latest (for node views). */
-  @MessagePattern(Commands.drainGet)
+  @CommandHandler(Commands.drainGet)
   drainGet(@Payload() req: CommandRequest<{ id?: string; node?: string }>) {
     return this.drains.get(req.data ?? {});
   }
