@@ -11,9 +11,6 @@ import { existsSync, readFileSync } from 'node:fs';
 
 /** Each file of services/ that may still use a timer of its own, and why. */
 const ALLOWED: Record<string, string> = {
-  'services/node-sync/src/adapters/inbound/node-sync.loop.ts': 'a loop not yet on the controller runtime (its conversion removes this entry)',
-  'services/scheduler-scoring/src/adapters/inbound/scheduler-scoring.loop.ts': 'a loop not yet on the controller runtime (its conversion removes this entry)',
-  'services/karpenter-gateway/src/adapters/outbound/nodepool-changes.repository.ts': "a retry not yet on the controller runtime (karpenter-gateway's conversion removes this entry)",
   'services/api-gateway/src/api-gateway.module.ts': "the gateway's heartbeat: a liveness beat on the wall clock, like every service's (libs/platform), not an action",
   'services/api-gateway/src/adapters/inbound/stream.controller.ts': "one HTTP stream's keep-alive ping and its token's expiry: the connection's real time, whatever the Clock",
 };

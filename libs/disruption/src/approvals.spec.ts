@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { approvalModeFor, parseApprovalPolicy } from './approval-mode.js';
 import { approvalKindOf } from '@nodes-manager/contracts';
-import { decideApproval, isExpired, type ApprovalFacts } from './approvals.js';
+import { decideApproval, isExpired, nextApprovalStep, type ApprovalFacts } from './approvals.js';
 
 const now = new Date('2026-03-11T12:00:00Z');
 const anApproval = (over: Partial<ApprovalFacts> = {}): ApprovalFacts => ({
@@ -71,5 +71,22 @@ describe('approvalKindOf', () => {
     ["optimize-1' OR 1=1", undefined],
   ])('%s belongs to %s', (id, kind) => {
     expect(approvalKindOf(id)).toBe(kind);
+  });
+});
+
+describe('nextApprovalStep', () => {
+  const ms = (n: number) => new Date(now.getTime() + n);
+  it.each([
+    ['a pending request an hour before its deadline waits exactly that long', anApproval({ expiresAt: ms(3_600_000) }), true, { step: 'wait', requeueAfterMs: 3_600_000 }],
+    ['a pending request a millisecond before its deadline waits that millisecond', anApproval({ expiresAt: ms(1) }), true, { step: 'wait', requeueAfterMs: 1 }],
+    ['a pending request at its deadline expires', anApproval({ expiresAt: now }), true, { step: 'expire' }],
+    ['a pending request past its deadline expires', anApproval({ expiresAt: ms(-1) }), false, { step: 'expire' }],
+    ['an approved request is carried out by an executing controller', anApproval({ status: 'approved', expiresAt: ms(-1) }), true, { step: 'execute' }],
+    ['an approved request is left to its owner by an expiring-only controller', anApproval({ status: 'approved' }), false, { step: 'none' }],
+    ['an executing request is failed as interrupted (under the lock) by an executing controller', anApproval({ status: 'executing' }), true, { step: 'fail_interrupted' }],
+    ['an executing request is left to its owner by an expiring-only controller', anApproval({ status: 'executing' }), false, { step: 'none' }],
+    ...(['rejected', 'expired', 'executed', 'failed'] as const).map((status) => [`a ${status} request is done`, anApproval({ status, expiresAt: ms(-1) }), true, { step: 'none' }] as const),
+  ] as const)('%s', (_, a, executes, expected) => {
+    expect(nextApprovalStep(a, now, executes)).toEqual(expected);
   });
 });

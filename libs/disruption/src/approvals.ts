@@ -44,3 +44,35 @@ export const isExpired = (a: ApprovalFacts, now: Date): boolean => a.status === 
 
 /** executionStatus — `executed` when at least one node was acted on, else `failed`. */
 export const executionStatus = (acted: number): 'executed' | 'failed' => (acted > 0 ? 'executed' : 'failed');
+
+/**
+ * ApprovalStep — what an owner's approvals controller does with one approval now (docs/approvals.md#the-approvals-controller):
+ * - `expire`: pending and at or past its deadline;
+ * - `wait`: pending before its deadline — look again exactly when it falls due (`requeueAfterMs`), unless decided;
+ * - `execute`: approved, and the controller carries out this owner's approvals;
+ * - `fail_interrupted`: executing, seen by a controller that carries them out — under the lock every run holds, a
+ *   run still marked executing is one that died;
+ * - `none`: nothing to do (a final status, or approved/executing ones the owner runs elsewhere).
+ */
+export type ApprovalStep =
+  | { readonly step: 'expire' }
+  | { readonly step: 'wait'; readonly requeueAfterMs: number }
+  | { readonly step: 'execute' }
+  | { readonly step: 'fail_interrupted' }
+  | { readonly step: 'none' };
+
+/** nextApprovalStep — see {@link ApprovalStep}; `executes`: the controller carries out approved requests. */
+export function nextApprovalStep(a: Pick<ApprovalFacts, 'status' | 'expiresAt'>, now: Date, executes: boolean): ApprovalStep {
+  switch (a.status) {
+    case 'pending': {
+      const left = a.expiresAt.getTime() - now.getTime();
+      return left <= 0 ? { step: 'expire' } : { step: 'wait', requeueAfterMs: left };
+    }
+    case 'approved':
+      return executes ? { step: 'execute' } : { step: 'none' };
+    case 'executing':
+      return executes ? { step: 'fail_interrupted' } : { step: 'none' };
+    default:
+      return { step: 'none' };
+  }
+}

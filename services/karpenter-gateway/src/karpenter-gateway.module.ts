@@ -16,14 +16,17 @@ import {
 } from '@nodes-manager/platform';
 import { migrations } from '../../../migrations/karpenter-gateway/index.js';
 import { CONSOLIDATION_APPROVALS_TABLE, entities } from './adapters/outbound/karpenter-gateway.entities.js';
-import { ConsolidationApprovalsLoop, KARPENTER_GATEWAY_CONFIG_FOR_LOOP } from './adapters/inbound/consolidation-approvals.loop.js';
+import { KarpenterGatewayLoop } from './adapters/inbound/karpenter-gateway.loop.js';
+import { ConsolidationApprovalsController } from './consolidation-approvals.controller.js';
 import { KARPENTER_KUBE, KarpenterKube } from './adapters/outbound/karpenter-kube.adapter.js';
 import { NodePoolChangesRepository } from './adapters/outbound/nodepool-changes.repository.js';
 import { KarpenterGatewayCommands } from './adapters/inbound/karpenter-gateway.commands.js';
 import { CONSOLIDATION_APPROVALS, DISRUPTION_GATE, KARPENTER_SERVICE_OPTIONS, KarpenterGatewayService } from './karpenter-gateway.service.js';
 import type { KarpenterGatewayConfig } from './config.js';
+import { KARPENTER_GATEWAY_CONFIG } from './tokens.js';
 
-export const KARPENTER_GATEWAY_CONFIG = Symbol('KARPENTER_GATEWAY_CONFIG');
+export { KARPENTER_GATEWAY_CONFIG } from './tokens.js';
+
 /** The service's approvals (one store: `consolidate`), for the shared approval commands. */
 const KARPENTER_APPROVALS = Symbol('KARPENTER_APPROVALS');
 
@@ -58,10 +61,10 @@ export class KarpenterGatewayModule {
         { provide: DISRUPTION_GATE, useValue: { policy: config.DISRUPTION_APPROVAL, windows: config.DISRUPTION_WINDOWS } },
         approvalStoreProvider(CONSOLIDATION_APPROVALS, { service: 'karpenter-gateway', kind: 'consolidate', table: CONSOLIDATION_APPROVALS_TABLE, config }),
         serviceApprovalsProvider(KARPENTER_APPROVALS, [CONSOLIDATION_APPROVALS]),
-        { provide: KARPENTER_GATEWAY_CONFIG_FOR_LOOP, useValue: { scanIntervalMs: config.SCAN_INTERVAL_SECONDS * 1000 } },
         NodePoolChangesRepository,
         KarpenterGatewayService,
-        ConsolidationApprovalsLoop,
+        ConsolidationApprovalsController,
+        KarpenterGatewayLoop,
       ],
     };
   }

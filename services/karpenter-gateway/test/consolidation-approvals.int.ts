@@ -4,11 +4,12 @@ import { testToken, waitFor } from '@nodes-manager/platform/testing';
 import { aNodeClaim, aNodePool } from './nodepool.builder.js';
 import { aNode, startHarness, type Harness } from './harness.js';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const SCAN_MS = 60_000;
 
 /**
  * DISRUPTION_APPROVAL=manual for consolidations, with distinct approvers and a window for pool `general` only
- * (02:00–05:00 UTC), on a fake clock that starts outside it. The approvals loop runs every second.
+ * (02:00–05:00 UTC), on a fake clock that starts outside it. The approvals controller lists the approvals in play
+ * every minute of the clock, which the test steps.
  */
 describe('approvals of NodePool consolidations (through the REST API, fake clock)', () => {
   let h: Harness;
@@ -20,7 +21,7 @@ describe('approvals of NodePool consolidations (through the REST API, fake clock
     h = await startHarness({
       karpenter: true,
       clock,
-      env: { SCAN_INTERVAL_SECONDS: '1', DISRUPTION_APPROVAL: 'automatic,consolidate=manual', APPROVAL_DISTINCT_APPROVER: 'true', DISRUPTION_WINDOWS: '0 2 * * * 3h UTC nodePool=general', APPROVAL_TTL_MINUTES: '60' },
+      env: { SCAN_INTERVAL_SECONDS: String(SCAN_MS / 1000), DISRUPTION_APPROVAL: 'automatic,consolidate=manual', APPROVAL_DISTINCT_APPROVER: 'true', DISRUPTION_WINDOWS: '0 2 * * * 3h UTC nodePool=general', APPROVAL_TTL_MINUTES: '60' },
     });
     expect((await h.call('POST', '/api/v1/nodepools', aNodePool({ spec: { disruption: { budgets: [{ nodes: '5' }] } } }))).status).toBe(201);
     h.sim.load({
@@ -52,15 +53,18 @@ describe('approvals of NodePool consolidations (through the REST API, fake clock
     const ok = await h.call('POST', `/api/v1/approvals/${id}/approve`, {}, bob);
     expect([ok.status, ok.body.status, ok.body.decidedBy]).toEqual([200, 'approved', 'bob']);
 
-    // Outside the pool's window nothing happens.
-    await sleep(2500);
+    // Outside the pool's window nothing happens: not at the approval, not at the listings after it.
+    await h.controllersSettled();
+    await clock.step(2 * SCAN_MS);
     expect((await h.call('GET', `/api/v1/approvals/${id}`)).body.status).toBe('approved');
     expect(deletes()).toBe(before);
 
     // Meanwhile the plan changed: node-1 is no longer a removal. Inside the window only node-0 goes.
     h.scheduler.planRemoving(['node-0']);
+    // The window opens: within one listing interval the approved consolidation runs.
     clock.set('2026-03-11T02:10:00Z');
-    await waitFor(async () => (await h.call('GET', `/api/v1/approvals/${id}`)).body.status === 'executed', 'the approval to execute', 5_000);
+    await clock.step(SCAN_MS);
+    expect((await h.call('GET', `/api/v1/approvals/${id}`)).body.status).toBe('executed');
     const done = (await h.call('GET', `/api/v1/approvals/${id}`)).body;
     expect(done.results).toEqual([
       expect.objectContaining({ node: 'node-0', outcome: 'started', nodeClaim: 'claim-0' }),
@@ -78,7 +82,8 @@ describe('approvals of NodePool consolidations (through the REST API, fake clock
     const id = asked.body.approval.id as string;
     const no = await h.call('POST', `/api/v1/approvals/${id}/reject`, { comment: 'not today' }, bob);
     expect([no.status, no.body.status, no.body.comment]).toEqual([200, 'rejected', 'not today']);
-    await sleep(2000);
+    await h.controllersSettled();
+    await clock.step(2 * SCAN_MS);
     expect(deletes()).toBe(before);
     expect((await h.call('POST', `/api/v1/approvals/${id}/approve`, {}, bob)).status).toBe(409);
   });

@@ -7,6 +7,7 @@ import { startKubeSim, type KubeSim } from '@nodes-manager/sim';
 import { startBehindGateway } from '../../../test/support/gateway.js';
 import { loadKarpenterGatewayConfig } from '../src/config.js';
 import { KarpenterGatewayModule } from '../src/karpenter-gateway.module.js';
+import { ConsolidationApprovalsController } from '../src/consolidation-approvals.controller.js';
 
 /**
  * FakeScheduler — a hand-written stand-in for scheduler-scoring's `optimize.plan`: answers what the test set,
@@ -42,6 +43,8 @@ export interface Harness {
   scheduler: FakeScheduler;
   call(method: string, path: string, body?: unknown, token?: string): Promise<{ status: number; body: any }>;
   writesSeen(): number;
+  /** controllersSettled — resolves once the service's controllers have nothing queued or reconciling (timers aside). */
+  controllersSettled(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -76,6 +79,7 @@ export async function startHarness(opts: { karpenter: boolean; clock?: Clock; co
     events,
     scheduler: fake,
     call,
+    controllersSettled: () => app.get(ConsolidationApprovalsController, { strict: false }).approvals.controller.settled(),
     writesSeen() {
       const s = sim.stats().byVerb;
       return WRITE_VERBS.reduce((n, v) => n + (s[v] ?? 0), 0);

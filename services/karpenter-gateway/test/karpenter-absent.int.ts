@@ -1,20 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { JsonLogger } from '@nodes-manager/platform';
-import { testToken, waitFor } from '@nodes-manager/platform/testing';
+import { FakeClock, JsonLogger } from '@nodes-manager/platform';
+import { testToken } from '@nodes-manager/platform/testing';
 import { aNodePool } from './nodepool.builder.js';
 import { startHarness, type Harness } from './harness.js';
 
 const ABSENT_WARNING = 'Karpenter is not installed';
+/** The discovery cache (KARPENTER_DISCOVERY_CACHE_SECONDS=1), on the harness's clock, which the test steps. */
+const DISCOVERY_MS = 1_000;
 
-describe('karpenter-gateway without Karpenter (through the REST API)', () => {
+describe('karpenter-gateway without Karpenter (through the REST API, fake clock)', () => {
   let h: Harness;
+  const clock = new FakeClock(new Date());
   const logLines: string[] = [];
   let untap: (() => void) | undefined;
   const warnings = () => logLines.filter((l) => l.includes(ABSENT_WARNING) && l.includes('"level":"warn"')).length;
 
   beforeAll(async () => {
     untap = JsonLogger.tap((line) => logLines.push(line));
-    h = await startHarness({ karpenter: false });
+    h = await startHarness({ karpenter: false, clock });
   }, 60_000);
   afterAll(async () => {
     untap?.();
@@ -65,10 +68,9 @@ describe('karpenter-gateway without Karpenter (through the REST API)', () => {
     h.sim.faults.set({ rate500: 1 });
     try {
       // Past the 1 s cache, discovery itself fails.
-      const res = await waitFor(async () => {
-        const r = await h.call('GET', '/api/v1/nodepools');
-        return r.status === 502 ? r : undefined;
-      }, 'discovery failure surfaced', 5_000, 100);
+      await clock.step(DISCOVERY_MS);
+      const res = await h.call('GET', '/api/v1/nodepools');
+      expect(res.status).toBe(502);
       expect(res.body.code).toBe('UPSTREAM_ERROR');
       expect(res.body).not.toHaveProperty('karpenterInstalled');
       expect((await h.call('POST', '/api/v1/nodepools', aNodePool())).status).toBe(502);
@@ -80,11 +82,15 @@ describe('karpenter-gateway without Karpenter (through the REST API)', () => {
   });
 
   it('notices Karpenter being installed, and removed again, without a restart (within the 1 s discovery cache)', async () => {
+    // The last discovery (the end of the test before) is fresh: until it is a second old, the answer is the cached one.
     h.sim.scenario.installKarpenter();
-    const installedAt = Date.now();
-    await waitFor(async () => (await h.call('GET', '/api/v1/nodepools')).body.karpenterInstalled === true, 'karpenter detected', 5_000, 100);
-    // The discovery cache is 1 s: the same running process serves Karpenter within about that (plus scheduling slack).
-    expect(Date.now() - installedAt).toBeLessThan(3_000);
+    const installedAt = clock.now().getTime();
+    await clock.step(DISCOVERY_MS - 1);
+    expect((await h.call('GET', '/api/v1/nodepools')).body.karpenterInstalled).toBe(false);
+    await clock.step(1);
+    expect((await h.call('GET', '/api/v1/nodepools')).body.karpenterInstalled).toBe(true);
+    // The discovery cache is 1 s: the same running process serves Karpenter within that.
+    expect(clock.now().getTime() - installedAt).toBeLessThan(3_000);
     const created = await h.call('POST', '/api/v1/nodepools', aNodePool());
     expect(created.status).toBe(201);
     const list = await h.call('GET', '/api/v1/nodepools');
@@ -96,7 +102,8 @@ describe('karpenter-gateway without Karpenter (through the REST API)', () => {
     const get = await h.call('GET', '/api/v1/nodepools/general');
     expect(get.status).toBe(404);
     expect(get.body.code).toBe('KARPENTER_NOT_INSTALLED');
-    await waitFor(async () => (await h.call('GET', '/api/v1/nodepools')).body.karpenterInstalled === false, 'karpenter absence detected', 5_000, 200);
+    await clock.step(DISCOVERY_MS);
+    expect((await h.call('GET', '/api/v1/nodepools')).body.karpenterInstalled).toBe(false);
     expect(warnings()).toBe(2);
   });
 });

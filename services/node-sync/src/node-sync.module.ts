@@ -9,6 +9,7 @@ import { NodeSyncLoop } from './adapters/inbound/node-sync.loop.js';
 import { KubeCache } from './adapters/outbound/kube-cache.adapter.js';
 import { NodeSyncRepository } from './adapters/outbound/node-sync.repository.js';
 import { NodeSyncService } from './node-sync.service.js';
+import { NodeSyncController } from './node-sync.controller.js';
 import type { NodeSyncConfig } from './config.js';
 import { KUBE_CACHE, NODE_SYNC_CONFIG, NODE_SYNC_LEADER, NODE_SYNC_REPOSITORY } from './tokens.js';
 
@@ -30,7 +31,9 @@ export class NodeSyncModule {
           useFactory: (logger: JsonLogger, metrics: Metrics) =>
             new KubeCache(createKubeConfig(config.KUBECONFIG), {
               pageSize: config.SYNC_PAGE_SIZE,
-              resyncMs: config.SCAN_INTERVAL_SECONDS * 1000,
+              // The reconcile every SCAN_INTERVAL_SECONDS is the controller's (NodeSyncController), on the Clock: the
+              // informers need no replay of their cache of their own.
+              resyncMs: 0,
               watch: kubeWatchOptions(config),
               logger,
               metrics: { metrics, service: 'node-sync' },
@@ -39,9 +42,10 @@ export class NodeSyncModule {
         { provide: NODE_SYNC_REPOSITORY, inject: [DATA_SOURCE], useFactory: (ds: DataSource) => new NodeSyncRepository(ds) },
         { provide: NODE_SYNC_LEADER, inject: [LEADER_FACTORY], useFactory: (leaders: LeaderFactory) => leaders('node-sync') },
         NodeSyncService,
+        NodeSyncController,
         NodeSyncLoop,
       ],
-      exports: [NodeSyncLoop, NodeSyncService],
+      exports: [NodeSyncController, NodeSyncService],
     };
   }
 }

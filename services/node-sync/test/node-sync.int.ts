@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { Module, type INestApplication } from '@nestjs/common';
 import type { CloudEvent } from '@nodes-manager/contracts';
-import { createRuntime, loadConfig, type Runtime } from '@nodes-manager/platform';
+import { createRuntime, FakeClock, type Runtime } from '@nodes-manager/platform';
 import { createTestDatabase, startTestApp, testEnv, testToken, waitFor, type TestDatabase } from '@nodes-manager/platform/testing';
 import { generateFleet, startKubeSim, type KubeSim } from '@nodes-manager/sim';
 import { testGatewayModule } from '../../../test/support/gateway.js';
-import { NodeSyncLoop } from '../src/adapters/inbound/node-sync.loop.js';
 import { loadNodeSyncConfig } from '../src/config.js';
 import { NodeSyncModule } from '../src/node-sync.module.js';
+import { NodeSyncController } from '../src/node-sync.controller.js';
 import { NodeSyncService, type SyncCycleResult } from '../src/node-sync.service.js';
 import { KUBE_CACHE } from '../src/tokens.js';
 import type { KubeCache } from '../src/adapters/outbound/kube-cache.adapter.js';
@@ -18,28 +18,40 @@ const NODES = 30;
 const fleet = generateFleet({ seed: 11, nodes: NODES, podsPerNode: 8 });
 const names = fleet.nodes.map((n) => n.metadata!.name!).sort();
 const [cordoned, flipped, removed] = [names[3]!, names[7]!, names[11]!];
+const SCAN_MS = 60_000;
+const DEBOUNCE_MS = 50;
+
+/**
+ * The runtime's clock: every timer of node-sync's controllers (the debounce, the reconcile every SCAN_INTERVAL_SECONDS,
+ * back-off) is on it, and the test steps it. It starts at the wall clock's now because the purge compares it with
+ * Postgres' now().
+ */
+const clock = new FakeClock(new Date());
 
 let sim: KubeSim;
 let db: TestDatabase;
 let runtime: Runtime;
 let app: INestApplication;
 let url: string;
-let loop: NodeSyncLoop;
+let loop: NodeSyncController;
 let cache: KubeCache;
 const events: CloudEvent[] = [];
 const cycles: SyncCycleResult[] = [];
 
 const nodeSyncEnv = (dbUrl: string) =>
-  testEnv(dbUrl, { KUBECONFIG: sim.kubeconfigPath, SYNC_DEBOUNCE_MS: '50', SYNC_PAGE_SIZE: '40', SCAN_INTERVAL_SECONDS: '3600' });
+  testEnv(dbUrl, { KUBECONFIG: sim.kubeconfigPath, SYNC_DEBOUNCE_MS: String(DEBOUNCE_MS), SYNC_PAGE_SIZE: '40', SCAN_INTERVAL_SECONDS: String(SCAN_MS / 1000) });
 
 async function startNodeSync(dbUrl: string, withGateway: boolean) {
-  const rt = createRuntime({ mode: 'all-in-one', logLevel: 'warn', leaderRetryMs: 200 });
+  const rt = createRuntime({ mode: 'all-in-one', logLevel: 'warn', leaderRetryMs: 200, clock });
   const imports = [NodeSyncModule.forRoot(loadNodeSyncConfig(nodeSyncEnv(dbUrl)))];
   @Module({ imports: withGateway ? [testGatewayModule(dbUrl), ...imports] : imports })
   class Root {}
   const started = await startTestApp({ service: 'api-gateway', module: { module: Root }, runtime: rt, transport: withGateway ? 'in-process' : 'none', ...(withGateway ? { httpPort: 0 } : {}) });
-  return { ...started, runtime: rt, loop: started.app.get(NodeSyncLoop, { strict: false }), cache: started.app.get<KubeCache>(KUBE_CACHE, { strict: false }) };
+  return { ...started, runtime: rt, loop: started.app.get(NodeSyncController, { strict: false }), cache: started.app.get<KubeCache>(KUBE_CACHE, { strict: false }) };
 }
+
+/** seen — waits until the informers' cache holds what `probe` looks for (the watch delivers it over HTTP). */
+const seen = (probe: (c: KubeCache) => boolean, what: string) => waitFor(() => probe(cache), `the cache to see ${what}`);
 
 beforeAll(async () => {
   sim = await startKubeSim();
@@ -106,8 +118,8 @@ describe('node-sync against the Kubernetes simulator and Postgres', () => {
     const [before] = await db.query<{ n: string }>('SELECT count(*) AS n FROM nodes.outbox_node_sync');
     const from = cycles.length;
     const requests = sim.stats().requests;
-    cache.nodes.resync(); // what the SCAN_INTERVAL_SECONDS timer does
-    await waitFor(() => cycles.slice(from).some((c) => !c.skipped && c.trigger === 'reconcile'), 'the reconcile cycle');
+    await clock.step(SCAN_MS); // the reconcile's interval passes: its cycle runs, and the step waits for it
+    expect(cycles.slice(from).some((c) => !c.skipped && c.trigger === 'reconcile')).toBe(true);
     for (const c of cycles.slice(from)) {
       expect(c).toMatchObject({ rowsWritten: { nodeRows: 0, podRows: 0 }, nodesAdded: 0, nodesChanged: 0, nodesRemoved: 0 });
     }
@@ -123,15 +135,18 @@ describe('node-sync against the Kubernetes simulator and Postgres', () => {
     await db.query(`DELETE FROM nodes.nodes WHERE name = $1`, [gone]);
     await db.query(`DELETE FROM nodes.pods WHERE uid = $1`, [pod]);
     const from = cycles.length;
+    const eventsFrom = clock.now().toISOString();
     const lists = sim.stats().byVerb['list'] ?? 0;
-    cache.nodes.resync();
-    await waitFor(() => cycles.slice(from).some((c) => !c.skipped && c.trigger === 'reconcile'), 'the reconcile cycle');
+    await clock.step(SCAN_MS);
+    expect(cycles.slice(from).some((c) => !c.skipped && c.trigger === 'reconcile')).toBe(true);
     const c = cycles.slice(from).find((x) => !x.skipped && x.trigger === 'reconcile')!;
     expect(c).toMatchObject({ rowsWritten: { nodeRows: 2, podRows: 1 } });
     const rows = await db.query<{ name: string; state: string; unschedulable: boolean }>(`SELECT name, state, unschedulable FROM nodes.nodes WHERE name = ANY($1) ORDER BY name`, [[victim, gone]]);
     expect(rows).toEqual([{ name: victim, state: 'Ready', unschedulable: false }, { name: gone, state: 'Ready', unschedulable: false }].sort((x, y) => (x.name < y.name ? -1 : 1)));
     expect(await db.query(`SELECT uid FROM nodes.pods WHERE uid = $1 AND deleted_at IS NULL`, [pod])).toHaveLength(1);
     expect(sim.stats().byVerb['list'] ?? 0).toBe(lists);
+    // The row deleted behind its back comes back as node.added, published by the outbox relay after the commit.
+    await waitFor(() => events.some((e) => e.type === 'node.added' && e.subject === gone && e.time >= eventsFrom), 'node.added of the restored row');
   });
 
   it('a cordon, a Ready flip and a node deletion change exactly those rows and publish the right events', async () => {
@@ -140,12 +155,16 @@ describe('node-sync against the Kubernetes simulator and Postgres', () => {
     sim.scenario.cordonAsKubectl(cordoned);
     sim.scenario.setReady(flipped, false);
     sim.scenario.deleteNode(removed);
+    await seen((c) => c.nodes.get(cordoned)?.row.unschedulable === true && c.nodes.get(flipped)?.row.ready === false && !c.nodes.get(removed), 'the three changes');
 
+    // Nothing is written before the debounce has passed since the first change; at SYNC_DEBOUNCE_MS, all of it.
+    await clock.step(DEBOUNCE_MS - 1);
+    expect(cycles.slice(cyclesFrom).filter(wroteSomething)).toEqual([]);
+    await clock.step(1);
+    expect(cycles.slice(cyclesFrom).filter(wroteSomething)).toHaveLength(1);
     await waitFor(() => events.slice(from).some((e) => e.type === 'node.removed'), 'node.removed');
-    await waitFor(async () => {
-      const rows = await db.query<any>('SELECT name, state FROM nodes.nodes WHERE name = ANY($1)', [[cordoned, flipped]]);
-      return rows.every((r) => r.state === (r.name === cordoned ? 'Cordoned' : 'NotReady'));
-    }, 'cordon and Ready flip written');
+    const states = await db.query<any>('SELECT name, state FROM nodes.nodes WHERE name = ANY($1)', [[cordoned, flipped]]);
+    expect(states.every((r) => r.state === (r.name === cordoned ? 'Cordoned' : 'NotReady'))).toBe(true);
     await waitFor(() => events.slice(from).filter((e) => e.type === 'node.changed').length >= 2, 'node.changed events');
 
     const rows = await db.query<any>('SELECT name, state, ready, unschedulable, deleted_at FROM nodes.nodes WHERE name = ANY($1) ORDER BY name', [[cordoned, flipped, removed]]);
@@ -287,7 +306,9 @@ describe('node-sync against the Kubernetes simulator and Postgres', () => {
       app = undefined as never;
       await waitFor(() => second.loop.last && !second.loop.last.skipped, 'the second replica to lead', 20_000);
       sim.scenario.uncordonAs(cordoned, 'kubectl-uncordon');
-      await waitFor(async () => (await db.query<any>('SELECT state FROM nodes.nodes WHERE name = $1', [cordoned]))[0]!.state === 'Ready', 'the new leader writes');
+      await waitFor(() => second.cache.nodes.get(cordoned)?.row.unschedulable === false, 'the second replica to see the uncordon');
+      await clock.step(DEBOUNCE_MS);
+      expect((await db.query<any>('SELECT state FROM nodes.nodes WHERE name = $1', [cordoned]))[0]!.state).toBe('Ready');
     } finally {
       await second.app.close();
     }

@@ -26,6 +26,8 @@ import { BusCatalogSource } from './adapters/outbound/catalog-source.adapter.js'
 import { BusPriceSource } from './adapters/outbound/price-source.adapter.js';
 import { SchedulingRepository } from './adapters/outbound/scheduling.repository.js';
 import { SchedulerScoringService } from './scheduler-scoring.service.js';
+import { OptimizeController } from './optimize.controller.js';
+import { OptimizeApprovalsController } from './optimize-approvals.controller.js';
 import type { SchedulerScoringConfig } from './config.js';
 import { CATALOG_SOURCE, CLUSTER_CACHE, DRAINER, OPTIMIZE_APPROVALS_STORE, PRICE_SOURCE, SCHEDULER_APPROVALS, SCHEDULER_LEADER, SCHEDULER_SCORING_CONFIG, SCHEDULING_REPOSITORY } from './tokens.js';
 
@@ -64,6 +66,8 @@ export class SchedulerScoringModule {
         approvalStoreProvider(OPTIMIZE_APPROVALS_STORE, { service: 'scheduler-scoring', kind: 'optimize', table: OPTIMIZE_APPROVALS, config }),
         serviceApprovalsProvider(SCHEDULER_APPROVALS, [OPTIMIZE_APPROVALS_STORE]),
         SchedulerScoringService,
+        OptimizeController,
+        OptimizeApprovalsController,
         SchedulerScoringLoop,
       ],
     };

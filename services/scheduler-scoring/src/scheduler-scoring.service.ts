@@ -274,10 +274,8 @@ export class SchedulerScoringService {
    * in-flight drains and OPTIMIZE_MAX_DISRUPTIONS holds across replicas.
    */
   private async cycle(mode: OptimizeMode, meta: CommandMeta): Promise<CycleResult> {
-    if (mode !== 'execute') {
-      await this.approvals.expireDue();
-      return this.cycleLocked(mode, meta);
-    }
+    // Pending approvals expire at their deadline by themselves (OptimizeApprovalsController).
+    if (mode !== 'execute') return this.cycleLocked(mode, meta);
     const release = await this.repo.tryExecutionLock();
     if (!release) throw new CodedError('CONFLICT', 'an optimisation run is in progress', { lock: EXECUTION_LOCK });
     try {

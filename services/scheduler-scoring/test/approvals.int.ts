@@ -8,7 +8,8 @@ import { aKubeNode, aKubePod } from '@nodes-manager/kube/testing';
 
 /**
  * OPTIMIZE_MODE=execute with DISRUPTION_APPROVAL=manual and a nightly window (02:00–05:00 UTC), on a fake clock:
- * two busy nodes and two idle ones (`idle-web`, `idle-api`) the plan removes. The loop runs every second.
+ * two busy nodes and two idle ones (`idle-web`, `idle-api`) the plan removes. The loop runs every 45 s of the clock,
+ * which the test steps.
  */
 function fleet() {
   const busy = (node: string) => Array.from({ length: 9 }, (_, i) => aKubePod(`core-${node}-${i}`, node, { app: 'core', cpu: '500m', memory: '1Gi' }));
@@ -23,8 +24,10 @@ function fleet() {
   };
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const MIN = 60_000;
+/** Not a divisor of the TTL: a deadline never falls on an interval, so only the exact requeue can expire a request on time. */
+const SCAN_MS = 45_000;
+const TTL_MS = 10 * MIN;
 
 describe('approvals of optimizer drains (all-in-one, real Postgres, Kubernetes simulator, fake clock)', () => {
   let h: Harness;
@@ -39,7 +42,7 @@ describe('approvals of optimizer drains (all-in-one, real Postgres, Kubernetes s
   beforeAll(async () => {
     h = await startHarness(
       fleet(),
-      { SCAN_INTERVAL_SECONDS: '1', OPTIMIZE_MODE: 'execute', OPTIMIZE_MAX_DISRUPTIONS: '2', DISRUPTION_APPROVAL: 'manual', DISRUPTION_WINDOWS: '0 2 * * * 3h UTC', APPROVAL_TTL_MINUTES: '10' },
+      { SCAN_INTERVAL_SECONDS: String(SCAN_MS / 1000), OPTIMIZE_MODE: 'execute', OPTIMIZE_MAX_DISRUPTIONS: '2', DISRUPTION_APPROVAL: 'manual', DISRUPTION_WINDOWS: '0 2 * * * 3h UTC', APPROVAL_TTL_MINUTES: String(TTL_MS / MIN) },
       { clock },
     );
   }, 60_000);
@@ -50,7 +53,7 @@ describe('approvals of optimizer drains (all-in-one, real Postgres, Kubernetes s
   it('asks for approval instead of draining: the nodes, their pods and where they go, savings, the plan, the deadline', async () => {
     await waitFor(async () => (await pending()).length === 1, 'an approval request', 20_000);
     const [a] = await pending();
-    expect(a).toMatchObject({ kind: 'optimize', service: 'scheduler-scoring', status: 'pending', subject: 'cluster', requestedBy: 'system:scheduler-scoring', expiresAt: new Date(clock.now().getTime() + 10 * MIN).toISOString() });
+    expect(a).toMatchObject({ kind: 'optimize', service: 'scheduler-scoring', status: 'pending', subject: 'cluster', requestedBy: 'system:scheduler-scoring', expiresAt: new Date(clock.now().getTime() + TTL_MS).toISOString() });
     expect(a.id).toMatch(/^optimize-[0-9a-f-]{36}$/);
     expect(a.nodes.map((n: any) => n.node).sort()).toEqual(['idle-api', 'idle-web']);
     expect(a.nodes.find((n: any) => n.node === 'idle-web')).toMatchObject({ nodePool: 'general', reason: 'underutilized', pods: [{ pod: 'default/web-2', to: expect.any(String) }] });
@@ -60,7 +63,7 @@ describe('approvals of optimizer drains (all-in-one, real Postgres, Kubernetes s
     expect((await h.call('GET', `/api/v1/approvals/${a.id}`)).body).toEqual(a);
     await waitFor(() => h.events.some((e) => e.type === 'approval.requested' && (e.data as any).approvalId === a.id), 'approval.requested');
     // Several loop passes later: still the one request, nothing cordoned or evicted.
-    await sleep(2500);
+    await clock.step(3 * SCAN_MS);
     expect((await pending()).map((p) => p.id)).toEqual([a.id]);
     expect(h.uncordon.drains).toEqual([]);
     expect(await cordoned()).toEqual([]);
@@ -75,10 +78,14 @@ describe('approvals of optimizer drains (all-in-one, real Postgres, Kubernetes s
     expect((await h.call('GET', `/api/v1/approvals/${a.id}`)).body.status).toBe('pending');
   });
 
-  it('lets an approval left alone expire, and nothing happens', async () => {
+  it('lets an approval left alone expire exactly at its deadline, not a millisecond before, and nothing happens', async () => {
     const [a] = await pending();
-    clock.advance(11 * MIN);
-    await waitFor(async () => (await h.call('GET', `/api/v1/approvals/${a.id}`)).body.status === 'expired', 'the approval to expire', 10_000);
+    const status = async () => (await h.call('GET', `/api/v1/approvals/${a.id}`)).body.status;
+    const left = new Date(a.expiresAt).getTime() - clock.now().getTime();
+    await clock.step(left - 1);
+    expect(await status()).toBe('pending');
+    await clock.step(1);
+    expect(await status()).toBe('expired');
     await waitFor(() => h.events.some((e) => e.type === 'approval.expired' && (e.data as any).approvalId === a.id), 'approval.expired');
     const late = await h.call('POST', `/api/v1/approvals/${a.id}/approve`, {});
     expect([late.status, late.body.code]).toEqual([409, 'CONFLICT']);
@@ -87,18 +94,22 @@ describe('approvals of optimizer drains (all-in-one, real Postgres, Kubernetes s
   });
 
   it('an approved request waits outside the window, then drains within a scan interval of the window opening, re-checking each node', async () => {
-    await waitFor(async () => (await pending()).length === 1, 'a new approval request', 10_000);
+    // The next loop cycle asks again.
+    await clock.step(SCAN_MS);
+    expect(await pending()).toHaveLength(1);
     const [a] = await pending();
     const ok = await h.call('POST', `/api/v1/approvals/${a.id}/approve`, { comment: 'go at night' });
     expect([ok.status, ok.body.status, ok.body.decidedBy, ok.body.comment]).toEqual([200, 'approved', 'alice', 'go at night']);
     expect((await h.call('POST', `/api/v1/approvals/${a.id}/approve`, {})).status).toBe(409);
-    await sleep(2500);
+    await clock.step(2 * SCAN_MS);
     expect((await h.call('GET', `/api/v1/approvals/${a.id}`)).body.status).toBe('approved');
     expect(h.uncordon.drains).toEqual([]);
     // Someone cordons idle-api meanwhile: at execution it no longer holds and is skipped with its reason.
     await h.sim.kubeConfig('kubectl').makeApiClient(k8s.CoreV1Api).patchNode({ name: 'idle-api', body: { spec: { unschedulable: true } } }, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch));
+    // The window opens: within one scan interval the approved drains run.
     clock.set('2026-03-11T02:05:00Z');
-    await waitFor(async () => (await h.call('GET', `/api/v1/approvals/${a.id}`)).body.status === 'executed', 'the approval to execute', 5_000);
+    await clock.step(SCAN_MS);
+    expect((await h.call('GET', `/api/v1/approvals/${a.id}`)).body.status).toBe('executed');
     const done = (await h.call('GET', `/api/v1/approvals/${a.id}`)).body;
     expect(done.results).toEqual(
       expect.arrayContaining([

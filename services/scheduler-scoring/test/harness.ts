@@ -3,11 +3,12 @@ import { Payload } from '@nestjs/microservices';
 import * as k8s from '@kubernetes/client-node';
 import { Commands, type CloudEvent, type CommandRequest, type DrainRequest } from '@nodes-manager/contracts';
 import { CodedError, CommandController, createRuntime, type Clock, type Runtime, CommandHandler } from '@nodes-manager/platform';
-import { createTestDatabase, testEnv, type TestDatabase } from '@nodes-manager/platform/testing';
+import { createTestDatabase, testEnv, waitFor, type TestDatabase } from '@nodes-manager/platform/testing';
 import { startKubeSim, type KubeSim } from '@nodes-manager/sim';
 import { startBehindGateway } from '../../../test/support/gateway.js';
 import { loadSchedulerScoringConfig } from '../src/config.js';
 import { SchedulerScoringModule } from '../src/scheduler-scoring.module.js';
+import { OptimizeController } from '../src/optimize.controller.js';
 
 /**
  * FakeUncordon — a hand-written stand-in for the uncordon service's `node.drain` / `drain.get`: records every
@@ -77,6 +78,10 @@ export interface Harness {
   app: INestApplication;
   events: CloudEvent[];
   uncordon: FakeUncordon;
+  /** The optimisation controller: `settled()` after becoming leader or the cache's sync, which are not timers. */
+  optimize: OptimizeController;
+  /** relayed — waits until the outbox relay has published every event committed so far (it runs on real time). */
+  relayed(): Promise<void>;
   call(method: string, path: string, body?: unknown, token?: string): Promise<{ status: number; body: any }>;
   stop(): Promise<void>;
 }
@@ -108,6 +113,11 @@ export async function startHarness(fleet: { nodes: object[]; pods: object[]; pdb
     app,
     events,
     uncordon: fake,
+    optimize: app.get(OptimizeController, { strict: false }),
+    async relayed() {
+      const unsent = async () => (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM nodes.outbox_scheduler_scoring WHERE sent_at IS NULL`))[0]!.n;
+      await waitFor(async () => (await unsent()) === 0, 'the outbox relay to publish every event');
+    },
     call,
     async stop() {
       await app.close();

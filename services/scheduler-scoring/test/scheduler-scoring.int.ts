@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import * as k8s from '@kubernetes/client-node';
 import pg from 'pg';
+import { FakeClock } from '@nodes-manager/platform';
 import { testToken, waitFor } from '@nodes-manager/platform/testing';
 import { startHarness, type Harness } from './harness.js';
 import { aKubeNode, aKubePdb, aKubePod } from '@nodes-manager/kube/testing';
@@ -36,10 +37,16 @@ function fleet() {
   };
 }
 
-describe('scheduler-scoring through the gateway (all-in-one, real Postgres, Kubernetes simulator)', () => {
+/** The optimisation interval of the tests below: a loop cycle each time the clock is stepped this far. */
+const SCAN_MS = 1_000;
+
+describe('scheduler-scoring through the gateway (all-in-one, real Postgres, Kubernetes simulator, fake clock)', () => {
   let h: Harness;
+  const clock = new FakeClock(new Date());
+  /** loopCycles — `n` optimisation intervals pass: `n` loop cycles run, one after the other, and are done. */
+  const loopCycles = (n: number) => clock.step(n * SCAN_MS);
   beforeAll(async () => {
-    h = await startHarness(fleet(), { SCAN_INTERVAL_SECONDS: '1', OPTIMIZE_MAX_DISRUPTIONS: '2', OPTIMIZE_MODE: 'plan' });
+    h = await startHarness(fleet(), { SCAN_INTERVAL_SECONDS: String(SCAN_MS / 1000), OPTIMIZE_MAX_DISRUPTIONS: '2', OPTIMIZE_MODE: 'plan' }, { clock });
     await waitFor(async () => (await h.call('GET', '/api/v1/optimize/plan')).status === 200, 'the cluster cache to sync', 20_000);
   }, 60_000);
   afterAll(async () => {
@@ -96,7 +103,8 @@ describe('scheduler-scoring through the gateway (all-in-one, real Postgres, Kube
   });
 
   it('records a loop decision when it changes, not again every cycle', async () => {
-    // The loop runs every second and stores a plan each time; its decisions are the same every time.
+    // The loop runs every interval and stores a plan each time; its decisions are the same every time.
+    await loopCycles(3);
     await waitFor(
       async () => (await h.db.query(`SELECT id FROM nodes.consolidation_plans WHERE actor = 'system:scheduler-scoring'`)).length >= 3,
       'three loop cycles',
@@ -114,7 +122,9 @@ describe('scheduler-scoring through the gateway (all-in-one, real Postgres, Kube
   it('publishes optimize.planned when the plan changes, not again for an unchanged plan every cycle', async () => {
     const loopPlans = async () => (await h.db.query(`SELECT id FROM nodes.consolidation_plans WHERE actor = 'system:scheduler-scoring'`)).length;
     const before = await loopPlans();
-    await waitFor(async () => (await loopPlans()) >= before + 3, 'three more loop cycles', 15_000);
+    await loopCycles(3);
+    expect(await loopPlans()).toBeGreaterThanOrEqual(before + 3);
+    await h.relayed();
     const planned = h.events.filter((e) => e.type === 'optimize.planned' && e.actor === 'system:scheduler-scoring');
     expect(await loopPlans()).toBeGreaterThanOrEqual(4);
     expect(planned).toHaveLength(1); // the same cluster, the same prices: one plan announced, the rest recorded only

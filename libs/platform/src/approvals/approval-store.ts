@@ -87,6 +87,7 @@ const iso = (d: Date | string | null): string | null => (d === null ? null : new
 export class ApprovalStore {
   private readonly t: string;
   private readonly counter;
+  private readonly listeners: ((id: string) => void)[] = [];
   /** The kind of every approval in this store's table. */
   readonly kind: ApprovalKind;
 
@@ -98,6 +99,18 @@ export class ApprovalStore {
       const rows: { status: string; n: string }[] = await o.ds.query(`SELECT status, count(*) AS n FROM ${this.t} WHERE status IN ('pending', 'approved', 'executing') GROUP BY status`);
       for (const s of ['pending', 'approved', 'executing']) g.set({ service: o.service, kind: o.kind, status: s }, Number(rows.find((r) => r.status === s)?.n ?? 0));
     });
+  }
+
+  /**
+   * onChange — `fn(id)` after this process committed a request (on its own transaction) or a decision: the owner's
+   * approvals controller looks at the approval at once (docs/approvals.md#the-approvals-controller).
+   */
+  onChange(fn: (id: string) => void): void {
+    this.listeners.push(fn);
+  }
+
+  private changed(id: string): void {
+    for (const l of this.listeners) l(id);
   }
 
   private count(outcome: string): void {
@@ -181,7 +194,11 @@ export class ApprovalStore {
       return v;
     };
     const v = tx ? await run(tx) : await this.o.ds.transaction(run);
-    if (!tx) this.o.outbox.added();
+    // In the caller's transaction the request is not committed yet: the controller finds it at its next listing.
+    if (!tx) {
+      this.o.outbox.added();
+      this.changed(v.id);
+    }
     this.count('requested');
     this.o.logger.info('approval requested', { approvalId: v.id, kind: v.kind, subject: v.subject, nodes: v.nodes.map((n) => n.node), expiresAt: v.expiresAt, correlationId: meta.correlationId });
     return v;
@@ -229,9 +246,9 @@ export class ApprovalStore {
   }
 
   async get(id: string): Promise<ApprovalView> {
-    const [r] = (await this.o.ds.query(`SELECT * FROM ${this.t} WHERE id = $1`, [id])) as any[];
-    if (!r) throw new CodedError('NOT_FOUND', `approval ${id} not found`, { id });
-    return this.view(r);
+    const v = await this.find(id);
+    if (!v) throw new CodedError('NOT_FOUND', `approval ${id} not found`, { id });
+    return v;
   }
 
   /**
@@ -289,11 +306,15 @@ export class ApprovalStore {
     if ('error' in out) throw out.error;
     this.count(out.view.status);
     this.o.logger.info(`approval ${out.view.status}`, { approvalId: id, kind: out.view.kind, actor: meta.actor, correlationId: meta.correlationId });
+    this.changed(id);
     return out.view;
   }
 
+  /** expireRows — the pending ones of `ids` whose deadline is at or before `now` become `expired`, with their events. */
   private async expireRows(m: EntityManager, ids: readonly string[], now: Date): Promise<ApprovalView[]> {
-    const rows = returned(await m.query(`UPDATE ${this.t} SET status = 'expired', decided_at = $2 WHERE id = ANY($1) AND status = 'pending' RETURNING *`, [ids, now.toISOString()]));
+    const rows = returned(
+      await m.query(`UPDATE ${this.t} SET status = 'expired', decided_at = $2 WHERE id = ANY($1) AND status = 'pending' AND expires_at <= $2 RETURNING *`, [ids, now.toISOString()]),
+    );
     const views = rows.map((r) => this.view(r));
     await this.o.outbox.add(m, views.map((v) => this.event(EventTypes.approvalExpired, v, { correlationId: v.correlationId ?? undefined }, now)));
     return views;
@@ -311,6 +332,33 @@ export class ApprovalStore {
       this.o.logger.info('approval expired', { approvalId: v.id, kind: v.kind, expiresAt: v.expiresAt });
     }
     return views;
+  }
+
+  /**
+   * expire — this approval becomes `expired` (with `approval.expired`) if it is still pending and its deadline is at
+   * or before now; undefined when it is not (decided meanwhile, or not due): a conditional update, once however many
+   * replicas try.
+   */
+  async expire(id: string): Promise<ApprovalView | undefined> {
+    const now = this.o.clock.now();
+    const [v] = await this.o.ds.transaction((m) => this.expireRows(m, [id], now));
+    if (!v) return undefined;
+    this.o.outbox.added();
+    this.count('expired');
+    this.o.logger.info('approval expired', { approvalId: v.id, kind: v.kind, expiresAt: v.expiresAt });
+    return v;
+  }
+
+  /** find — the approval, or undefined when there is none with this id. */
+  async find(id: string): Promise<ApprovalView | undefined> {
+    const [r] = (await this.o.ds.query(`SELECT * FROM ${this.t} WHERE id = $1`, [id])) as any[];
+    return r ? this.view(r) : undefined;
+  }
+
+  /** idsIn — the ids of the approvals in these statuses (one query on the status). */
+  async idsIn(statuses: readonly ApprovalStatus[]): Promise<string[]> {
+    const rows: { id: string }[] = await this.o.ds.query(`SELECT id FROM ${this.t} WHERE status = ANY($1::text[]) ORDER BY requested_at, id`, [statuses]);
+    return rows.map((r) => r.id);
   }
 
   /** approved — approved approvals waiting to run, oldest first. */

@@ -1,5 +1,4 @@
-import { randomUUID } from 'node:crypto';
-import type { FactoryProvider, OnApplicationBootstrap, OnApplicationShutdown, Type } from '@nestjs/common';
+import type { FactoryProvider, Type } from '@nestjs/common';
 import { Inject } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import type { DataSource } from 'typeorm';
@@ -27,7 +26,8 @@ import { ApprovalStore } from './approval-store.js';
 /**
  * The approvals wiring every owning service shares (docs/approvals.md): the store's provider, the four approval
  * commands a service answers for its own kinds, and the pass that expires, fails the interrupted and carries out the
- * approved. What stays in a service is only what is its own: how it executes one approved request, under which lock.
+ * approved (run inside an owner's own cycle; {@link ApprovalsController} does the same one approval at a time, as a
+ * controller). What stays in a service is only what is its own: how it executes one approved request, under which lock.
  */
 
 /** What the approval settings of a service's configuration hold (libs/platform `disruptionShape`). */
@@ -161,45 +161,5 @@ export async function approvalsPass(store: ApprovalStore, executor: ApprovalExec
   }
   for (const a of await store.approved()) {
     await executor.execute(a, { actor: a.decidedBy ?? meta.actor, correlationId: a.correlationId ?? meta.correlationId });
-  }
-}
-
-/**
- * ApprovalsLoop — an approvals pass every interval on every replica (no leader needed: every step is a conditional
- * update). A tick while a pass runs is skipped; failures are logged, never thrown. An owner extends it with its
- * store, executor and interval.
- */
-export abstract class ApprovalsLoop implements OnApplicationBootstrap, OnApplicationShutdown {
-  private tick?: NodeJS.Timeout;
-  private current?: Promise<void>;
-  private stopped = false;
-
-  protected constructor(
-    private readonly store: ApprovalStore,
-    private readonly executor: ApprovalExecutor,
-    private readonly o: { intervalMs: number; actor: string; logger: JsonLogger },
-  ) {}
-
-  onApplicationBootstrap(): void {
-    this.tick = setInterval(() => void this.pass(), this.o.intervalMs);
-    this.tick.unref();
-  }
-
-  async pass(): Promise<void> {
-    if (this.stopped || this.current) return;
-    this.current = approvalsPass(this.store, this.executor, { actor: this.o.actor, correlationId: randomUUID() }).catch((err) =>
-      this.o.logger.warn('approvals pass failed', { kind: this.store.kind, err: (err as Error).message }),
-    );
-    try {
-      await this.current;
-    } finally {
-      this.current = undefined;
-    }
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    if (this.tick) clearInterval(this.tick);
-    await this.current;
   }
 }

@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CLOCK, Controller, LOGGER, METRICS, type Clock, type JsonLogger, type LeaderElector, type Metrics } from '@nodes-manager/platform';
+import { ApprovalsController, CLOCK, Controller, LOGGER, METRICS, type ApprovalStore, type Clock, type JsonLogger, type LeaderElector, type Metrics } from '@nodes-manager/platform';
 import type { UncordonConfig } from '../config.js';
-import { UNCORDON_CONFIG, UNCORDON_LEADER } from '../tokens.js';
+import { FENCE_APPROVALS, UNCORDON_CONFIG, UNCORDON_LEADER } from '../tokens.js';
 import { FenceService } from './fence.service.js';
-import { FencingService } from './fencing.service.js';
+import { FENCING_ACTOR, FencingService } from './fencing.service.js';
 
 /** The partition check is over every opted-in node at once: the evaluation is one key. */
 export const EVALUATION_KEY = 'evaluation';
@@ -18,12 +18,15 @@ const FENCES_AT_ONCE = 8;
  * - `fencing`: one key, `evaluation` — {@link FencingService.evaluate} every scan interval, on becoming leader and when
  *   a waiting verdict's Lease goes stale; after each, every active fence is enqueued in `fences`;
  * - `fences`: one key per fence operation, each reconcile one step from its row ({@link FenceService.step}); on
- *   becoming leader the active ones are listed, so a restart or failover goes on from their last recorded step.
+ *   becoming leader the active ones are listed, so a restart or failover goes on from their last recorded step;
+ * - `fence-approvals`: one key per pending fence approval, expired exactly at its deadline (libs/platform
+ *   `ApprovalsController`, docs/approvals.md#the-approvals-controller); approved ones are the evaluation's.
  */
 @Injectable()
 export class FencingController {
   readonly evaluation: Controller;
   readonly fences: Controller;
+  readonly approvals: ApprovalsController;
 
   constructor(
     @Inject(UNCORDON_CONFIG) config: UncordonConfig,
@@ -33,6 +36,7 @@ export class FencingController {
     @Inject(UNCORDON_LEADER) leader: LeaderElector,
     @Inject(FencingService) fencing: FencingService,
     @Inject(FenceService) fence: FenceService,
+    @Inject(FENCE_APPROVALS) approvals: ApprovalStore,
   ) {
     const common = { service: 'uncordon', clock, leader, metrics, logger } as const;
     this.fences = new Controller({
@@ -54,5 +58,6 @@ export class FencingController {
         return result;
       },
     });
+    this.approvals = new ApprovalsController({ service: 'uncordon', store: approvals, clock, leader, metrics, logger, resyncMs: config.SCAN_INTERVAL_SECONDS * 1000, actor: FENCING_ACTOR });
   }
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import type { CommandMeta, EventType } from '@nodes-manager/contracts';
-import { DATA_SOURCE, makeEvent, OUTBOX, type Outbox } from '@nodes-manager/platform';
+import { CLOCK, DATA_SOURCE, makeEvent, OUTBOX, retryOnClock, type Clock, type Outbox } from '@nodes-manager/platform';
 
 /** NodePoolChange — one row of `nodes.nodepool_changes`. `result`: applied | dry-run | refused:<CODE>. */
 export interface NodePoolChange {
@@ -17,8 +17,9 @@ export interface NodePoolChange {
   now: Date;
 }
 
-/** Attempts at recording a change made in the cluster (backing off 200 ms, 400 ms, … between them). */
+/** Attempts at recording a change made in the cluster, backing off about 200 ms, 400 ms, 800 ms, 1.6 s between them. */
 const RECORD_ATTEMPTS = 5;
+const RECORD_BACKOFF = { baseMs: 200, maxMs: 1_600 };
 
 /**
  * NodePoolChangesRepository — records every NodePool change with its actor, and its event in the outbox, in ONE
@@ -29,22 +30,16 @@ export class NodePoolChangesRepository {
   constructor(
     @Inject(DATA_SOURCE) private readonly ds: DataSource,
     @Inject(OUTBOX) private readonly outbox: Outbox,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   async record(change: NodePoolChange, event?: { type: EventType; data: unknown }): Promise<string> {
     const id = randomUUID();
     const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
-    // The change has already been made in the cluster: its record and event are retried before giving up, so a
-    // brief database failure does not leave an applied change without its row and its event.
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await this.write(id, change, json, event);
-        break;
-      } catch (err) {
-        if (attempt >= RECORD_ATTEMPTS) throw err;
-        await new Promise((r) => setTimeout(r, 100 * 2 ** attempt));
-      }
-    }
+    // The change has already been made in the cluster: its record and event are retried (on the Clock, with the
+    // runtime's back-off) before giving up, so a brief database failure does not leave an applied change without its
+    // row and its event. The caller waits: it answers whether the change was recorded.
+    await retryOnClock(this.clock, () => this.write(id, change, json, event), { attempts: RECORD_ATTEMPTS, backoff: RECORD_BACKOFF });
     if (event) this.outbox.added();
     return id;
   }

@@ -27,7 +27,7 @@ export class UncordonLoop implements OnApplicationBootstrap, OnApplicationShutdo
     @Inject(FencingController) fencing: FencingController,
     @Inject(PressureController) pressure: PressureController,
   ) {
-    this.controllers = [autoUncordon.controller, ledger.controller, drains.controller, fencing.evaluation, fencing.fences, pressure.controller];
+    this.controllers = [autoUncordon.controller, ledger.controller, drains.controller, fencing.evaluation, fencing.fences, fencing.approvals, pressure.controller];
   }
 
   async onApplicationBootstrap(): Promise<void> {
