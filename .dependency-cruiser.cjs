@@ -22,10 +22,10 @@ module.exports = {
         'and the Kubernetes object *types* (type-only, erased at build) — never an adapter, the service or module, ' +
         'libs/platform, TypeORM, pg, amqplib, the Kubernetes client, the AWS SDK, Nest, or a node built-in that does I/O.',
       severity: 'error',
-      from: { path: '^services/([^/]+)/src/domain/', pathNot: TESTS },
+      from: { path: '^services/([^/]+)/src/(domain|[^/]+/domain)/', pathNot: TESTS },
       to: {
         pathNot: [
-          '^services/$1/src/domain/',
+          '^services/$1/src/(domain|[^/]+/domain)/',
           '^libs/(contracts|kube|scoring|disruption)/src/',
           '^(node:)?crypto$',
         ],
@@ -38,16 +38,17 @@ module.exports = {
         'Type-only imports into domain/ are allowed for the Kubernetes object shapes (V1Node, V1Pod) and nothing ' +
         'else outside the pure layers: a type from an adapter or a framework still ties the decision to it.',
       severity: 'error',
-      from: { path: '^services/([^/]+)/src/domain/', pathNot: TESTS },
+      from: { path: '^services/([^/]+)/src/(domain|[^/]+/domain)/', pathNot: TESTS },
       to: {
         dependencyTypes: ['type-only'],
-        pathNot: ['^services/$1/src/domain/', '^libs/(contracts|kube|scoring|disruption)/src/', npm('@kubernetes/client-node')],
+        pathNot: ['^services/$1/src/(domain|[^/]+/domain)/', '^libs/(contracts|kube|scoring|disruption)/src/', npm('@kubernetes/client-node')],
       },
     },
     {
       name: 'repositories-own-transactions',
       comment:
-        'Only a service\'s repositories (adapters/outbound/) and the module that builds them touch TypeORM: the ' +
+        'Only a service\'s repositories (adapters/outbound/, and the *.repository.ts of a behaviour\'s folder) and the ' +
+        'module that builds them touch TypeORM: the ' +
         'repository owns each transaction, so a service, a loop or a command handler never opens one itself ' +
         '(docs/design.md#transactions).',
       severity: 'error',
@@ -55,6 +56,7 @@ module.exports = {
         path: '^services/[^/]+/src/',
         pathNot: [
           '^services/[^/]+/src/adapters/outbound/',
+          '^services/[^/]+/src/[^/]+/[^/]+\\.repository\\.ts$',
           '\\.module\\.ts$',
           TESTS,
         ],
@@ -150,7 +152,7 @@ module.exports = {
       name: 'no-io-in-pure-code',
       comment: 'No node built-in that does I/O or keeps time in domain/, libs/contracts, libs/kube, libs/scoring or libs/disruption.',
       severity: 'error',
-      from: { path: '^(services/[^/]+/src/domain/|libs/(contracts|kube|scoring|disruption)/)', pathNot: TESTS },
+      from: { path: '^(services/[^/]+/src/(domain|[^/]+/domain)/|libs/(contracts|kube|scoring|disruption)/)', pathNot: TESTS },
       to: { path: IO_BUILTINS },
     },
     {

@@ -49,6 +49,15 @@ export default {
     },
     {
       ...common,
+      displayName: 'image',
+      // The production image built by scripts/image/build-image.mjs; run by `npm run test:image` (scripts/test-image.mjs).
+      resolver: '<rootDir>/scripts/jest/resolver.cjs',
+      setupFiles: ['<rootDir>/scripts/jest/esm-modules.mjs'],
+      testMatch: ['<rootDir>/test/image/**/*.image.ts'],
+      slowTestThreshold: 120,
+    },
+    {
+      ...common,
       displayName: 'fault',
       testMatch: ['<rootDir>/test/fault/**/*.fault.ts'],
       slowTestThreshold: 120,

@@ -12,6 +12,7 @@ const ALLOWED: Record<string, string> = {
   'libs/platform/src/messaging/commands.ts': 'duration: command handling time for its histogram and log line (monotonic)',
   'libs/platform/src/messaging/outbox-relay.ts': 'duration: the shutdown flush is bounded by a monotonic deadline',
   'libs/platform/src/bootstrap/bootstrap.ts': 'duration: how long the shutdown took, for its log line (monotonic)',
+  'libs/platform/src/runtime/controller.ts': "duration: each reconcile's time for its histogram (monotonic)",
   'libs/platform/src/kube/informer.ts': 'duration: back-off, staleness and list durations measured on a monotonic timer (injectable as `now`)',
   'libs/platform/src/testing/event-collector.ts': "test support: when a message arrived, set against the test's own wall-clock marks of its faults",
   'libs/platform/src/testing/wait-for.ts': 'duration: the polling deadline of a test helper (monotonic)',

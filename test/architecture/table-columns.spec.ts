@@ -56,11 +56,18 @@ describe('the SQL of each repository', () => {
   it.each(Object.keys(SERVICES))('%s: names only columns its entities declare', (service) => {
     const tables = declaredColumns(SERVICES[service]!);
     const allColumns = new Set([...tables.values()].flatMap((s) => [...s]));
-    const dir = join('services', service, 'src', 'adapters', 'outbound');
+    // The outbound adapters, and the repositories of a behaviour's folder (services/<service>/src/<behaviour>/).
+    const src = join('services', service, 'src');
+    const outbound = join(src, 'adapters', 'outbound');
+    const sources = [
+      ...readdirSync(outbound).map((f) => join(outbound, f)),
+      ...readdirSync(src, { withFileTypes: true }).filter((d) => d.isDirectory() && d.name !== 'adapters' && d.name !== 'domain')
+        .flatMap((d) => readdirSync(join(src, d.name)).filter((f) => f.endsWith('.repository.ts')).map((f) => join(src, d.name, f))),
+    ].filter((f) => f.endsWith('.ts') && !f.endsWith('.spec.ts'));
     const problems: string[] = [];
     let checked = 0;
-    for (const file of readdirSync(dir).filter((f) => f.endsWith('.ts') && !f.endsWith('.spec.ts'))) {
-      const source = readFileSync(join(dir, file), 'utf8');
+    for (const file of sources) {
+      const source = readFileSync(file, 'utf8');
       for (const u of usedColumns(source)) {
         if (!tables.has(u.table)) continue; // the platform's outbox/inbox, or a table it does not own
         checked += 1;

@@ -54,7 +54,7 @@ describe('alert rules', () => {
   });
 
   it('match the label values the code emits', () => {
-    const uncordon = read('services/uncordon/src/uncordon.service.ts');
+    const uncordon = read('services/uncordon/src/auto-uncordon/uncordon.service.ts');
     const actResult = /type ActResult\s*=([^;]*);/.exec(uncordon)?.[1] ?? '';
     for (const r of rules) {
       for (const m of r.expr.matchAll(/nodes_manager_uncordons_total\{[^}]*result="([\w-]+)"/g)) expect(actResult).toContain(`'${m[1]}'`);

@@ -48,21 +48,25 @@ describe('Dockerfile', () => {
   it('is multi-stage on Node 20: a build stage runs npm ci and npm run build', () => {
     expect(all.length).toBeGreaterThanOrEqual(2);
     for (const s of all) expect(s.from).toMatch(/^(node:20|\$\{NODE_IMAGE\})/);
+    expect(all.map((s) => s.name)).toEqual(['build', 'runtime']);
     expect(read('Dockerfile')).toMatch(/ARG NODE_IMAGE=node:20[\w.-]*/);
     const build = all.find((s) => runs(s).some((r) => /npm run build/.test(r)))!;
     expect(build).toBeDefined();
     expect(runs(build).some((r) => /\bnpm ci\b(?!.*--omit)/.test(r))).toBe(true);
   });
 
-  it('the runtime stage copies dist (with the compiled migrations), production node_modules and package.json', () => {
+  it('the runtime stage copies only what scripts/image/runtime-files.mjs gathered from the build (dist, traced node_modules, package.json)', () => {
     const c = copies(runtime);
-    const distCopy = c.find((x) => x.src.some((p) => /(^|\/)dist\/?$/.test(p)))!;
-    expect(distCopy).toBeDefined();
-    expect(runs(byName.get(distCopy.stage!)!).some((r) => /npm run build/.test(r))).toBe(true);
-    const modules = c.find((x) => x.src.some((p) => /(^|\/)node_modules\/?$/.test(p)))!;
-    expect(modules).toBeDefined();
-    expect(runs(byName.get(modules.stage!)!).some((r) => /npm ci\b.*--omit=dev/.test(r))).toBe(true);
-    expect(c.some((x) => x.src.some((p) => /(^|\/)package\.json$/.test(p)))).toBe(true);
+    expect(c).toHaveLength(1);
+    expect(c[0]!.stage).toBe('build');
+    const gathered = runs(byName.get('build')!).find((r) => /node scripts\/image\/runtime-files\.mjs (\S+)/.test(r));
+    expect(gathered).toMatch(/npm run build && node scripts\/image\/runtime-files\.mjs/);
+    const out = /runtime-files\.mjs (\S+)/.exec(gathered!)![1]!;
+    expect(c[0]!.src.map((p) => p.replace(/\/$/, ''))).toEqual([out]);
+    const script = read('scripts/image/runtime-files.mjs');
+    // It writes the package.json whose "type": "module" makes dist/*.js ES modules, and traces what is loaded by name.
+    expect(script).toMatch(/type: pkg\.type/);
+    expect(/LOADED_BY_NAME = \[([^\]]*)\]/.exec(script)?.[1]?.match(/'[^']+'/g)?.map((x) => x.slice(1, -1)).sort()).toEqual([...LOADED_BY_NAME].sort());
     // The build compiles migrations/ into dist/ (the services import them statically).
     expect(read('scripts/build.mjs')).toMatch(/'migrations'/);
   });

@@ -10,6 +10,7 @@ import type { CommandName, NameOf, SentPattern } from './command-schemas/index.j
 import type { FencingView, InstanceFenceRequest, InstanceFenceReply, InstancesDescribeReply, InstancesDescribeRequest, NodePressure } from './fencing.js';
 import type { RebalancesListQuery, RebalancesSummary, RebalancesSummaryQuery, RebalanceView } from './rebalance.js';
 import type { DrainOperation } from './uncordon.js';
+import type { PauseRequest, PauseView } from './pause.js';
 
 /** JsonObject — a JSON object whose fields the caller does not read (it hands the reply on as it is). */
 export type JsonObject = { readonly [key: string]: unknown };
@@ -106,6 +107,9 @@ export interface CommandTypes {
   'instance.provision': { request: ProvisionRequest; reply: JsonObject };
   'instance.fence': { request: InstanceFenceRequest; reply: InstanceFenceReply };
   'instances.describe': { request: InstancesDescribeRequest; reply: InstancesDescribeReply };
+  'pause.get': { request: Record<string, never>; reply: PauseView };
+  'pause.set': { request: PauseRequest; reply: PauseView };
+  'pause.clear': { request: Record<string, never>; reply: PauseView };
   'service.status': { request: Record<string, never>; reply: ServiceStatus };
   'approvals.list': { request: ApprovalsListQuery; reply: { items: ApprovalView[]; more: boolean } };
   'approvals.get': { request: { id: string }; reply: ApprovalView };

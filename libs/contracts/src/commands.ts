@@ -31,6 +31,9 @@ export const Commands = {
   instancesDescribe: 'instances.describe',
   fencingStatus: 'fencing.status',
   pressureList: 'pressure.list',
+  pauseGet: 'pause.get',
+  pauseSet: 'pause.set',
+  pauseClear: 'pause.clear',
   serviceStatus: 'service.status',
 } as const;
 export type CommandPattern = (typeof Commands)[keyof typeof Commands];
@@ -65,6 +68,10 @@ export const COMMAND_OWNER: Record<Exclude<CommandPattern, 'service.status'>, Se
   'instances.describe': 'spot-advisor',
   'fencing.status': 'uncordon',
   'pressure.list': 'uncordon',
+  // The pause of disruptive actions (docs/pause.md): uncordon keeps it (PAUSE_OWNER).
+  'pause.get': 'uncordon',
+  'pause.set': 'uncordon',
+  'pause.clear': 'uncordon',
 };
 
 /** serviceQueue — the durable command queue of a service. */

@@ -45,6 +45,7 @@ const view = { ready: true, unschedulable: false, state: 'Ready', taints: [], al
 const heartbeatData = { service: 'node-sync', mode: 'split' };
 
 const rebalanceSample = { id: '2c1d4e5f-1111-4222-8333-944455566677', node: 'ip-10-0-1-5.ec2.internal', nodeUid: 'u1', instanceId: 'i-0abc', instanceType: 'm5.large', zone: 'us-east-1a', capacityType: 'spot', nodePool: 'default', seenAt: '2026-11-30T10:00:00.000Z', seenSignal: 'rebalance-taint', seenTimeSource: 'taint-time-added', evidence: [{ kind: 'rebalance-taint', at: '2026-11-30T10:00:00.000Z' }, { kind: 'nth-cordon', at: '2026-11-30T10:00:01.000Z', detail: 'node-termination-handler' }] };
+const pauseSample = { reason: 'bad rollout of the CNI', scope: 'disruptive', pausedBy: 'alice@example.com', pausedAt: '2026-11-30T10:00:00.000Z', until: '2026-11-30T12:00:00.000Z', source: 'api' };
 /** One realistic `data` per action routing key (heartbeats are added below from ALL_EVENT_TYPES). */
 const SAMPLES: Record<string, unknown> = {
   [EventTypes.nodeAdded]: { name: 'ip-10-0-1-5.ec2.internal', uid: 'u1', instanceId: 'i-0abc', instanceType: 'm5.large', zone: 'us-east-1a', capacityType: 'spot', nodePool: 'default', state: 'Ready', ready: true, unschedulable: false },
@@ -68,6 +69,8 @@ const SAMPLES: Record<string, unknown> = {
   [EventTypes.nodeFenced]: { operationId: '0b9a4f0e-8f53-4c55-a7a1-5c1f0a1b2c3d', node: 'n4', nodeUid: 'u4', instanceId: 'i-0abc', zone: 'us-east-1a', action: 'stop', instanceState: 'stopped', leaseRenewedAt: '2026-11-30T09:55:00.000Z', podsDeleted: 3, fencedAt: '2026-11-30T10:00:00.000Z' },
   [EventTypes.fencingSuspended]: { suspended: true, overall: { dead: 7, total: 10, percent: 70, suspended: true }, zones: [{ zone: 'us-east-1a', dead: 3, total: 4, percent: 75, suspended: true }], maxUnhealthyPercent: 20 },
   [EventTypes.nodePressureRelieved]: { node: 'n5', mode: 'relieve', pod: 'batch/worker-1', outcome: 'evicted', memoryFullAvg10: 42.5, workingSetBytes: 2_000_000_000, requestBytes: 0, qosClass: 'BestEffort', message: 'evicted the BestEffort pod using most memory above its request' },
+  [EventTypes.disruptionsPaused]: pauseSample,
+  [EventTypes.disruptionsResumed]: { resumedBy: 'alice@example.com', resumedAt: '2026-11-30T11:00:00.000Z', why: 'operator', pause: pauseSample },
   ...Object.fromEntries(
     [EventTypes.approvalRequested, EventTypes.approvalApproved, EventTypes.approvalRejected, EventTypes.approvalExpired, EventTypes.approvalExecuted].map((t) => [
       t,

@@ -9,6 +9,7 @@ import { NODE_STATES } from './api.js';
 import { ApprovalKinds, ApprovalStatuses } from './approvals.js';
 import { DrainFailureReason, DrainPodOutcome, DrainStatus, UNCORDON_REASONS } from './uncordon.js';
 import { FENCING_ACTIONS, PRESSURE_MODES, PressureReliefOutcome } from './fencing.js';
+import { PauseScopes, PauseSources } from './pause.js';
 import { anyObject, arrayOf, bool, closed, int, nullableStr, nullableTime, num, str, time, uuid, type JsonSchema } from './json-schema.js';
 import { INTERRUPTION_SOURCES, REBALANCE_EVIDENCE_KINDS, REBALANCE_OUTCOMES, REBALANCE_SIGNALS, REBALANCE_TIME_SOURCES } from './rebalance.js';
 
@@ -74,6 +75,22 @@ function approvalEvent(description: string): JsonSchema {
       decidedBy: nullableStr('who approved or rejected it'),
       comment: nullableStr(),
       results: arrayOf(approvalResult, 'per node, once executed'),
+    },
+    [],
+    description,
+  );
+}
+
+/** activePause — a pause in force: who paused, why, since when, until when, what it holds (docs/pause.md). */
+function activePause(description: string): JsonSchema {
+  return closed(
+    {
+      reason: str('why, in the words of who paused'),
+      scope: { type: 'string', enum: [...PauseScopes], description: '`disruptive`: every disruptive action; `all`: auto-uncordon too' },
+      pausedBy: str('a JWT sub, or `config:DISRUPTION_PAUSE`'),
+      pausedAt: time(),
+      until: { type: ['string', 'null'], format: 'date-time', description: 'when it ends by itself; null: until resumed' },
+      source: { type: 'string', enum: [...PauseSources] },
     },
     [],
     description,
@@ -365,5 +382,16 @@ export const EVENT_DATA_SCHEMAS: Readonly<Record<EventType, JsonSchema>> = {
   [EventTypes.approvalRejected]: approvalEvent('An approval was rejected: nothing is done.'),
   [EventTypes.approvalExpired]: approvalEvent('An approval was left alone past APPROVAL_TTL_MINUTES: nothing is done.'),
   [EventTypes.approvalExecuted]: approvalEvent('An approved action ran: per node, started or skipped with the reason its re-check gave (status executed or failed).'),
+  [EventTypes.disruptionsPaused]: activePause('Disruptive actions were paused fleet-wide (POST /api/v1/pause, or DISRUPTION_PAUSE at start), or the pause in force was changed (docs/pause.md).'),
+  [EventTypes.disruptionsResumed]: closed(
+    {
+      resumedBy: str('who resumed: a JWT sub, `system:uncordon` when `until` passed, `config:DISRUPTION_PAUSE`'),
+      resumedAt: time(),
+      why: { type: 'string', enum: ['operator', 'expired', 'configuration'] },
+      pause: activePause('the pause that ended'),
+    },
+    [],
+    'The fleet-wide pause of disruptive actions ended: an operator resumed (DELETE /api/v1/pause), its `until` passed, or the configuration changed (docs/pause.md).',
+  ),
   ...(Object.fromEntries(ServiceNames.map((s) => [heartbeatType(s), heartbeat])) as Record<`heartbeat.${ServiceName}`, JsonSchema>),
 };

@@ -43,5 +43,7 @@ export const EVENT_SOURCES: Readonly<Record<EventType, ServiceName | readonly Se
   'approval.rejected': APPROVAL_SOURCES,
   'approval.expired': APPROVAL_SOURCES,
   'approval.executed': APPROVAL_SOURCES,
+  'disruptions.paused': 'uncordon',
+  'disruptions.resumed': 'uncordon',
   ...(Object.fromEntries(ServiceNames.map((s) => [heartbeatType(s), s])) as Record<`heartbeat.${ServiceName}`, ServiceName>),
 };

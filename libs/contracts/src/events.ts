@@ -42,6 +42,8 @@ export const EventTypes = {
   approvalRejected: 'approval.rejected',
   approvalExpired: 'approval.expired',
   approvalExecuted: 'approval.executed',
+  disruptionsPaused: 'disruptions.paused',
+  disruptionsResumed: 'disruptions.resumed',
 } as const;
 export type ActionEventType = (typeof EventTypes)[keyof typeof EventTypes];
 export type HeartbeatEventType = `heartbeat.${ServiceName}`;

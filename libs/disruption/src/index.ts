@@ -3,3 +3,4 @@ export * from './time-zone.js';
 export * from './windows.js';
 export * from './approval-mode.js';
 export * from './approvals.js';
+export * from './pause.js';

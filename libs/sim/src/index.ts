@@ -9,3 +9,5 @@ export { NODE_UNSCHEDULABLE_TAINT, CONTROLLER_MANAGER } from './kube/api/index.j
 export type { Faults, Stats } from './kube/server.js';
 export { generateFleet, allocatableOf, type FleetOptions, type WorkloadClass, type Allocatable } from './fleet/generate-fleet.js';
 export { planRebalances, RebalancePlayout, sampleLeadMinutes, type InterruptionEvidence, type LeadTimeDistribution, type PlannedRebalance, type RebalancePlayoutOptions, type RebalanceTarget } from './rebalance/rebalance-playout.js';
+export type { RbacRecord } from './kube/rbac-gate.js';
+export { requestAttributes, RbacPolicy, serviceAccountUser, type Grant, type RequestAttributes, type UserInfo } from './kube/rbac.js';

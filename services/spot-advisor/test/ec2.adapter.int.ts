@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import { INSTANCE_TYPES } from '@nodes-manager/contracts';
 import { startEc2Sim, type Ec2Sim } from '@nodes-manager/sim';
 import { Ec2Adapter, Ec2Error, type RunInstancesRequest } from '../src/adapters/outbound/ec2.adapter.js';
-import type { Clock } from '@nodes-manager/platform';
+import { FakeClock } from '@nodes-manager/platform';
 import { PriceCache } from '../src/adapters/outbound/price.cache.js';
 import type { SpotPriceSample } from '../src/domain/spot-price.js';
 
@@ -12,13 +12,10 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const MIN = 60_000;
 
-class TestClock implements Clock {
-  private t = Date.parse('2026-03-10T12:00:00Z');
-  now(): Date {
-    return new Date(this.t);
-  }
-  advance(ms: number): void {
-    this.t += ms;
+/** TestClock — the fake clock, from the test's start time. */
+class TestClock extends FakeClock {
+  constructor() {
+    super('2026-03-10T12:00:00Z');
   }
 }
 

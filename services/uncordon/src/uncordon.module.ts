@@ -8,22 +8,27 @@ import { UncordonCommands } from './adapters/inbound/uncordon.commands.js';
 import { UncordonLoop } from './adapters/inbound/uncordon.loop.js';
 import { KubeNodes } from './adapters/outbound/kube-nodes.adapter.js';
 import { InformerNodeSource } from './adapters/outbound/node-source.adapter.js';
-import { UncordonRepository } from './adapters/outbound/uncordon.repository.js';
-import { DrainRepository } from './adapters/outbound/drain.repository.js';
-import { UncordonService } from './uncordon.service.js';
-import { RebalanceLedgerService } from './rebalance-ledger.service.js';
+import { UncordonRepository } from './auto-uncordon/uncordon.repository.js';
+import { DrainRepository } from './drain/drain.repository.js';
+import { UncordonService } from './auto-uncordon/uncordon.service.js';
+import { RebalanceLedgerService } from './rebalance-ledger/rebalance-ledger.service.js';
 import { RebalanceCommands } from './adapters/inbound/rebalance.commands.js';
-import { RebalanceLedgerRepository } from './adapters/outbound/rebalance-ledger.repository.js';
-import { KubeNodeEvents } from './adapters/outbound/kube-node-events.adapter.js';
-import { BusInstanceStates } from './adapters/outbound/instance-states.js';
-import { DrainService } from './drain.service.js';
-import { FencingService } from './fencing.service.js';
-import { PressureService } from './pressure.service.js';
-import { NodeSafetyLoop } from './adapters/inbound/node-safety.loop.js';
+import { RebalanceLedgerRepository } from './rebalance-ledger/rebalance-ledger.repository.js';
+import { KubeNodeEvents } from './rebalance-ledger/kube-node-events.adapter.js';
+import { BusInstanceStates } from './rebalance-ledger/instance-states.adapter.js';
+import { DrainService } from './drain/drain.service.js';
+import { FencingService } from './fencing/fencing.service.js';
+import { FenceService } from './fencing/fence.service.js';
+import { FencingController } from './fencing/fencing.controller.js';
+import { AutoUncordonController } from './auto-uncordon/auto-uncordon.controller.js';
+import { DrainController } from './drain/drain.controller.js';
+import { PressureController } from './pressure/pressure.controller.js';
+import { RebalanceLedgerController } from './rebalance-ledger/rebalance-ledger.controller.js';
+import { PressureService } from './pressure/pressure.service.js';
 import { NodeSafetyCommands } from './adapters/inbound/node-safety.commands.js';
 import { KubeFencing } from './adapters/outbound/kube-fencing.adapter.js';
-import { FencingRepository } from './adapters/outbound/fencing.repository.js';
-import { PressureRepository } from './adapters/outbound/pressure.repository.js';
+import { FencingRepository } from './fencing/fencing.repository.js';
+import { PressureRepository } from './pressure/pressure.repository.js';
 import type { UncordonConfig } from './config.js';
 import {
   DRAIN_APPROVALS,
@@ -90,9 +95,14 @@ export class UncordonModule {
         UncordonService,
         DrainService,
         FencingService,
+        FenceService,
         PressureService,
+        RebalanceLedgerController,
+        AutoUncordonController,
+        DrainController,
+        FencingController,
+        PressureController,
         UncordonLoop,
-        NodeSafetyLoop,
       ],
     };
   }

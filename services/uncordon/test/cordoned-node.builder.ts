@@ -1,5 +1,5 @@
-import type { CordonedNodeSnapshot, ManagedFieldsEntrySnapshot, NodeTaint } from '../src/domain/uncordon/cordoned-node.js';
-import type { CordonObservation, UncordonRuleConfig } from '../src/domain/uncordon/decide-uncordon.js';
+import type { CordonedNodeSnapshot, ManagedFieldsEntrySnapshot, NodeTaint } from '../src/auto-uncordon/domain/cordoned-node.js';
+import type { CordonObservation, UncordonRuleConfig } from '../src/auto-uncordon/domain/decide-uncordon.js';
 
 export const T0 = new Date('2026-03-01T10:00:00Z');
 export const minutes = (n: number): number => n * 60_000;

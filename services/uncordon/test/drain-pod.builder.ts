@@ -1,4 +1,4 @@
-import type { DrainPod } from '../src/domain/drain/plan-drain.js';
+import type { DrainPod } from '../src/drain/domain/plan-drain.js';
 
 let seq = 0;
 

@@ -1,5 +1,5 @@
-import { advanceLedger, type LedgerConfig, type LedgerEntry, type LedgerInput } from '../src/domain/rebalance/advance-ledger.js';
-import { nodeFactsOf, type LedgerNode, type NodeEvent } from '../src/domain/rebalance/ledger-node.js';
+import { advanceLedger, type LedgerConfig, type LedgerEntry, type LedgerInput } from '../src/rebalance-ledger/domain/advance-ledger.js';
+import { nodeFactsOf, type LedgerNode, type NodeEvent } from '../src/rebalance-ledger/domain/ledger-node.js';
 import { aCordonedNode, at, CORDON_TAINT, cordonEntry, kubeletEntry, taint, T0 } from './cordoned-node.builder.js';
 
 export const ITN_TAINT_KEY = 'aws-node-termination-handler/spot-itn';

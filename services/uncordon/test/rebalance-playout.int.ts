@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { CoreV1Event, V1Node } from '@kubernetes/client-node';
 import type { InstanceState } from '@nodes-manager/contracts';
 import { planRebalances, RebalancePlayout, startEc2Sim, startKubeSim, type Ec2Sim, type KubeSim, type PlannedRebalance } from '@nodes-manager/sim';
-import { advanceLedger, type LedgerEntry } from '../src/domain/rebalance/advance-ledger.js';
-import { ledgerNodeOf, type NodeEvent } from '../src/domain/rebalance/ledger-node.js';
-import { quantile, summarise } from '../src/domain/rebalance/rebalance-figures.js';
-import { nodeEventOf } from '../src/adapters/outbound/kube-node-events.adapter.js';
+import { advanceLedger, type LedgerEntry } from '../src/rebalance-ledger/domain/advance-ledger.js';
+import { ledgerNodeOf, type NodeEvent } from '../src/rebalance-ledger/domain/ledger-node.js';
+import { quantile, summarise } from '../src/rebalance-ledger/domain/rebalance-figures.js';
+import { nodeEventOf } from '../src/rebalance-ledger/kube-node-events.adapter.js';
 
 /**
  * Done, point 2: 1,000 rebalances played out by the simulators (libs/sim's RebalancePlayout on the Kubernetes and

@@ -9,11 +9,15 @@ export interface Manifest {
   doc: any;
 }
 
-/** deployFiles — every *.yaml / *.yml under deploy/ (repo-relative), read anew on each run. */
+/**
+ * deployFiles — every *.yaml / *.yml under deploy/ (repo-relative), read anew on each run; the overlays' patches are
+ * not manifests (test/deploy/overlays.int.ts renders them).
+ */
 export function deployFiles(dir = 'deploy'): string[] {
   const out: string[] = [];
   for (const name of readdirSync(join(ROOT, dir)).sort()) {
     const p = join(dir, name);
+    if (p === join('deploy', 'overlays')) continue;
     if (statSync(join(ROOT, p)).isDirectory()) out.push(...deployFiles(p));
     else if (/\.ya?ml$/.test(name)) out.push(relative(ROOT, join(ROOT, p)));
   }

@@ -9,6 +9,7 @@ import type { ServiceName } from '../events.js';
 import type { CommandSchema } from './command-schema.js';
 import { KARPENTER_GATEWAY_COMMAND_SCHEMAS } from './karpenter-gateway.schemas.js';
 import { NODE_SYNC_COMMAND_SCHEMAS } from './node-sync.schemas.js';
+import { PAUSE_COMMAND_SCHEMAS } from './pause.schemas.js';
 import { PLATFORM_COMMAND_SCHEMAS } from './platform.schemas.js';
 import { SCHEDULER_SCORING_COMMAND_SCHEMAS } from './scheduler-scoring.schemas.js';
 import { SPOT_ADVISOR_COMMAND_SCHEMAS } from './spot-advisor.schemas.js';
@@ -19,6 +20,7 @@ export { APPROVAL_VIEW_SCHEMA } from './platform.schemas.js';
 export { NODE_DETAIL_SCHEMA, NODE_VIEW_SCHEMA } from './node-sync.schemas.js';
 export { DRAIN_OPERATION_SCHEMA, FENCING_VIEW_SCHEMA, NODE_PRESSURE_SCHEMA } from './uncordon.schemas.js';
 export { CONSOLIDATION_PLAN_SCHEMA } from './scheduler-scoring.schemas.js';
+export { PAUSE_VIEW_SCHEMA } from './pause.schemas.js';
 
 /** CommandName — a command of the catalogue; the per-service patterns (`approvals.list.<service>`) share one name. */
 export type CommandName = Exclude<CommandPattern, 'service.status'> | 'service.status' | `approvals.${ApprovalVerb}`;
@@ -30,6 +32,7 @@ export const COMMAND_SCHEMAS: Readonly<Record<CommandName, CommandSchema>> = {
   ...SCHEDULER_SCORING_COMMAND_SCHEMAS,
   ...KARPENTER_GATEWAY_COMMAND_SCHEMAS,
   ...SPOT_ADVISOR_COMMAND_SCHEMAS,
+  ...PAUSE_COMMAND_SCHEMAS,
   ...PLATFORM_COMMAND_SCHEMAS,
 };
 

@@ -15,7 +15,9 @@ export type StatusReason =
   | 'UnsupportedMediaType'
   | 'NotAcceptable'
   | 'Expired'
-  | 'ServiceUnavailable';
+  | 'ServiceUnavailable'
+  | 'Unauthorized'
+  | 'Forbidden';
 
 export interface StatusDetails {
   name?: string;

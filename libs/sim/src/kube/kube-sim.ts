@@ -5,11 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig, type V1Taint } from '@kubernetes/client-node';
 import type { Fleet } from '../fleet/fleet.types.js';
-import { k8sTime, KubeApi, type WriteContext } from './api/index.js';
+import { k8sTime, KubeApi, type SimTimers, type WriteContext } from './api/index.js';
 import { badRequest } from './errors.js';
 import { byId, type KubeObject, RESOURCES } from './resources.js';
 import { type Faults, KubeHttp, NO_FAULTS, type Stats } from './server.js';
 import { SimKubelet, type NodePressure } from './kubelet.js';
+import { ADMIN_TOKEN, RbacGate, type RbacRecord } from './rbac-gate.js';
+import { serviceAccountUser } from './rbac.js';
 
 export interface KubeSimOptions {
   /** 0 (default) picks a free port. */
@@ -21,6 +23,11 @@ export interface KubeSimOptions {
   karpenter?: boolean;
   /** How long a gracefully deleted (or evicted) pod stays Terminating before it goes. Default 300 ms. */
   podTerminationMs?: number;
+  /**
+   * Where that delay is timed: a FakeClock (with `clock`) makes the pod go when the test steps past it. Real timers
+   * when absent.
+   */
+  timers?: SimTimers;
   /** Interval between BOOKMARK events on watches that allow them. Default 5 s. */
   bookmarkIntervalMs?: number;
   /** Change events kept for watch replay; older versions get 410 Gone. Default 10,000. */
@@ -32,6 +39,23 @@ export interface KubeSimOptions {
    * `nodes-manager/fencing` (or `leases: 'all'`), the Summary API with PSI, hung nodes. On by default.
    */
   kubelet?: { renewMs?: number; leases?: 'labelled' | 'all' } | false;
+  /** RBAC enforced from the start with the Roles, ClusterRoles and bindings among these objects; see KubeSim.rbac. */
+  rbac?: readonly unknown[];
+}
+
+/**
+ * SimRbac — authentication and RBAC as kube-apiserver enforces them (rbac.ts), off by default. The simulator's own
+ * kubeconfig (`kubeConfig()`, `kubeconfigPath`) is a cluster admin's (system:masters) and is never refused.
+ */
+export interface SimRbac {
+  /** enforce — RBAC on, with the Roles, ClusterRoles, RoleBindings and ClusterRoleBindings among `objects`; called again, replaces them. */
+  enforce(objects: readonly unknown[]): void;
+  disable(): void;
+  /** serviceAccountKubeconfig — a kubeconfig file whose bearer token authenticates as ServiceAccount `namespace/name`. */
+  serviceAccountKubeconfig(namespace: string, name: string): string;
+  /** records — every request a non-admin made while enforced: its attributes, the decision and the grants that allowed it. */
+  records(): RbacRecord[];
+  clearRecords(): void;
 }
 
 export interface KubeSimScenario {
@@ -77,6 +101,7 @@ export interface KubeSim {
   readonly kubelet: SimKubelet;
   /** objects — every Node or Event as the API would list it, without HTTP (for tests that look many times). */
   objects(collection: 'nodes' | 'events'): KubeObject[];
+  readonly rbac: SimRbac;
 }
 
 /** NTH_MANAGER — aws-node-termination-handler's field manager (its client's User-Agent prefix). */
@@ -90,7 +115,7 @@ const NODES = byId('/nodes');
 const PODS = byId('/pods');
 const NAMESPACES = byId('/namespaces');
 
-function kubeconfigYaml(url: string): string {
+function kubeconfigYaml(url: string, user = 'sim', token = ADMIN_TOKEN): string {
   return [
     'apiVersion: v1',
     'kind: Config',
@@ -100,14 +125,14 @@ function kubeconfigYaml(url: string): string {
     `    server: ${url}`,
     '    insecure-skip-tls-verify: true',
     'users:',
-    '- name: sim',
+    `- name: ${user}`,
     '  user:',
-    '    token: sim',
+    `    token: ${token}`,
     'contexts:',
     '- name: nodes-manager-sim',
     '  context:',
     '    cluster: nodes-manager-sim',
-    '    user: sim',
+    `    user: ${user}`,
     'current-context: nodes-manager-sim',
     '',
   ].join('\n');
@@ -118,6 +143,7 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
   const clock = opts.clock ?? (() => new Date());
   const api = new KubeApi({
     clock,
+    ...(opts.timers ? { timers: opts.timers } : {}),
     podTerminationMs: opts.podTerminationMs ?? 300,
     bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 5000,
     karpenter: opts.karpenter ?? false,
@@ -311,6 +337,10 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
   };
 
   const http = new KubeHttp(api, clock, simRoute);
+  const gate = new RbacGate();
+  http.rbac = gate;
+  if (opts.rbac) gate.enforce(opts.rbac);
+  const kubeconfigs: string[] = [];
   http.nodeProxy = (node, path) => {
     if (path !== 'stats/summary') throw badRequest(`the simulated kubelet serves only stats/summary, not ${path}`);
     return kubelet.summary(node);
@@ -351,7 +381,7 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
       http.closeWatches();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      rmSync(kubeconfigPath, { force: true });
+      for (const p of [kubeconfigPath, ...kubeconfigs]) rmSync(p, { force: true });
     },
     load,
     objects: (collection) => api.list(collection === 'nodes' ? NODES : EVENTS, undefined, {}).items.map((e) => JSON.parse(e.json) as KubeObject),
@@ -359,5 +389,17 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
     faults,
     stats: () => structuredClone(http.stats),
     dropWatches: () => http.closeWatches(),
+    rbac: {
+      enforce: (objects) => gate.enforce(objects),
+      disable: () => gate.disable(),
+      serviceAccountKubeconfig(namespace, name) {
+        const path = join(tmpdir(), `nodes-manager-kube-sim-${process.pid}-${addr.port}-${namespace}-${name}.kubeconfig`);
+        writeFileSync(path, kubeconfigYaml(url, `${namespace}-${name}`, gate.tokenFor(serviceAccountUser(namespace, name))), { mode: 0o600 });
+        kubeconfigs.push(path);
+        return path;
+      },
+      records: () => gate.records(),
+      clearRecords: () => gate.clearRecords(),
+    },
   };
 }

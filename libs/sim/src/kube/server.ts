@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type KubeApi, type PatchType, type WriteContext } from './api/index.js';
 import { apiVerb } from '@nodes-manager/kube';
 import { ApiError, badRequest } from './errors.js';
+import type { RbacGate } from './rbac-gate.js';
 import {
   apiGroupList, apiResourceList, apiVersionOf, findResource, groupVersions, type KubeObject, type ResourceDef,
 } from './resources.js';
@@ -104,6 +105,8 @@ export class KubeHttp {
   /** Answers `GET /api/v1/nodes/{name}/proxy/{path}` (the kubelet behind the API server's node proxy). */
   nodeProxy?: (node: string, path: string) => unknown;
   private readonly hanging = new Set<ServerResponse>();
+  /** Authentication and RBAC in front of every API request (the `/_sim` control paths excepted); see rbac-gate.ts. */
+  rbac?: RbacGate;
 
   constructor(
     private readonly api: KubeApi,
@@ -148,6 +151,7 @@ export class KubeHttp {
       this.send(res, 200, this.simRoute(method, segs.slice(1), body) ?? { ok: true });
       return;
     }
+    this.rbac?.check(req, url);
     this.stats.requests++;
     const f = this.faults;
     if (f.latencyMs > 0) await new Promise((r) => setTimeout(r, f.latencyMs));

@@ -1,14 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
-import type { Clock } from '@nodes-manager/platform';
+import { FakeClock } from '@nodes-manager/platform';
 import { PriceCache } from './price.cache.js';
 
-class TestClock implements Clock {
-  private t = Date.parse('2026-03-10T12:00:00Z');
-  now(): Date {
-    return new Date(this.t);
-  }
-  advance(ms: number): void {
-    this.t += ms;
+/** TestClock — the fake clock, from the test's start time. */
+class TestClock extends FakeClock {
+  constructor() {
+    super('2026-03-10T12:00:00Z');
   }
 }
 

@@ -2,8 +2,8 @@ import { Inject } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import { Commands, type CommandRequest } from '@nodes-manager/contracts';
 import { CommandController, CommandHandler } from '@nodes-manager/platform';
-import { FencingService } from '../../fencing.service.js';
-import { PressureService } from '../../pressure.service.js';
+import { FencingService } from '../../fencing/fencing.service.js';
+import { PressureService } from '../../pressure/pressure.service.js';
 
 /** NodeSafetyCommands — fencing and pressure views on `nodes-manager.uncordon` (the gateway validated the input). */
 @CommandController()

@@ -2,8 +2,8 @@ import { Inject } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import { Commands, type CommandRequest, type RebalancesListQuery, type RebalancesSummaryQuery } from '@nodes-manager/contracts';
 import { CommandController, validationFailed, CommandHandler } from '@nodes-manager/platform';
-import { RebalanceLedgerService } from '../../rebalance-ledger.service.js';
-import { InvalidCursorError } from '../outbound/uncordon.repository.js';
+import { RebalanceLedgerService } from '../../rebalance-ledger/rebalance-ledger.service.js';
+import { InvalidCursorError } from '../../auto-uncordon/uncordon.repository.js';
 
 const invalidCursor = (err: unknown): never => {
   if (err instanceof InvalidCursorError) throw validationFailed([{ in: 'query', field: 'cursor', message: err.message }]);

@@ -2,8 +2,8 @@ import * as k8s from '@kubernetes/client-node';
 import { NODES_MANAGER_FIELD_MANAGER } from '@nodes-manager/contracts';
 import { podFacts } from '@nodes-manager/kube';
 import { kubeErrorCode, makeCountedApiClient, type KubeRequestCounter } from '@nodes-manager/platform';
-import type { DrainPod } from '../../domain/drain/plan-drain.js';
-import type { UncordonPatch } from '../../domain/uncordon/decide-uncordon.js';
+import type { DrainPod } from '../../drain/domain/plan-drain.js';
+import type { UncordonPatch } from '../../auto-uncordon/domain/decide-uncordon.js';
 
 const MERGE = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch);
 const APPLY = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.ServerSideApply);

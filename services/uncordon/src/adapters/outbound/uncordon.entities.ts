@@ -1,6 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { approvalEntity } from '@nodes-manager/platform';
-import { RebalanceLedgerEntity } from './rebalance-ledger.repository.js';
+import { RebalanceLedgerEntity } from '../../rebalance-ledger/rebalance-ledger.repository.js';
 
 /** ScalingEventEntity — `nodes.scaling_events`: every action on a node, with its evidence and its actor. */
 @Entity({ schema: 'nodes', name: 'scaling_events' })
@@ -41,6 +41,8 @@ export class DrainOperationEntity {
   @Column({ type: 'text', name: 'correlation_id', nullable: true }) correlationId!: string | null;
   @Column({ type: 'jsonb' }) options!: Record<string, unknown>;
   @Column({ type: 'jsonb' }) progress!: Record<string, unknown>;
+  /** The drain's state between its steps (plan, pods, last answers, term): see DrainRowState. */
+  @Column({ type: 'jsonb', nullable: true }) state!: Record<string, unknown> | null;
   @Column({ type: 'text', nullable: true }) reason!: string | null;
   @Column({ type: 'timestamptz', name: 'started_at' }) startedAt!: Date;
   @Column({ type: 'timestamptz', name: 'updated_at' }) updatedAt!: Date;

@@ -1,0 +1,222 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import type { V1Node } from '@kubernetes/client-node';
+import {
+  EventTypes,
+  type InstanceState,
+  type RebalanceFigures,
+  type RebalanceObservedData,
+  type RebalancesListQuery,
+  type RebalancesSummary,
+  type RebalancesSummaryQuery,
+  type RebalanceView,
+} from '@nodes-manager/contracts';
+import { CLOCK, LOGGER, makeEvent, METRICS, type Clock, type JsonLogger, type LeaderElector, type Metrics } from '@nodes-manager/platform';
+import type { UncordonConfig } from '../config.js';
+import { advanceLedger, givenBackMs, untilNextHorizonMs, type Ec2View, type LedgerConfig, type LedgerEntry, type LedgerStep } from './domain/advance-ledger.js';
+import { ledgerNodeOf, nodeFactsOf, type NodeEvent } from './domain/ledger-node.js';
+import { graceFor, type GraceChoice, type GraceMode } from './domain/learned-grace.js';
+import { poolKey, summarise } from './domain/rebalance-figures.js';
+import type { KubeNodeEvents } from './kube-node-events.adapter.js';
+import type { InstanceStates } from './instance-states.adapter.js';
+import type { NodeSource } from '../adapters/outbound/node-source.adapter.js';
+import { viewOf, type RebalanceLedgerRepository } from './rebalance-ledger.repository.js';
+import { INSTANCE_STATES, NODE_EVENTS, NODE_SOURCE, REBALANCE_REPOSITORY, UNCORDON_CONFIG, UNCORDON_LEADER } from '../tokens.js';
+
+const LEDGER_ACTOR = 'system:uncordon';
+const DAY_MS = 86_400_000;
+
+/** PoolMeasure — what a cordon verdict shows of its pool: the measured share, p90 lead time and the grace it gets. */
+export interface PoolMeasure {
+  readonly instanceType: string | null;
+  readonly zone: string | null;
+  readonly samples: number;
+  readonly interruptedShare: number | null;
+  readonly interval95: readonly [number, number] | null;
+  readonly p90LeadMinutes: number | null;
+  readonly grace: GraceChoice;
+}
+
+/**
+ * RebalanceLedgerService — the rebalance ledger (docs/rebalance-ledger.md): after each auto-uncordon pass the
+ * leader turns the synced node view, NTH's Node Events (read at most once per scan interval) and — for nodes that
+ * went — EC2's state reasons (asked of spot-advisor) into ledger rows and outcomes with the pure
+ * {@link advanceLedger}; rows and their `rebalance.observed` / `rebalance.resolved` events are written in one
+ * transaction. Any replica answers the list, the summary, and the per-pool figures learned grace and the cordon
+ * view use.
+ */
+@Injectable()
+export class RebalanceLedgerService {
+  private readonly ledgerConfig: LedgerConfig;
+  private readonly observedTotal;
+  private readonly resolvedTotal;
+  private events: { at: number; list: NodeEvent[] } = { at: Number.NEGATIVE_INFINITY, list: [] };
+  private ec2NotConfiguredUntil = 0;
+  private figuresCache?: { at: number; pools: Map<string, RebalanceFigures> };
+
+  constructor(
+    @Inject(UNCORDON_CONFIG) private readonly config: UncordonConfig,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(LOGGER) private readonly logger: JsonLogger,
+    @Inject(NODE_SOURCE) private readonly source: NodeSource,
+    @Inject(NODE_EVENTS) private readonly nodeEvents: KubeNodeEvents,
+    @Inject(INSTANCE_STATES) private readonly instances: InstanceStates,
+    @Inject(REBALANCE_REPOSITORY) private readonly repo: RebalanceLedgerRepository,
+    @Inject(UNCORDON_LEADER) private readonly leader: LeaderElector,
+    @Inject(METRICS) metrics: Metrics,
+  ) {
+    this.ledgerConfig = {
+      horizonMs: config.REBALANCE_HORIZON_HOURS * 3_600_000,
+      cordonManagers: config.AUTO_UNCORDON_CORDON_MANAGERS,
+      ec2WaitMs: config.REBALANCE_EC2_WAIT_SECONDS * 1000,
+    };
+    this.observedTotal = metrics.counter('nodes_manager_rebalances_observed_total', 'Spot rebalance recommendations entered in the ledger', []);
+    this.resolvedTotal = metrics.counter('nodes_manager_rebalances_resolved_total', 'Ledger rows that reached their final outcome, by outcome', ['outcome']);
+  }
+
+  /**
+   * pass — one ledger pass over the synced node view (the leader only). The rebalance-ledger controller runs it as
+   * its one key: after each auto-uncordon pass, on ledger-relevant node changes, every scan interval, and at the
+   * soonest horizon of the rows left open (its answer).
+   */
+  async pass(): Promise<{ requeueAfterMs?: number }> {
+    if (!this.source.synced || !this.leader.isLeader) return {};
+    const nodes = this.source.list().map(ledgerNodeOf);
+    const events = await this.currentEvents();
+    const entries = await this.repo.forStep(nodes.map((n) => n.uid));
+    const present = new Set(nodes.map((n) => n.uid));
+    const goneIds = entries.filter((e) => e.resolvedAt === null && !present.has(e.nodeUid) && e.instanceId).map((e) => e.instanceId!);
+    const ec2 = await this.ec2View(goneIds);
+    const now = this.clock.now();
+    const step = advanceLedger({ entries, nodes, events, ec2, now, config: this.ledgerConfig, newId: randomUUID });
+    // The next pass comes at the soonest horizon of the rows left open, if no scan tick or node change comes first.
+    const after = new Map(entries.map((e) => [e.id, e]));
+    for (const e of [...step.opened, ...step.updated]) after.set(e.id, e);
+    const next = untilNextHorizonMs([...after.values()], now, this.ledgerConfig.horizonMs);
+    const requeue = next !== undefined ? { requeueAfterMs: next } : {};
+    if (step.opened.length === 0 && step.updated.length === 0) return requeue;
+    if (!(await this.leader.stillLeader())) return {};
+    await this.record(step, now);
+    return requeue;
+  }
+
+  /**
+   * observe — the ledger's rows for one node, on a fresh read of it, before auto-uncordon reverses its cordon: the
+   * rebalance the product acts on is recorded whatever pass first saw it (a cordon older than the grace when the
+   * service starts, or when a new leader takes over, is uncordoned in that leader's first pass — after it, the node
+   * carries no trace of the cordon to open a row from). The same pure rules as a pass, on this node alone; a row
+   * already open for this cordon is left as it is. Throws when the row cannot be written: the uncordon waits.
+   */
+  async observe(node: V1Node): Promise<void> {
+    const one = ledgerNodeOf(node);
+    const events = (await this.currentEvents()).filter((e) => e.node === one.name);
+    const entries = await this.repo.forStep([one.uid]);
+    const now = this.clock.now();
+    const step = advanceLedger({ entries, nodes: [one], events, ec2: new Map(), now, config: this.ledgerConfig, newId: randomUUID });
+    if (step.opened.length === 0) return;
+    await this.record({ ...step, updated: [], resolved: step.resolved.filter((e) => step.opened.includes(e)) }, now);
+  }
+
+  /** record — new rows, changed rows and their events in one transaction. */
+  private async record(step: LedgerStep, now: Date): Promise<void> {
+    const resolvedIds = new Set(step.resolved.map((e) => e.id));
+    let observed: LedgerEntry[] = [];
+    await this.repo.record(step.opened, step.updated, now, (inserted) => {
+      observed = step.opened.filter((e) => inserted.has(e.id));
+      const resolved = step.resolved.filter((e) => !step.opened.includes(e) || inserted.has(e.id));
+      return [
+        ...observed.map((e) => makeEvent('uncordon', EventTypes.rebalanceObserved, observedData(e), now, { actor: LEDGER_ACTOR, subject: e.node })),
+        ...resolved.map((e) => makeEvent('uncordon', EventTypes.rebalanceResolved, viewOf(e), now, { actor: LEDGER_ACTOR, subject: e.node })),
+      ];
+    });
+    this.figuresCache = undefined;
+    for (const e of observed) {
+      this.observedTotal.inc({ service: 'uncordon' });
+      this.logger.info('rebalance recommendation entered in the ledger', { node: e.node, instanceType: e.instanceType, zone: e.zone, seenAt: e.seenAt.toISOString(), signal: e.seenSignal });
+    }
+    for (const e of [...step.opened, ...step.updated].filter((x) => resolvedIds.has(x.id))) {
+      this.resolvedTotal.inc({ service: 'uncordon', outcome: e.outcome });
+      this.logger.info('rebalance resolved', { node: e.node, outcome: e.outcome, reason: e.interruptionSource ?? e.outcome, leadTimeMs: e.leadTimeMs });
+    }
+  }
+
+  /** currentEvents — NTH's Node Events, re-listed at most once per scan interval (the last good list meanwhile). */
+  private async currentEvents(): Promise<NodeEvent[]> {
+    if (!this.config.REBALANCE_EVENTS_ENABLED) return [];
+    const now = this.clock.now().getTime();
+    if (now - this.events.at < this.config.SCAN_INTERVAL_SECONDS * 1000) return this.events.list;
+    try {
+      this.events = { at: now, list: await this.nodeEvents.list() };
+    } catch (err) {
+      this.events = { at: now, list: this.events.list };
+      this.logger.warn('could not list Node Events; using the last list', { err: (err as Error).message });
+    }
+    return this.events.list;
+  }
+
+  /** ec2View — EC2's word on gone nodes' instances, through spot-advisor; `not-configured` is remembered for a minute. */
+  private async ec2View(instanceIds: readonly string[]): Promise<Ec2View> {
+    const now = this.clock.now().getTime();
+    if (now < this.ec2NotConfiguredUntil) return 'not-configured';
+    if (instanceIds.length === 0) return new Map();
+    const answer = await this.instances.states([...new Set(instanceIds)]);
+    if (answer.kind === 'not-configured') {
+      this.ec2NotConfiguredUntil = now + 60_000;
+      return 'not-configured';
+    }
+    if (answer.kind === 'unavailable') {
+      this.logger.debug('EC2 instance states unavailable; gone nodes wait', { reason: answer.detail });
+      return new Map();
+    }
+    // An instance EC2 no longer lists at all is not an answer about why it went.
+    return new Map(answer.states.filter((s) => s.state !== 'unknown').map((s): [string, InstanceState] => [s.instanceId, s]));
+  }
+
+  /** list — the ledger, newest first, each row with its evidence (open rows' time given back up to now). */
+  async list(q: RebalancesListQuery): Promise<{ items: RebalanceView[]; nextCursor?: string }> {
+    const page = await this.repo.list(q);
+    const now = this.clock.now();
+    return { items: page.items.map((e) => viewOf(e, e.resolvedAt ? e.givenBackMs : givenBackMs(e, now, this.ledgerConfig.horizonMs))), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+  }
+
+  /** summary — the figures per pool and rolled up (default: the last REBALANCE_FIGURES_DAYS). */
+  async summary(q: RebalancesSummaryQuery): Promise<RebalancesSummary> {
+    const now = this.clock.now();
+    const from = q.from ? new Date(q.from) : new Date(now.getTime() - this.config.REBALANCE_FIGURES_DAYS * DAY_MS);
+    const rows = await this.repo.since(from, q.to ? new Date(q.to) : undefined);
+    return summarise(rows, now, this.ledgerConfig.horizonMs, from);
+  }
+
+  /** poolFigures — the figures of each pool over the window, cached for one scan interval. */
+  async poolFigures(): Promise<Map<string, RebalanceFigures>> {
+    const now = this.clock.now().getTime();
+    if (this.figuresCache && now - this.figuresCache.at < this.config.SCAN_INTERVAL_SECONDS * 1000) return this.figuresCache.pools;
+    const summary = await this.summary({});
+    const pools = new Map(summary.byPool.map((p) => [poolKey(p.instanceType, p.zone), p as RebalanceFigures]));
+    this.figuresCache = { at: now, pools };
+    return pools;
+  }
+
+  /** measureOf — the pool of this node as its cordon verdict shows it, with the grace it gets. */
+  measureOf(node: V1Node, pools: Map<string, RebalanceFigures>): PoolMeasure {
+    const facts = nodeFactsOf(node.metadata?.labels ?? {}, node.spec?.providerID);
+    const f = pools.get(poolKey(facts.instanceType, facts.zone));
+    return {
+      instanceType: facts.instanceType,
+      zone: facts.zone,
+      samples: f?.samples ?? 0,
+      interruptedShare: f?.interruptedShare ?? null,
+      interval95: f?.interval95 ?? null,
+      p90LeadMinutes: f?.leadTimeMinutes?.p90 ?? null,
+      grace: graceFor(this.config.AUTO_UNCORDON_GRACE_MODE as GraceMode, this.config.AUTO_UNCORDON_GRACE_PERIOD_MINUTES, f, this.config.AUTO_UNCORDON_LEARNED_MIN_SAMPLES),
+    };
+  }
+}
+
+const observedData = (e: LedgerEntry): RebalanceObservedData => {
+  const v = viewOf(e);
+  return {
+    id: v.id, node: v.node, nodeUid: v.nodeUid, instanceId: v.instanceId, instanceType: v.instanceType, zone: v.zone, capacityType: v.capacityType,
+    nodePool: v.nodePool, seenAt: v.seenAt, seenSignal: v.seenSignal, seenTimeSource: v.seenTimeSource, evidence: v.evidence,
+  };
+};
