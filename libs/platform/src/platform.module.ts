@@ -9,7 +9,8 @@ import {
 } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { heartbeatType, serviceStatusPattern, type ServiceName } from '@nodes-manager/contracts';
-import { createDataSource, runMigrations, type EntityTarget, type MigrationClass } from './database/database.js';
+import { TypeOrmModule, getDataSourceToken } from '@nestjs/typeorm';
+import { dataSourceOptions, runMigrations, type EntityTarget, type MigrationClass } from './database/database.js';
 import { assertSchema } from './database/self-check.js';
 import { JsonLogger, type LogLevel } from './logging/logger.js';
 import { brokerCheck, type AmqpConnection } from './messaging/amqp-connection.js';
@@ -109,6 +110,9 @@ function statusController(service: ServiceName) {
   return ServiceStatusController;
 }
 
+/** How many service databases this process has declared (for unique data-source names). */
+let dataSources = 0;
+
 @Module({})
 export class PlatformModule {
   /**
@@ -118,6 +122,9 @@ export class PlatformModule {
    */
   static forService<C extends PlatformConfig>(spec: ServicePlatformSpec<C>): DynamicModule {
     const { service, config } = spec;
+    const dbSpec = { service, url: config.DATABASE_URL, entities: spec.entities, migrations: spec.migrations, poolSize: spec.poolSize };
+    // Unique per module instance: two replicas of a service in one process (tests) each get their own data source.
+    const dataSourceName = `${service}#${++dataSources}`;
     const providers: Provider[] = [
       { provide: SERVICE_NAME, useValue: service },
       { provide: SERVICE_CONFIG, useValue: config },
@@ -127,12 +134,11 @@ export class PlatformModule {
         useFactory: (rt: Runtime) => new JsonLogger(service, (config.LOG_LEVEL as LogLevel | undefined) ?? rt.logLevel),
       },
       {
+        // The DataSource TypeOrmModule made, migrated under the advisory lock and self-checked before anything that
+        // injects it (every repository) is built; DATA_SOURCE is its name in this code base.
         provide: DATA_SOURCE,
-        inject: [RUNTIME, LOGGER],
-        useFactory: async (rt: Runtime, logger: JsonLogger) => {
-          const dbSpec = { service, url: config.DATABASE_URL, entities: spec.entities, migrations: spec.migrations, poolSize: spec.poolSize };
-          const ds = createDataSource(dbSpec);
-          await ds.initialize();
+        inject: [getDataSourceToken(dataSourceName), RUNTIME, LOGGER],
+        useFactory: async (ds: DataSource, rt: Runtime, logger: JsonLogger) => {
           try {
             const applied = await runMigrations(ds, dbSpec);
             if (applied.length) logger.info('migrations applied', { migrations: applied });
@@ -200,6 +206,14 @@ export class PlatformModule {
     ];
     return {
       module: PlatformModule,
+      imports: [
+        // The service's database through @nestjs/typeorm (docs/stack.md): options from the validated config; TypeORM
+        // gives up at once when the database is down (the start fails and says why, as before), no retry loop.
+        TypeOrmModule.forRootAsync({
+          name: dataSourceName,
+          useFactory: () => ({ ...dataSourceOptions(dbSpec), retryAttempts: 0, toRetry: () => false }),
+        }),
+      ],
       providers,
       controllers: [statusController(service)],
       exports: [SERVICE_NAME, SERVICE_CONFIG, LOGGER, DATA_SOURCE, OUTBOX, OUTBOX_RELAY, EVENT_PUBLISHER, LEADER_FACTORY],

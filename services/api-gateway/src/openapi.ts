@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
-import { BEARER_SCHEME, ERROR_BODY_SCHEMA } from './adapters/inbound/api-docs.js';
+import { BEARER_SCHEME, ERROR_BODY_SCHEMA, ROUTE_OWNERS, type RouteTag } from './adapters/inbound/api-docs.js';
 import { ApiGatewayModule } from './api-gateway.module.js';
 
 /** Where the Swagger UI is served; the document itself is at `${OPENAPI_PATH}-json` (and `-yaml`). */
@@ -52,4 +52,25 @@ export function setupOpenApi(app: INestApplication, version?: string): OpenAPIOb
     swaggerOptions: { persistAuthorization: true },
   });
   return document;
+}
+
+/** The README's route table sits between these two lines. */
+export const ROUTE_TABLE_START = "<!-- routes: generated from the gateway's routes (services/api-gateway/test/openapi.int.ts, UPDATE_DOCS=1) -->";
+export const ROUTE_TABLE_END = '<!-- /routes -->';
+
+/**
+ * routeTableMarkdown — the README's route table: every route of the document, one row per family (its tag), in the
+ * order of {@link ROUTE_OWNERS}, with who answers it. Pure: the document in, the lines out.
+ */
+export function routeTableMarkdown(document: Pick<OpenAPIObject, 'paths'>): string[] {
+  const byTag = new Map<string, string[]>();
+  for (const [path, ops] of Object.entries(document.paths)) {
+    for (const [method, op] of Object.entries(ops as Record<string, { tags?: string[] }>)) {
+      for (const tag of op.tags ?? ['(untagged)']) byTag.set(tag, [...(byTag.get(tag) ?? []), `\`${method.toUpperCase()} ${path}\``]);
+    }
+  }
+  const unknown = [...byTag.keys()].filter((t) => !(t in ROUTE_OWNERS));
+  if (unknown.length) throw new Error(`routes tagged ${unknown.join(', ')} have no owner in ROUTE_OWNERS`);
+  const rows = (Object.keys(ROUTE_OWNERS) as RouteTag[]).filter((t) => byTag.has(t)).map((t) => `| ${t} | ${byTag.get(t)!.join(', ')} | ${ROUTE_OWNERS[t]} |`);
+  return [ROUTE_TABLE_START, '| family | routes | answered by |', '|---|---|---|', ...rows, ROUTE_TABLE_END];
 }

@@ -7,6 +7,8 @@ import { CommandController, createRuntime, loadConfig, CommandHandler } from '@n
 import { startTestApp, TEST_JWT_SECRET, testEnv, testToken } from '@nodes-manager/platform/testing';
 import { ApiGatewayModule } from '../src/api-gateway.module.js';
 import { apiGatewayConfigSpec } from '../src/config.js';
+import { isUuid } from '../src/adapters/inbound/validation.js';
+import { aDrainOperation, aNodeDetail } from '../../../test/support/command-replies.js';
 
 /** A hand-written stand-in for the services behind the gateway: records who asked, answers fixed data. */
 const seen: CommandRequest[] = [];
@@ -20,12 +22,12 @@ class RecordingServices {
   @CommandHandler(Commands.nodeGet)
   get(@Payload() req: CommandRequest<{ id: string }>) {
     seen.push(req);
-    return { id: req.data.id, name: 'ip-10-0-0-1.ec2.internal', pods: [] };
+    return aNodeDetail(isUuid(req.data.id) ? { id: req.data.id } : { name: req.data.id });
   }
   @CommandHandler(Commands.nodeDrain)
   drain(@Payload() req: CommandRequest) {
     seen.push(req);
-    return { id: '00000000-0000-4000-8000-000000000000', status: 'pending' };
+    return aDrainOperation();
   }
 }
 @Module({ controllers: [RecordingServices] })

@@ -8,6 +8,7 @@ import { CommandController, createRuntime, JsonLogger, loadConfig, LOGGER, regis
 import { startTestApp, testEnv, testToken } from '@nodes-manager/platform/testing';
 import { ApiGatewayModule } from '../src/api-gateway.module.js';
 import { apiGatewayConfigSpec } from '../src/config.js';
+import { aDrainOperation } from '../../../test/support/command-replies.js';
 
 /** A port where nothing listens: a real "connection refused". */
 async function closedPort(): Promise<number> {
@@ -41,12 +42,12 @@ class RecordingServices {
   @CommandHandler(Commands.nodeDrain)
   drain(@Payload() req: CommandRequest) {
     seen.push(req);
-    return { id: '00000000-0000-4000-8000-000000000000', status: 'pending' };
+    return aDrainOperation();
   }
   @CommandHandler(Commands.nodepoolUpdate)
   update(@Payload() req: CommandRequest) {
     seen.push(req);
-    return { metadata: { name: (req.data as { name: string }).name } };
+    return { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', metadata: { name: (req.data as { name: string }).name }, spec: {} };
   }
 }
 @Module({ controllers: [RecordingServices], providers: [{ provide: LOGGER, useValue: new JsonLogger('recording-services', 'error') }] })

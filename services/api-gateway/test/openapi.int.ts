@@ -6,8 +6,9 @@ import { createRuntime, loadConfig } from '@nodes-manager/platform';
 import { startTestApp, testEnv } from '@nodes-manager/platform/testing';
 import { ApiGatewayModule } from '../src/api-gateway.module.js';
 import { apiGatewayConfigSpec } from '../src/config.js';
-import { OPENAPI_PATH, setupOpenApi } from '../src/openapi.js';
+import { OPENAPI_PATH, ROUTE_TABLE_END, ROUTE_TABLE_START, routeTableMarkdown, setupOpenApi } from '../src/openapi.js';
 import SwaggerParser from '@apidevtools/swagger-parser';
+import { readFileSync, writeFileSync } from 'node:fs';
 
 type Schema = Record<string, unknown>;
 interface ErrorSchema {
@@ -223,6 +224,20 @@ describe('OpenAPI at /api/docs', () => {
     expect(JSON.stringify(drain.requestBody)).toContain('timeoutSeconds');
     const list = doc.paths['/api/v1/nodes']!['get']!;
     expect(list.parameters!.map((p) => p.name)).toEqual(expect.arrayContaining(['limit', 'cursor', 'state', 'capacityType', 'sort']));
+  });
+
+  it("is listed in the README's route table, one row per family (regenerate with UPDATE_DOCS=1)", () => {
+    const readme = readFileSync('README.md', 'utf8');
+    const [before, rest] = readme.split(ROUTE_TABLE_START) as [string, string | undefined];
+    expect(rest).toBeDefined();
+    const current = `${ROUTE_TABLE_START}${rest!.slice(0, rest!.indexOf(ROUTE_TABLE_END))}${ROUTE_TABLE_END}`;
+    const generated = routeTableMarkdown(doc).join('\n');
+    if (process.env['UPDATE_DOCS'] === '1') writeFileSync('README.md', before + generated + rest!.slice(rest!.indexOf(ROUTE_TABLE_END) + ROUTE_TABLE_END.length));
+    else expect(current).toBe(generated);
+    // A route family left out of the table, or a route whose family has no owner, fails.
+    const withoutStream = { paths: Object.fromEntries(Object.entries(doc.paths).filter(([p]) => p !== '/api/v1/stream')) };
+    expect(routeTableMarkdown(withoutStream).join('\n')).not.toBe(current);
+    expect(() => routeTableMarkdown({ paths: { '/api/v1/planted': { get: { tags: ['planted'] } } } as never })).toThrow(/planted have no owner/);
   });
 
   it('leaves the public routes without security', () => {

@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import * as k8s from '@kubernetes/client-node';
-import { Commands, type CloudEvent, type CommandRequest, type DrainRequest } from '@nodes-manager/contracts';
+import { Commands, DEFAULT_DRAIN_OPTIONS, type CloudEvent, type CommandRequest, type DrainOperation, type DrainRequest, type DrainStatus } from '@nodes-manager/contracts';
 import { CodedError, CommandController, createRuntime, type Clock, type Runtime, CommandHandler } from '@nodes-manager/platform';
 import { createTestDatabase, testEnv, waitFor, type TestDatabase } from '@nodes-manager/platform/testing';
 import { startKubeSim, type KubeSim } from '@nodes-manager/sim';
@@ -16,6 +16,21 @@ import { OptimizeController } from '../src/optimize.controller.js';
  * pod that is not a DaemonSet or mirror pod). An eviction the simulator refuses (a PodDisruptionBudget's 429)
  * is recorded, not retried, so a test sees whether the plan respected the budgets.
  */
+/** drainId — the id FakeUncordon gives its n-th drain (1-based): a uuid, as the uncordon service's are. */
+export const drainId = (n: number): string => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+
+/** A drain operation as the uncordon service answers it (its reply schema in libs/contracts). */
+const operation = (id: string, node: string, status: DrainStatus, actor: string): DrainOperation => ({
+  id,
+  node,
+  status,
+  actor,
+  options: { ...DEFAULT_DRAIN_OPTIONS },
+  progress: {},
+  startedAt: '2026-01-01T00:00:00.000Z',
+  updatedAt: '2026-01-01T00:00:00.000Z',
+});
+
 export class FakeUncordon {
   readonly drains: CommandRequest<DrainRequest>[] = [];
   readonly evictions: { node: string; pod: string; status: number }[] = [];
@@ -45,13 +60,13 @@ export class FakeUncordon {
     }
     const n = this.drains.length;
     await this.afterDrain?.(name, n);
-    return { id: `drain-${n}`, node: name, status: 'running', actor: req.meta.actor };
+    return operation(drainId(n), name, 'running', req.meta.actor);
   }
   get(id: string) {
-    const i = Number(id.replace('drain-', '')) - 1;
-    const d = this.drains[i];
+    const i = [...this.drains.keys()].find((k) => drainId(k + 1) === id);
+    const d = i === undefined ? undefined : this.drains[i];
     if (!d) throw new CodedError('NOT_FOUND', `drain operation ${id} not found`);
-    return { id, node: d.data.node, status: 'completed' };
+    return operation(id, d.data.node, 'completed', d.meta.actor);
   }
 }
 const uncordon = { current: undefined as FakeUncordon | undefined };

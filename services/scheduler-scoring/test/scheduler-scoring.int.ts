@@ -3,7 +3,7 @@ import * as k8s from '@kubernetes/client-node';
 import pg from 'pg';
 import { FakeClock } from '@nodes-manager/platform';
 import { testToken, waitFor } from '@nodes-manager/platform/testing';
-import { startHarness, type Harness } from './harness.js';
+import { drainId, startHarness, type Harness } from './harness.js';
 import { aKubeNode, aKubePdb, aKubePod } from '@nodes-manager/kube/testing';
 
 /**
@@ -236,7 +236,7 @@ describe('scheduler-scoring through the gateway (all-in-one, real Postgres, Kube
     };
     const r = await h.call('POST', '/api/v1/optimize/trigger', { dryRun: false });
     h.uncordon.afterDrain = undefined;
-    expect(recordedBefore).toEqual([[], ['drain-1']]);
+    expect(recordedBefore).toEqual([[], [drainId(1)]]);
     expect(r.status).toBe(202);
     expect(r.body.mode).toBe('execute');
     const planned = r.body.plan.remove.map((x: { node: string }) => x.node).sort();
@@ -308,7 +308,7 @@ describe('scheduler-scoring execution when the Kubernetes API fails half-way', (
     expect(r.status).toBe(202);
     expect(r.body.plan.remove).toHaveLength(2);
     const [first, second] = r.body.plan.remove.map((x: { node: string }) => x.node);
-    expect(r.body.execution.drained.map((d: { node: string; operationId: string }) => [d.node, d.operationId])).toEqual([[first, 'drain-1']]);
+    expect(r.body.execution.drained.map((d: { node: string; operationId: string }) => [d.node, d.operationId])).toEqual([[first, drainId(1)]]);
     expect(r.body.execution.skipped.map((s: { node: string; reason: string }) => [s.node, s.reason])).toEqual([[second, 'recheck_failed']]);
     const [row] = await h.db.query<{ status: string; drained: { node: string }[] }>(
       `SELECT status, plan->'execution'->'drained' AS drained FROM nodes.consolidation_plans WHERE id = $1`,

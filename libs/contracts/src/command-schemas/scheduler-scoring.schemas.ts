@@ -1,4 +1,4 @@
-import { anyObject, arrayOf, bool, closed, int, mapOf, nullableStr, num, oneOf, open, page, str, time, type JsonSchema } from '../json-schema.js';
+import { arrayOf, bool, closed, int, mapOf, nullableStr, num, oneOf, open, page, str, time, type JsonSchema } from '../json-schema.js';
 import { cursor, limit, objectName, type CommandSchema } from './command-schema.js';
 
 const DECISION_SCHEMA = open(
@@ -78,7 +78,17 @@ const TRIGGER_RESULT_SCHEMA = open(
       [],
       'with dryRun false: which planned nodes were drained, and why the others were not',
     ),
-    gate: anyObject('what the approval and maintenance-window gate did with the plan (execute mode)'),
+    gate: open(
+      {
+        action: oneOf(['execute', 'wait_for_window', 'approval_requested', 'approval_open']),
+        heldBack: arrayOf(open({ node: str(), reason: str(), detail: str() })),
+        opensAt: str(),
+        approvalId: str(),
+        status: str(),
+      },
+      ['heldBack', 'opensAt', 'approvalId', 'status'],
+      'what the approval and maintenance-window gate did with the plan (execute mode)',
+    ),
     approvalsExecuted: arrayOf(open({ id: str(), status: str() })),
   },
   ['planId', 'priceSource', 'catalogSource', 'plan', 'execution', 'gate', 'approvalsExecuted'],
@@ -89,9 +99,12 @@ const SIMULATE_RESULT_SCHEMA = open(
   {
     placedOnExisting: arrayOf(open({ node: str(), pod: str(), count: int() })),
     placedOnExistingCount: int(),
-    additions: arrayOf(open({ instanceType: str(), count: int(), zone: str(), capacityType: str(), hourlyCostUsd: num() }, ['count', 'zone', 'capacityType', 'hourlyCostUsd'])),
-    hourlyCostUsd: num(),
-    unschedulable: arrayOf(open({ pod: str(), reason: str() }, ['pod', 'reason'])),
+    additions: arrayOf(
+      open({ instanceType: str(), zone: str(), capacityType: oneOf(['spot', 'on-demand']), count: int(), unitUsdPerHour: num(), hourlyUsd: num('count × unit price') }),
+      'the new nodes to buy, cheapest packing first',
+    ),
+    hourlyCostUsd: num('hourly cost of the additions'),
+    unschedulable: arrayOf(open({ pod: str(), count: int(), reason: oneOf(['no_instance_type_fits', 'no_priced_offering']) })),
     algorithm: str(),
     newNodes: int(),
     lowerBoundUsdPerHour: num(),

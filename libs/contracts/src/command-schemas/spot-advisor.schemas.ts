@@ -58,7 +58,11 @@ export const SPOT_ADVISOR_COMMAND_SCHEMAS = {
     summary: 'Spot prices with saving, trend and interruption estimate by instance type and zone, from the cached price history.',
     request: closed({ region, instanceTypes: names('instance types; all when absent'), zones: names('zones; all when absent') }, ['region', 'instanceTypes', 'zones']),
     reply: open(
-      { region: str(), window, ...freshness, onDemand, measured: anyObject('the rebalance ledger behind measured estimates'), items: arrayOf(marketItem), unmatched: open({ instanceTypes: arrayOf(str()), zones: arrayOf(str()) }) },
+      { region: str(), window, ...freshness, onDemand, measured: open(
+          { source: str(), available: bool(), asOf: nullableStr(), minSamples: int(), horizonHours: num(), pools: int(), detail: str() },
+          ['asOf', 'minSamples', 'horizonHours', 'pools', 'detail'],
+          'the rebalance ledger behind measured estimates',
+        ), items: arrayOf(marketItem), unmatched: open({ instanceTypes: arrayOf(str()), zones: arrayOf(str()) }) },
       [...freshnessOptional, 'onDemand', 'measured', 'unmatched'],
       'Spot prices with trend and interruption estimate by instance type and zone (served from a cache; `stale` flags old data).',
     ),

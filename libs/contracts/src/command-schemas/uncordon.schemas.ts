@@ -1,6 +1,6 @@
 import { EVENT_DATA_SCHEMAS } from '../event-schemas.js';
 import { FENCING_ACTIONS, FENCING_REASONS, FencingStatus, PRESSURE_MODES } from '../fencing.js';
-import { anyObject, arrayOf, bool, closed, int, mapOf, nullable, nullableStr, nullableTime, num, oneOf, open, page, str, time, uuid, type JsonSchema } from '../json-schema.js';
+import { anyObject, arrayOf, bool, closed, int, mapOf, nullable, nullableNum, nullableStr, nullableTime, num, oneOf, open, page, str, time, uuid, type JsonSchema } from '../json-schema.js';
 import { REBALANCE_OUTCOMES } from '../rebalance.js';
 import { DrainStatus, UNCORDON_REASONS } from '../uncordon.js';
 import { cursor, limit, objectName, type CommandSchema } from './command-schema.js';
@@ -50,7 +50,19 @@ const CORDON_VIEW_SCHEMA = open(
     uncordonAt: time('when waiting: the moment the (backed-off) grace period ends'),
     firstSeenCordonedAt: time(),
     evaluatedAt: time(),
-    rebalance: anyObject("the node's Spot pool as the rebalance ledger measured it, and the grace it gets"),
+    rebalance: open(
+      {
+        instanceType: nullableStr(),
+        zone: nullableStr(),
+        samples: int(),
+        interruptedShare: nullableNum(),
+        interval95: { type: ['array', 'null'], items: num() },
+        p90LeadMinutes: nullableNum(),
+        grace: open({ minutes: num(), basis: oneOf(['fixed', 'learned', 'configured-is-longer', 'too-few-samples']), samples: int(), p90LeadMinutes: num() }, ['p90LeadMinutes']),
+      },
+      [],
+      "the node's Spot pool as the rebalance ledger measured it, and the grace it gets",
+    ),
   },
   ['requeueAfterMs', 'uncordonAt', 'firstSeenCordonedAt', 'rebalance'],
   "A cordoned node and auto-uncordon's current verdict on it: why it will, will not, or will later be uncordoned.",

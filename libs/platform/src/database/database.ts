@@ -1,5 +1,5 @@
 import net from 'node:net';
-import { DataSource, type EntitySchema, type MigrationInterface } from 'typeorm';
+import { DataSource, type DataSourceOptions, type EntitySchema, type MigrationInterface } from 'typeorm';
 import pg from 'pg';
 import { DEPENDENCY, registerDependency } from '../errors/coded-error.js';
 
@@ -37,10 +37,13 @@ export function databaseSocket(): net.Socket {
   return socket;
 }
 
-/** createDataSource — one TypeORM DataSource (its own pg pool) per service, in schema `nodes`. */
-export function createDataSource(spec: ServiceDatabaseSpec): DataSource {
+/**
+ * dataSourceOptions — the TypeORM options of a service's database (its own pg pool, schema `nodes`, its migrations
+ * table): what `TypeOrmModule.forRootAsync` gets in a service (PlatformModule), and {@link createDataSource} elsewhere.
+ */
+export function dataSourceOptions(spec: ServiceDatabaseSpec): DataSourceOptions {
   registerDependency('database', spec.url, 5432);
-  return new DataSource({
+  return {
     type: 'postgres',
     url: spec.url,
     schema: DB_SCHEMA,
@@ -51,8 +54,11 @@ export function createDataSource(spec: ServiceDatabaseSpec): DataSource {
     synchronize: false,
     logging: false,
     extra: { max: spec.poolSize ?? 10, application_name: `nodes-manager/${spec.service}`, stream: databaseSocket },
-  });
+  };
 }
+
+/** createDataSource — one TypeORM DataSource of a service, outside Nest (migration tests, benchmarks). */
+export const createDataSource = (spec: ServiceDatabaseSpec): DataSource => new DataSource(dataSourceOptions(spec));
 
 /** MIGRATION_LOCK_KEY — the advisory lock every replica of every service takes while migrating. */
 export const MIGRATION_LOCK_KEY = 0x6e6d6d67; // "nmmg"

@@ -14,6 +14,32 @@ import { errorBody } from './response-schemas.js';
 
 export const BEARER_SCHEME = 'bearer';
 
+/**
+ * ROUTE_OWNERS — who answers each family of routes (its OpenAPI tag): the service that owns the commands the routes
+ * forward, or the gateway itself. Every route's tag is one of these; the README's route table is generated from the
+ * gateway's routes and this (services/api-gateway/test/openapi.int.ts), in this order.
+ */
+export const ROUTE_OWNERS = {
+  nodes: 'node-sync',
+  drains: 'uncordon',
+  cordons: 'uncordon',
+  events: 'uncordon',
+  fencing: 'uncordon',
+  pressure: 'uncordon',
+  rebalances: 'uncordon',
+  decisions: 'scheduler-scoring',
+  placement: 'scheduler-scoring',
+  optimize: 'scheduler-scoring',
+  simulate: 'scheduler-scoring',
+  nodepools: 'karpenter-gateway',
+  spot: 'spot-advisor',
+  instances: 'spot-advisor',
+  approvals: 'the owner of the approval’s kind (scheduler-scoring, karpenter-gateway, uncordon)',
+  stream: 'api-gateway (nodes.events)',
+  health: 'api-gateway',
+} as const;
+export type RouteTag = keyof typeof ROUTE_OWNERS;
+
 type Schema = Record<string, unknown>;
 
 /** jsonSchemaOf — a zod schema's input side as JSON Schema (draft 2020-12, as OpenAPI 3.1 embeds it). */
@@ -85,7 +111,7 @@ function errorResponse(status: number, note: string | undefined, write: boolean)
 }
 
 export interface RouteDoc {
-  tag: string;
+  tag: RouteTag;
   summary: string;
   description?: string;
   /** The route carries `@RequiresWrite()`: documents the bearer scope, 403 and 409. */
@@ -173,7 +199,7 @@ export function ApiRoute(doc: RouteDoc): MethodDecorator {
 }
 
 /** ApiPublicRoute — a route that needs no token (health, readiness, metrics). */
-export function ApiPublicRoute(doc: { tag: string; summary: string; description?: string; responses: Record<number, { description: string; schema?: Schema; contentType?: string }> }): MethodDecorator {
+export function ApiPublicRoute(doc: { tag: RouteTag; summary: string; description?: string; responses: Record<number, { description: string; schema?: Schema; contentType?: string }> }): MethodDecorator {
   return applyDecorators(
     ApiTags(doc.tag),
     ApiOperation({ summary: doc.summary, ...(doc.description ? { description: doc.description } : {}), security: [] }),

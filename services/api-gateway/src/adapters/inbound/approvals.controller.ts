@@ -2,11 +2,13 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/com
 import { z } from 'zod';
 import {
   APPROVAL_OWNERS,
+  APPROVAL_VIEW_SCHEMA,
   approvalKindOf,
   ApprovalKinds,
   ApprovalStatuses,
   decodeCursor,
   encodeCursor,
+  page as jsonPage,
   type ApprovalKind,
   type ApprovalView,
   type ServiceName,
@@ -14,7 +16,6 @@ import {
 import { Actor, CodedError, RequiresWrite, validationFailed } from '@nodes-manager/platform';
 import { Forwarder } from './forwarder.js';
 import { ApiRoute } from './api-docs.js';
-import { page } from './response-schemas.js';
 import { pageShape, parseInput, parseParam } from './validation.js';
 
 const listQuery = z.strictObject({ ...pageShape, status: z.enum(ApprovalStatuses).optional(), kind: z.enum(ApprovalKinds).optional() });
@@ -38,76 +39,16 @@ const owners = (kind?: ApprovalKind): ServiceName[] => [...new Set(kind ? [APPRO
 
 const ownerOf = (id: string): ServiceName => APPROVAL_OWNERS[approvalKindOf(id)!];
 
-const nullableStr = { type: ['string', 'null'] };
-/** What a fence's node entry and its result carry: the instance and why the node looks dead. */
-const fenceFacts = {
-  instanceId: { type: 'string', description: 'the EC2 instance, for a fence' },
-  evidence: {
-    type: 'object',
-    description: 'why the node looks dead, for a fence: the fencing verdict when the request was made',
-    required: ['ready', 'notReadySince', 'leaseRenewedAt', 'leaseStaleSeconds', 'message'],
-    properties: { ready: { type: 'string' }, notReadySince: nullableStr, leaseRenewedAt: nullableStr, leaseStaleSeconds: { type: ['integer', 'null'] }, message: { type: 'string' } },
-  },
-};
-const nullableNum = { type: ['number', 'null'] };
-/** An approval as the owning service answers it (libs/contracts ApprovalView; docs/approvals.md). */
-const APPROVAL_SCHEMA = {
-  type: 'object',
-  required: ['id', 'kind', 'service', 'status', 'subject', 'reason', 'planId', 'nodes', 'pdbImpact', 'hourlySavingsUsd', 'monthlySavingsUsd', 'requestedBy', 'requestedAt', 'expiresAt', 'decidedBy', 'decidedAt', 'comment', 'executedAt', 'results', 'correlationId'],
+/** The merged page of every owner's approvals, and the owners that did not answer. */
+const APPROVALS_PAGE_SCHEMA = {
+  ...jsonPage(APPROVAL_VIEW_SCHEMA),
   properties: {
-    id: { type: 'string', description: '`<kind>-<uuid>`' },
-    kind: { type: 'string', enum: [...ApprovalKinds] },
-    service: { type: 'string' },
-    status: { type: 'string', enum: [...ApprovalStatuses] },
-    subject: { type: 'string', description: '`cluster` for the optimizer, the NodePool for a consolidation, the node for a fence or a manual drain' },
-    reason: { type: 'string' },
-    planId: nullableStr,
-    nodes: {
+    ...(jsonPage(APPROVAL_VIEW_SCHEMA)['properties'] as object),
+    unavailable: {
       type: 'array',
-      description: 'the nodes the action would disrupt: why, the savings, and where their pods go',
-      items: {
-        type: 'object',
-        required: ['node', 'nodePool', 'reason'],
-        properties: {
-          node: { type: 'string' },
-          nodePool: nullableStr,
-          reason: { type: 'string' },
-          utilization: { type: 'number' },
-          savingsUsdPerHour: { type: 'number' },
-          pods: { type: 'array', items: { type: 'object', required: ['pod', 'to'], properties: { pod: { type: 'string', description: 'namespace/name' }, to: { type: 'string', description: 'the node it re-packs onto' } } } },
-          nodeClaim: { type: 'string' },
-          ...fenceFacts,
-        },
-      },
+      description: 'owning services that did not answer, and why (SERVICE_UNAVAILABLE or TIMEOUT)',
+      items: { type: 'object', required: ['service', 'code'], properties: { service: { type: 'string' }, code: { type: 'string' } } },
     },
-    pdbImpact: { type: 'array', items: { type: 'object', required: ['pdb', 'disruptionsUsed', 'disruptionsAllowed'], properties: { pdb: { type: 'string' }, disruptionsUsed: { type: 'integer' }, disruptionsAllowed: { type: 'integer' } } } },
-    hourlySavingsUsd: nullableNum,
-    monthlySavingsUsd: nullableNum,
-    requestedBy: { type: 'string' },
-    requestedAt: { type: 'string', format: 'date-time' },
-    expiresAt: { type: 'string', format: 'date-time' },
-    decidedBy: nullableStr,
-    decidedAt: nullableStr,
-    comment: nullableStr,
-    executedAt: nullableStr,
-    results: {
-      type: 'array',
-      description: 'what became of each node at execution',
-      items: {
-        type: 'object',
-        required: ['node', 'outcome', 'reason', 'detail'],
-        properties: {
-          node: { type: 'string' },
-          outcome: { type: 'string', enum: ['started', 'skipped', 'failed'] },
-          reason: { type: 'string' },
-          detail: { type: 'string' },
-          operationId: { type: 'string' },
-          nodeClaim: { type: 'string' },
-          ...fenceFacts,
-        },
-      },
-    },
-    correlationId: nullableStr,
   },
 };
 
@@ -125,9 +66,7 @@ export class ApprovalsController {
     summary: 'Approval requests of disruptive actions, newest first',
     description: 'Filter by `status` (pending, approved, rejected, expired, executing, executed, failed) and `kind` (optimize, consolidate, fence, drain).',
     query: listQuery,
-    ok: { status: 200, description: 'A page of approvals', schema: page(APPROVAL_SCHEMA).extend({
-        unavailable: z.array(z.looseObject({ service: z.string(), code: z.string() })).optional().describe('owning services that did not answer, and why (SERVICE_UNAVAILABLE or TIMEOUT)'),
-      }),
+    ok: { status: 200, description: 'A page of approvals', schema: APPROVALS_PAGE_SCHEMA,
     },
   })
   async list(@Query() query: unknown, @Actor() actor: string) {
@@ -161,7 +100,7 @@ export class ApprovalsController {
   }
 
   @Get(':id')
-  @ApiRoute({ tag: 'approvals', summary: 'One approval: the action in full, why, by which plan, its deadline and outcome', params: { id: { schema: approvalIdParam, description: 'approval id (`<kind>-<uuid>`)' } }, ok: { status: 200, description: 'The approval', schema: APPROVAL_SCHEMA } })
+  @ApiRoute({ tag: 'approvals', summary: 'One approval: the action in full, why, by which plan, its deadline and outcome', params: { id: { schema: approvalIdParam, description: 'approval id (`<kind>-<uuid>`)' } }, ok: { status: 200, description: 'The approval', schema: APPROVAL_VIEW_SCHEMA } })
   get(@Param('id') id: string, @Actor() actor: string) {
     const valid = parseParam('id', approvalIdParam, id);
     return this.fwd.approval(ownerOf(valid), 'get', { id: valid }, actor);
@@ -176,7 +115,7 @@ export class ApprovalsController {
     write: true,
     params: { id: { schema: approvalIdParam, description: 'approval id' } },
     body: decisionBody,
-    ok: { status: 200, description: 'The approval, now approved', schema: APPROVAL_SCHEMA },
+    ok: { status: 200, description: 'The approval, now approved', schema: APPROVAL_VIEW_SCHEMA },
     errors: { 403: 'no write scope, or the caller requested it (APPROVAL_DISTINCT_APPROVER)', 409: 'it is not pending any more (decided, expired, executed)' },
   })
   approve(@Param('id') id: string, @Body() body: unknown, @Actor() actor: string) {
@@ -192,7 +131,7 @@ export class ApprovalsController {
     write: true,
     params: { id: { schema: approvalIdParam, description: 'approval id' } },
     body: decisionBody,
-    ok: { status: 200, description: 'The approval, now rejected', schema: APPROVAL_SCHEMA },
+    ok: { status: 200, description: 'The approval, now rejected', schema: APPROVAL_VIEW_SCHEMA },
     errors: { 409: 'it is not pending any more' },
   })
   reject(@Param('id') id: string, @Body() body: unknown, @Actor() actor: string) {

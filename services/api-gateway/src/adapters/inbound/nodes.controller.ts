@@ -5,7 +5,7 @@ import { Actor, CodedError, RequiresWrite } from '@nodes-manager/platform';
 import { Forwarder } from './forwarder.js';
 import { Expensive } from './rate-limit.guard.js';
 import { ApiRoute } from './api-docs.js';
-import { drainOperation, nodeDetail, nodeView, page } from './response-schemas.js';
+import { nodeDetail, reply } from './response-schemas.js';
 import { isUuid, pageShape, param, parseInput, parseParam, q } from './validation.js';
 
 const nodesQuery = z.strictObject({
@@ -36,7 +36,7 @@ export class NodesController {
   constructor(private readonly fwd: Forwarder) {}
 
   @Get()
-  @ApiRoute({ tag: 'nodes', summary: 'List nodes with state, resources and pod counts', description: 'Filters combine with AND; deleted nodes only with `includeDeleted=true`.', query: nodesQuery, ok: { status: 200, description: 'A page of nodes', schema: page(nodeView) } })
+  @ApiRoute({ tag: 'nodes', summary: 'List nodes with state, resources and pod counts', description: 'Filters combine with AND; deleted nodes only with `includeDeleted=true`.', query: nodesQuery, ok: { status: 200, description: 'A page of nodes', schema: reply('nodes.list') } })
   list(@Query() query: unknown, @Actor() actor: string) {
     const data: NodesListQuery = parseInput(nodesQuery, query, 'query');
     return this.fwd.send(Commands.nodesList, data, actor);
@@ -71,7 +71,7 @@ export class NodesController {
   @Expensive()
   @RequiresWrite()
   @HttpCode(202)
-  @ApiRoute({ tag: 'nodes', summary: 'Start a graceful drain (kubectl drain semantics)', description: 'Cordons the node and evicts its pods through the Eviction API, honouring PodDisruptionBudgets. Answers at once with the operation; follow it at GET /api/v1/drains/{id} or on the `node.drain.*` events.', write: true, params: { id: { schema: nodeId, description: 'node name or id (uuid)' } }, body: drainBody, ok: { status: 202, description: 'The drain operation, accepted', schema: drainOperation }, rateLimited: true, bodyExample: { timeoutSeconds: 900, force: false, deleteEmptyDirData: true }, errors: { 409: 'a drain already runs on the node' } })
+  @ApiRoute({ tag: 'drains', summary: 'Start a graceful drain (kubectl drain semantics)', description: 'Cordons the node and evicts its pods through the Eviction API, honouring PodDisruptionBudgets. Answers at once with the operation; follow it at GET /api/v1/drains/{id} or on the `node.drain.*` events.', write: true, params: { id: { schema: nodeId, description: 'node name or id (uuid)' } }, body: drainBody, ok: { status: 202, description: 'The drain operation, accepted', schema: reply('node.drain') }, rateLimited: true, bodyExample: { timeoutSeconds: 900, force: false, deleteEmptyDirData: true }, errors: { 409: 'a drain already runs on the node' } })
   async drain(@Param('id') id: string, @Body() body: unknown, @Actor() actor: string) {
     const key = parseParam('id', nodeId, id);
     const options = parseInput(drainBody, body, 'body');
@@ -89,7 +89,7 @@ export class DrainsController {
   constructor(private readonly fwd: Forwarder) {}
 
   @Get(':id')
-  @ApiRoute({ tag: 'drains', summary: 'One drain operation: status, progress, final result', params: { id: { schema: drainId, description: 'drain operation id' } }, ok: { status: 200, description: 'The drain operation', schema: drainOperation } })
+  @ApiRoute({ tag: 'drains', summary: 'One drain operation: status, progress, final result', params: { id: { schema: drainId, description: 'drain operation id' } }, ok: { status: 200, description: 'The drain operation', schema: reply('node.drain') } })
   get(@Param('id') id: string, @Actor() actor: string) {
     return this.fwd.send(Commands.drainGet, { id: parseParam('id', drainId, id) }, actor);
   }

@@ -5,7 +5,7 @@ import { Actor, RequiresWrite } from '@nodes-manager/platform';
 import { Forwarder } from './forwarder.js';
 import { Expensive } from './rate-limit.guard.js';
 import { ApiRoute } from './api-docs.js';
-import { decision, page, placement, plan, simulateResult, triggerResult } from './response-schemas.js';
+import { reply } from './response-schemas.js';
 import { pageShape, parseInput, q } from './validation.js';
 
 const quantity = (what: string) =>
@@ -57,19 +57,19 @@ export class SchedulingController {
   constructor(private readonly fwd: Forwarder) {}
 
   @Get('decisions')
-  @ApiRoute({ tag: 'decisions', summary: 'The scheduling decision log, newest first', query: decisionsQuery, ok: { status: 200, description: 'A page of decisions', schema: page(decision) } })
+  @ApiRoute({ tag: 'decisions', summary: 'The scheduling decision log, newest first', query: decisionsQuery, ok: { status: 200, description: 'A page of decisions', schema: reply('decisions.list') } })
   decisions(@Query() query: unknown, @Actor() actor: string) {
     return this.fwd.send(Commands.decisionsList, parseInput(decisionsQuery, query, 'query'), actor);
   }
 
   @Get('workloads/placement')
-  @ApiRoute({ tag: 'placement', summary: 'Every workload with its node, class, score and rationale', query: placementQuery, ok: { status: 200, description: 'A page of placements', schema: page(placement) } })
+  @ApiRoute({ tag: 'placement', summary: 'Every workload with its node, class, score and rationale', query: placementQuery, ok: { status: 200, description: 'A page of placements', schema: reply('placement.list') } })
   placement(@Query() query: unknown, @Actor() actor: string) {
     return this.fwd.send(Commands.placementList, parseInput(placementQuery, query, 'query'), actor);
   }
 
   @Get('optimize/plan')
-  @ApiRoute({ tag: 'optimize', summary: 'The consolidation plan with savings and PodDisruptionBudget impact', query: planQuery, ok: { status: 200, description: 'The plan', schema: plan } })
+  @ApiRoute({ tag: 'optimize', summary: 'The consolidation plan with savings and PodDisruptionBudget impact', query: planQuery, ok: { status: 200, description: 'The plan', schema: reply('optimize.plan') } })
   plan(@Query() query: unknown, @Actor() actor: string) {
     return this.fwd.send(Commands.optimizePlan, parseInput(planQuery, query, 'query'), actor);
   }
@@ -78,7 +78,7 @@ export class SchedulingController {
   @Expensive()
   @RequiresWrite()
   @HttpCode(202)
-  @ApiRoute({ tag: 'optimize', summary: 'Run an optimisation cycle now', description: '`dryRun` (default true) plans only; `dryRun: false` also drains the planned nodes.', write: true, rateLimited: true, body: triggerBody, bodyExample: { dryRun: true }, ok: { status: 202, description: 'The cycle ran: its decisions and plan', schema: triggerResult } })
+  @ApiRoute({ tag: 'optimize', summary: 'Run an optimisation cycle now', description: '`dryRun` (default true) plans only; `dryRun: false` also drains the planned nodes.', write: true, rateLimited: true, body: triggerBody, bodyExample: { dryRun: true }, ok: { status: 202, description: 'The cycle ran: its decisions and plan', schema: reply('optimize.trigger') } })
   trigger(@Body() body: unknown, @Actor() actor: string) {
     return this.fwd.send(Commands.optimizeTrigger, parseInput(triggerBody, body, 'body'), actor);
   }
@@ -86,7 +86,7 @@ export class SchedulingController {
   @Post('simulate')
   @Expensive()
   @HttpCode(200)
-  @ApiRoute({ tag: 'simulate', summary: 'Simulate placing N pods: projected node additions', rateLimited: true, body: simulateBody, bodyRequired: true, bodyExample: { pods: [{ name: 'web', count: 20, cpu: '500m', memory: '1Gi' }] }, ok: { status: 200, description: 'Projected placement and node additions', schema: simulateResult } })
+  @ApiRoute({ tag: 'simulate', summary: 'Simulate placing N pods: projected node additions', rateLimited: true, body: simulateBody, bodyRequired: true, bodyExample: { pods: [{ name: 'web', count: 20, cpu: '500m', memory: '1Gi' }] }, ok: { status: 200, description: 'Projected placement and node additions', schema: reply('simulate.run') } })
   simulate(@Body() body: unknown, @Actor() actor: string) {
     return this.fwd.send(Commands.simulate, parseInput(simulateBody, body, 'body'), actor);
   }

@@ -4,6 +4,7 @@ import { Commands } from '@nodes-manager/contracts';
 import { Actor } from '@nodes-manager/platform';
 import { Forwarder } from './forwarder.js';
 import { ApiRoute } from './api-docs.js';
+import { reply } from './response-schemas.js';
 import { parseInput } from './validation.js';
 
 const historyQuery = z.strictObject({
@@ -11,33 +12,13 @@ const historyQuery = z.strictObject({
   region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'must be an AWS region such as us-east-1').optional(),
 });
 
-const HISTORY_SCHEMA = {
-  type: 'object',
-  properties: {
-    region: { type: 'string' },
-    instanceType: { type: 'string' },
-    window: { type: 'object', properties: { hours: { type: 'integer' }, from: { type: 'string', format: 'date-time' }, to: { type: 'string', format: 'date-time' } } },
-    stale: { type: 'boolean' },
-    zones: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: {
-          zone: { type: 'string' },
-          points: { type: 'array', description: 'oldest first; the first is the price in effect at the window’s start', items: { type: 'object', properties: { at: { type: 'string', format: 'date-time' }, usdPerHour: { type: 'number' } } } },
-        },
-      },
-    },
-  },
-};
-
 /** Spot price history — owned by spot-advisor: one instance type's price changes per zone over the market's window. */
 @Controller('api/v1')
 export class SpotHistoryController {
   constructor(private readonly fwd: Forwarder) {}
 
   @Get('spot/history')
-  @ApiRoute({ tag: 'spot', summary: 'Spot price changes of one instance type per zone over the window', description: 'The points behind `GET /api/v1/spot/market`\'s trend and estimate (the same cached refresh), for charts.', query: historyQuery, ok: { status: 200, description: 'The price points per zone', schema: HISTORY_SCHEMA }, errors: { 503: 'spot-advisor is down, or AWS is not configured (AWS_NOT_CONFIGURED)' } })
+  @ApiRoute({ tag: 'spot', summary: 'Spot price changes of one instance type per zone over the window', description: 'The points behind `GET /api/v1/spot/market`\'s trend and estimate (the same cached refresh), for charts.', query: historyQuery, ok: { status: 200, description: 'The price points per zone', schema: reply('spot.history') }, errors: { 503: 'spot-advisor is down, or AWS is not configured (AWS_NOT_CONFIGURED)' } })
   history(@Query() query: unknown, @Actor() actor: string) {
     return this.fwd.send(Commands.spotHistory, parseInput(historyQuery, query, 'query'), actor);
   }

@@ -5,7 +5,7 @@ import { Actor, RequiresWrite } from '@nodes-manager/platform';
 import { Forwarder } from './forwarder.js';
 import { Expensive } from './rate-limit.guard.js';
 import { ApiRoute } from './api-docs.js';
-import { provisionResult, spotMarket } from './response-schemas.js';
+import { reply } from './response-schemas.js';
 import { parseInput, q } from './validation.js';
 
 const marketQuery = z.strictObject({
@@ -33,7 +33,7 @@ export class SpotController {
   constructor(private readonly fwd: Forwarder) {}
 
   @Get('spot/market')
-  @ApiRoute({ tag: 'spot', summary: 'Spot prices and interruption estimate by instance type and zone', query: marketQuery, ok: { status: 200, description: 'The market view (served from a cache; stale data is flagged)', schema: spotMarket }, errors: { 403: 'EC2 refused our credentials (EC2_UNAUTHORIZED)', 429: 'EC2 throttled us (EC2_THROTTLED)', 502: 'EC2 failed (UPSTREAM_ERROR)', 503: 'spot-advisor is down, or AWS is not configured (AWS_NOT_CONFIGURED)' } })
+  @ApiRoute({ tag: 'spot', summary: 'Spot prices and interruption estimate by instance type and zone', query: marketQuery, ok: { status: 200, description: 'The market view (served from a cache; stale data is flagged)', schema: reply('spot.market') }, errors: { 403: 'EC2 refused our credentials (EC2_UNAUTHORIZED)', 429: 'EC2 throttled us (EC2_THROTTLED)', 502: 'EC2 failed (UPSTREAM_ERROR)', 503: 'spot-advisor is down, or AWS is not configured (AWS_NOT_CONFIGURED)' } })
   market(@Query() query: unknown, @Actor() actor: string) {
     return this.fwd.send(Commands.spotMarket, parseInput(marketQuery, query, 'query'), actor);
   }
@@ -42,7 +42,7 @@ export class SpotController {
   @Expensive()
   @RequiresWrite()
   @HttpCode(201)
-  @ApiRoute({ tag: 'instances', summary: 'Provision on-demand instances', description: 'Idempotent on `clientToken`: a retry with the same token answers the first result (`replayed: true`) and launches nothing.', write: true, rateLimited: true, body: provisionBody, bodyRequired: true, bodyExample: { instanceType: 'm5.large', count: 2, clientToken: 'checkout-surge-2026-12-01', zone: 'us-east-1a', tags: { team: 'checkout' } }, ok: { status: 201, description: 'The launched instances', schema: provisionResult }, errors: { 409: 'the clientToken was used for a different request', 403: 'EC2 refused our credentials (EC2_UNAUTHORIZED)', 429: 'EC2 throttled us (EC2_THROTTLED)', 502: 'EC2 failed (UPSTREAM_ERROR)', 503: 'spot-advisor is down, or AWS is not configured (AWS_NOT_CONFIGURED)' } })
+  @ApiRoute({ tag: 'instances', summary: 'Provision on-demand instances', description: 'Idempotent on `clientToken`: a retry with the same token answers the first result (`replayed: true`) and launches nothing.', write: true, rateLimited: true, body: provisionBody, bodyRequired: true, bodyExample: { instanceType: 'm5.large', count: 2, clientToken: 'checkout-surge-2026-12-01', zone: 'us-east-1a', tags: { team: 'checkout' } }, ok: { status: 201, description: 'The launched instances', schema: reply('instance.provision') }, errors: { 409: 'the clientToken was used for a different request', 403: 'EC2 refused our credentials (EC2_UNAUTHORIZED)', 429: 'EC2 throttled us (EC2_THROTTLED)', 502: 'EC2 failed (UPSTREAM_ERROR)', 503: 'spot-advisor is down, or AWS is not configured (AWS_NOT_CONFIGURED)' } })
   provision(@Body() body: unknown, @Actor() actor: string) {
     return this.fwd.send(Commands.instanceProvision, parseInput(provisionBody, body, 'body'), actor);
   }
