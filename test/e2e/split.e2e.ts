@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { parse } from 'yaml';
-import { ALL_EVENT_TYPES, messageName, ServiceNames, heartbeatType, type CloudEvent, type ServiceName } from '@nodes-manager/contracts';
+import { ALL_EVENT_TYPES, eventSources, messageName, ServiceNames, heartbeatType, type CloudEvent, type EventType, type ServiceName } from '@nodes-manager/contracts';
 import { createTestDatabase, EventCollector, lintExposition, promtoolProblems, testToken, waitFor, type TestDatabase } from '@nodes-manager/platform/testing';
 import { generateFleet, startEc2Sim, startKubeSim, type Ec2Sim, type KubeSim } from '@nodes-manager/sim';
 import { splitSystemEnv } from '../support/split-system.js';
@@ -225,11 +225,17 @@ describe('the six services as separate processes on the real broker and database
   });
 });
 
-/** writeEventExamples — the first event of each routing key the run saw, as libs/contracts' examples. */
+/**
+ * writeEventExamples — the first event of each routing key the run saw, as libs/contracts' examples: one file per
+ * publishing service (libs/contracts/src/event-examples/<service>.ts), its head kept.
+ */
 function writeEventExamples(seen: Map<string, CloudEvent[]>): void {
-  const path = 'libs/contracts/src/event-examples.ts';
-  const current = readFileSync(path, 'utf8');
-  const head = current.slice(0, current.indexOf('export const EVENT_EXAMPLES'));
-  const examples = Object.fromEntries(ALL_EVENT_TYPES.filter((t) => seen.has(t)).map((t) => [t, [seen.get(t)![0]!]]));
-  writeFileSync(path, `${head}export const EVENT_EXAMPLES: Readonly<Partial<Record<EventType, readonly CloudEvent[]>>> = ${JSON.stringify(examples, null, 2)} as const;\n`);
+  for (const service of ServiceNames) {
+    const path = `libs/contracts/src/event-examples/${service}.ts`;
+    const current = readFileSync(path, 'utf8');
+    const head = current.slice(0, current.indexOf('export const '));
+    const name = `${service.replace(/-/g, '_').toUpperCase()}_EXAMPLES`;
+    const examples = Object.fromEntries(ALL_EVENT_TYPES.filter((t) => seen.has(t) && eventSources(t)[0] === service).map((t) => [t, [seen.get(t)![0]!]]));
+    writeFileSync(path, `${head}export const ${name}: Readonly<Partial<Record<EventType, readonly CloudEvent[]>>> = ${JSON.stringify(examples, null, 2)} as const;\n`);
+  }
 }

@@ -13,6 +13,56 @@ export interface Page<T> {
   nextCursor?: string;
 }
 
+/** NodeView — a node as node-sync projects it and the API shows it (`nodes.list`). */
+export interface NodeView {
+  id: string;
+  name: string;
+  uid: string;
+  providerId: string | null;
+  instanceId: string | null;
+  instanceType: string | null;
+  zone: string | null;
+  capacityType: string | null;
+  nodePool: string | null;
+  state: string;
+  ready: boolean;
+  unschedulable: boolean;
+  taints: unknown[];
+  labels: Record<string, string>;
+  conditions: unknown[];
+  allocatable: { cpuMilli: number; memoryBytes: number; gpu: number; pods: number };
+  requested: { cpuMilli: number; memoryBytes: number; gpu: number };
+  podCount: number;
+  createdAt: string | null;
+  firstSeenAt: string;
+  lastSeenAt: string;
+  changedAt: string;
+  deletedAt: string | null;
+}
+
+export interface PodView {
+  uid: string;
+  namespace: string;
+  name: string;
+  phase: string | null;
+  ownerKind: string | null;
+  ownerName: string | null;
+  workloadClass: string | null;
+  qos: string | null;
+  requests: { cpuMilli: number; memoryBytes: number; gpu: number };
+  hasPvc: boolean;
+  hasLocalStorage: boolean;
+  mirror: boolean;
+  daemonset: boolean;
+  createdAt: string | null;
+}
+
+/** NodeDetail — one node with its annotations and running pods (`node.get`). */
+export interface NodeDetail extends NodeView {
+  annotations: Record<string, string>;
+  pods: PodView[];
+}
+
 export interface NodesListQuery {
   state?: NodeState;
   zone?: string;

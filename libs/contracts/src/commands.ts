@@ -78,7 +78,7 @@ export const COMMAND_OWNER: Record<Exclude<CommandPattern, 'service.status'>, Se
 export const serviceQueue = (service: ServiceName): string => `nodes-manager.${service}`;
 
 /** serviceStatusPattern — every service answers this with its readiness, so the gateway's /readyz can ask. */
-export const serviceStatusPattern = (service: ServiceName): string => `service.status.${service}`;
+export const serviceStatusPattern = <S extends ServiceName>(service: S): `service.status.${S}` => `service.status.${service}`;
 
 /** ApprovalVerb — what the approval commands do: list, get one, approve, reject. */
 export type ApprovalVerb = 'list' | 'get' | 'approve' | 'reject';
@@ -89,4 +89,4 @@ export type ApprovalVerb = 'list' | 'get' | 'approve' | 'reject';
  * own handler; the gateway picks the service by the approval id's kind, or asks them all and merges
  * (docs/approvals.md).
  */
-export const approvalPattern = (service: ServiceName, verb: ApprovalVerb): string => `approvals.${verb}.${service}`;
+export const approvalPattern = <S extends ServiceName, V extends ApprovalVerb>(service: S, verb: V): `approvals.${V}.${S}` => `approvals.${verb}.${service}`;

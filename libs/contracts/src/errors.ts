@@ -31,11 +31,12 @@ export const ErrorCodes = [
 export type ErrorCode = (typeof ErrorCodes)[number];
 
 /**
- * FieldProblem — one bad input of a VALIDATION_FAILED: where it was (`path`, `query`, `body`, `header`), the field by
- * its real name (`id`, `limit`, `spec.limits.cpu`; `body` for the body as a whole) and the problem in words.
+ * FieldProblem — one bad input of a VALIDATION_FAILED: where it was (`path`, `query`, `body`, `header`; `command` for
+ * the data of a command that breaks its schema in libs/contracts), the field by its real name (`id`, `limit`,
+ * `spec.limits.cpu`; `body` for the body as a whole) and the problem in words.
  */
 export interface FieldProblem {
-  in: 'path' | 'query' | 'body' | 'header';
+  in: 'path' | 'query' | 'body' | 'header' | 'command';
   field: string;
   message: string;
 }

@@ -5,8 +5,10 @@ import addFormatsModule from 'ajv-formats';
 import { Parser } from '@asyncapi/parser';
 import { parse, stringify } from 'yaml';
 import { ALL_EVENT_TYPES, EventTypes, type EventType } from './events.js';
-import { asyncApiDocument, cloudEventSchema, EVENT_DATA_SCHEMAS, eventSources, messageName } from './event-schemas.js';
-import { EVENT_EXAMPLES } from './event-examples.js';
+import { EVENT_DATA_SCHEMAS } from './event-schemas.js';
+import { eventSources } from './event-sources.js';
+import { asyncApiDocument, cloudEventSchema, messageName } from './asyncapi.js';
+import { EVENT_EXAMPLES } from './event-examples/index.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 const ASYNCAPI_PATH = new URL('../../../docs/asyncapi.yaml', import.meta.url);

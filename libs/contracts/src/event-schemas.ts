@@ -1,43 +1,19 @@
 /**
- * JSON Schemas (draft-07, plain objects) of the `data` of every event on `nodes.events`, keyed by routing key, and
- * the AsyncAPI 3.0 document built from them (docs/asyncapi.yaml is generated from {@link asyncApiDocument} and a
- * test checks the two agree). Data only: no I/O. Top-level `data` objects are closed (`additionalProperties:
- * false`) so that a producer adding a field fails the contract test until the field is documented here; consumers
- * should still ignore fields they do not know. Longer than 500 lines on purpose: one schema per routing key in one
- * table, so that the generator and the contract tests read a single place.
+ * JSON Schemas (draft-07, plain objects) of the `data` of every event on `nodes.events`, keyed by routing key: one
+ * schema per routing key in one table, which the AsyncAPI document (asyncapi.ts) and the contract tests read. Data
+ * only: no I/O. Top-level `data` objects are closed (`additionalProperties: false`) so that a producer adding a field
+ * fails the contract test until the field is documented here; consumers should still ignore fields they do not know.
  */
-import { ALL_EVENT_TYPES, EVENTS_EXCHANGE, EventTypes, ServiceNames, heartbeatType, type CloudEvent, type EventType, type ServiceName } from './events.js';
-import { EVENT_EXAMPLES } from './event-examples.js';
+import { EventTypes, ServiceNames, heartbeatType, type EventType, type ServiceName } from './events.js';
 import { NODE_STATES } from './api.js';
-import { APPROVAL_OWNERS, ApprovalKinds, ApprovalStatuses } from './approvals.js';
+import { ApprovalKinds, ApprovalStatuses } from './approvals.js';
 import { DrainFailureReason, DrainPodOutcome, DrainStatus, UNCORDON_REASONS } from './uncordon.js';
 import { FENCING_ACTIONS, PRESSURE_MODES, PressureReliefOutcome } from './fencing.js';
 import { PauseScopes, PauseSources } from './pause.js';
+import { anyObject, arrayOf, bool, closed, int, nullableStr, nullableTime, num, str, time, uuid, type JsonSchema } from './json-schema.js';
 import { INTERRUPTION_SOURCES, REBALANCE_EVIDENCE_KINDS, REBALANCE_OUTCOMES, REBALANCE_SIGNALS, REBALANCE_TIME_SOURCES } from './rebalance.js';
 
-/** JsonSchema — a JSON Schema as a plain object. */
-export type JsonSchema = { readonly [key: string]: unknown };
-
-const str = (description?: string): JsonSchema => ({ type: 'string', ...(description ? { description } : {}) });
-const nullableStr = (description?: string): JsonSchema => ({ type: ['string', 'null'], ...(description ? { description } : {}) });
-const int = (description?: string): JsonSchema => ({ type: 'integer', minimum: 0, ...(description ? { description } : {}) });
-const num = (description?: string): JsonSchema => ({ type: 'number', ...(description ? { description } : {}) });
-const bool = (description?: string): JsonSchema => ({ type: 'boolean', ...(description ? { description } : {}) });
-const time = (description?: string): JsonSchema => ({ type: 'string', format: 'date-time', ...(description ? { description } : {}) });
-const uuid = (description?: string): JsonSchema => ({ type: 'string', format: 'uuid', ...(description ? { description } : {}) });
-const arrayOf = (items: JsonSchema, description?: string): JsonSchema => ({ type: 'array', items, ...(description ? { description } : {}) });
-const anyObject = (description?: string): JsonSchema => ({ type: 'object', ...(description ? { description } : {}) });
-
-/** closed — an object with exactly these properties; those not listed in `optional` are required. */
-function closed(properties: Record<string, JsonSchema>, optional: readonly string[] = [], description?: string): JsonSchema {
-  return {
-    type: 'object',
-    ...(description ? { description } : {}),
-    properties,
-    required: Object.keys(properties).filter((k) => !optional.includes(k)),
-    additionalProperties: false,
-  };
-}
+export type { JsonSchema } from './json-schema.js';
 
 const nodeState: JsonSchema = { type: 'string', enum: [...NODE_STATES] };
 const taint = closed({ key: str(), value: nullableStr(), effect: str('NoSchedule, PreferNoSchedule or NoExecute') });
@@ -198,7 +174,6 @@ const rebalanceIdentity = {
   seenTimeSource: { type: 'string', enum: [...REBALANCE_TIME_SOURCES] },
   evidence: arrayOf(rebalanceEvidence, 'every fact behind the row, oldest first'),
 };
-const nullableTime = (description?: string): JsonSchema => ({ type: ['string', 'null'], format: 'date-time', ...(description ? { description } : {}) });
 
 const heartbeat = closed({ service: { type: 'string', enum: [...ServiceNames] }, mode: { type: 'string', enum: ['split', 'all-in-one'] } });
 
@@ -420,140 +395,3 @@ export const EVENT_DATA_SCHEMAS: Readonly<Record<EventType, JsonSchema>> = {
   ),
   ...(Object.fromEntries(ServiceNames.map((s) => [heartbeatType(s), heartbeat])) as Record<`heartbeat.${ServiceName}`, JsonSchema>),
 };
-
-/** Every service that owns approvals of some kind publishes their events: the owners of APPROVAL_OWNERS, once each. */
-const APPROVAL_SOURCES: readonly ServiceName[] = [...new Set(Object.values(APPROVAL_OWNERS))];
-
-/** eventSources — the publishers of a routing key, as a list. */
-export const eventSources = (type: EventType): readonly ServiceName[] => {
-  const s = EVENT_SOURCES[type];
-  return typeof s === 'string' ? [s] : s;
-};
-
-/**
- * EVENT_SOURCES — the service (or services) that publish each routing key (the CloudEvents `source` is
- * `nodes-manager/<service>`). Approval events come from every service that owns approvals.
- */
-export const EVENT_SOURCES: Readonly<Record<EventType, ServiceName | readonly ServiceName[]>> = {
-  'node.added': 'node-sync',
-  'node.removed': 'node-sync',
-  'node.changed': 'node-sync',
-  'nodes.synced': 'node-sync',
-  'node.uncordoned': 'uncordon',
-  'node.drain.started': 'uncordon',
-  'node.drain.completed': 'uncordon',
-  'node.drain.failed': 'uncordon',
-  'rebalance.observed': 'uncordon',
-  'rebalance.resolved': 'uncordon',
-  'scheduling.decided': 'scheduler-scoring',
-  'optimize.planned': 'scheduler-scoring',
-  'optimize.executed': 'scheduler-scoring',
-  'nodepool.created': 'karpenter-gateway',
-  'nodepool.updated': 'karpenter-gateway',
-  'nodepool.deleted': 'karpenter-gateway',
-  'nodepool.consolidation.requested': 'karpenter-gateway',
-  'spot.prices.refreshed': 'spot-advisor',
-  'instance.provisioned': 'spot-advisor',
-  'node.fenced': 'uncordon',
-  'fencing.suspended': 'uncordon',
-  'node.pressure.relieved': 'uncordon',
-  'disruptions.paused': 'uncordon',
-  'disruptions.resumed': 'uncordon',
-  'approval.requested': APPROVAL_SOURCES,
-  'approval.approved': APPROVAL_SOURCES,
-  'approval.rejected': APPROVAL_SOURCES,
-  'approval.expired': APPROVAL_SOURCES,
-  'approval.executed': APPROVAL_SOURCES,
-  ...(Object.fromEntries(ServiceNames.map((s) => [heartbeatType(s), s])) as Record<`heartbeat.${ServiceName}`, ServiceName>),
-};
-
-/** cloudEventSchema — the whole message of one routing key: the CloudEvents 1.0 envelope with that `type` and `data`. */
-export function cloudEventSchema(type: EventType): JsonSchema {
-  return {
-    type: 'object',
-    description: 'CloudEvents 1.0, JSON structured mode; the AMQP routing key equals `type`.',
-    properties: {
-      specversion: { const: '1.0' },
-      id: uuid('unique per event; consumers deduplicate on it'),
-      source: eventSources(type).length === 1 ? { const: `nodes-manager/${eventSources(type)[0]}` } : { enum: eventSources(type).map((s) => `nodes-manager/${s}`) },
-      type: { const: type },
-      time: time(),
-      datacontenttype: { const: 'application/json' },
-      subject: str('the node, NodePool or region the event is about'),
-      actor: str('who asked: a JWT sub, or system:<service> for the loops'),
-      correlationid: str('ties the request, the action and its events together'),
-      data: EVENT_DATA_SCHEMAS[type],
-    },
-    required: ['specversion', 'id', 'source', 'type', 'time', 'datacontenttype', 'data'],
-    additionalProperties: false,
-  };
-}
-
-/** messageName — an AsyncAPI component name for a routing key (`node.drain.started` → `nodeDrainStarted`). */
-export const messageName = (type: EventType): string => type.replace(/[.-]([a-z])/g, (_, c: string) => c.toUpperCase());
-
-/**
- * asyncApiDocument — AsyncAPI 3.1 for `nodes.events`, written from the producer's side: one channel per routing key
- * (an AMQP topic exchange binding), one `send` operation per channel (nodes-manager publishes; a subscriber reads the
- * same document as what it may receive), one message per routing key whose payload is the CloudEvent with that
- * key's data schema. Delivery properties (persistent, timestamped) are AMQP *operation* bindings; the message
- * binding only names the message type. `examples` are events nodes-manager really published ({@link EVENT_EXAMPLES}).
- */
-export function asyncApiDocument(version: string, examples: Readonly<Partial<Record<EventType, readonly CloudEvent[]>>> = EVENT_EXAMPLES): Record<string, unknown> {
-  const channels: Record<string, unknown> = {};
-  const operations: Record<string, unknown> = {};
-  const messages: Record<string, unknown> = {};
-  for (const type of ALL_EVENT_TYPES) {
-    const name = messageName(type);
-    const summary = (EVENT_DATA_SCHEMAS[type]['description'] as string | undefined) ?? `${type} from ${eventSources(type).join(", ")}`;
-    const seen = examples[type] ?? [];
-    messages[name] = {
-      name: type,
-      title: type,
-      summary,
-      contentType: 'application/cloudevents+json',
-      payload: cloudEventSchema(type),
-      correlationId: { description: 'The CloudEvents `correlationid` extension: the request, the action and its events.', location: '$message.payload#/correlationid' },
-      bindings: { amqp: { messageType: type, bindingVersion: '0.3.0' } },
-      ...(seen.length ? { examples: seen.map((ev, i) => ({ name: `${name}Example${i + 1}`, summary: `A ${type} event as published`, payload: ev })) } : {}),
-    };
-    channels[name] = {
-      address: type,
-      title: type,
-      description: `Routing key \`${type}\` on the \`${EVENTS_EXCHANGE}\` topic exchange, published by ${eventSources(type).join(' and ')}.`,
-      messages: { [name]: { $ref: `#/components/messages/${name}` } },
-      bindings: {
-        amqp: { is: 'routingKey', exchange: { name: EVENTS_EXCHANGE, type: 'topic', durable: true, autoDelete: false, vhost: '/' }, bindingVersion: '0.3.0' },
-      },
-    };
-    operations[`send${name[0]!.toUpperCase()}${name.slice(1)}`] = {
-      action: 'send',
-      title: `Publish ${type}`,
-      summary,
-      channel: { $ref: `#/channels/${name}` },
-      messages: [{ $ref: `#/channels/${name}/messages/${name}` }],
-      bindings: { amqp: { deliveryMode: 2, mandatory: false, timestamp: true, bindingVersion: '0.3.0' } },
-    };
-  }
-  return {
-    asyncapi: '3.1.0',
-    info: {
-      title: 'nodes-manager events',
-      version,
-      description: [
-        `Every action of nodes-manager is published as a CloudEvent 1.0 (JSON structured mode) on the durable topic exchange \`${EVENTS_EXCHANGE}\`,`,
-        'persistent and with publisher confirms, from a transactional outbox: an outage delays events, it never drops them, and an event may arrive',
-        'more than once — deduplicate on the CloudEvents `id`. The routing key equals the CloudEvents `type`; bind your own queue with',
-        'a key or a pattern (`node.#`, `nodepool.*`, `heartbeat.*`). Generated from libs/contracts/src/event-schemas.ts.',
-      ].join(' '),
-      license: { name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' },
-    },
-    defaultContentType: 'application/cloudevents+json',
-    servers: {
-      rabbitmq: { host: 'rabbitmq:5672', protocol: 'amqp', protocolVersion: '0.9.1', description: 'The RabbitMQ of RABBITMQ_URL.' },
-    },
-    channels,
-    operations,
-    components: { messages },
-  };
-}

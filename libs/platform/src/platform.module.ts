@@ -7,7 +7,6 @@ import {
   type OnModuleInit,
   type Provider,
 } from '@nestjs/common';
-import { MessagePattern } from '@nestjs/microservices';
 import type { DataSource } from 'typeorm';
 import { heartbeatType, serviceStatusPattern, type ServiceName } from '@nodes-manager/contracts';
 import { createDataSource, runMigrations, type EntityTarget, type MigrationClass } from './database/database.js';
@@ -17,7 +16,7 @@ import { brokerCheck, type AmqpConnection } from './messaging/amqp-connection.js
 import { AmqpEventPublisher, EVENT_PUBLISHER, type EventPublisher } from './messaging/event-publisher.js';
 import { makeEvent, Outbox } from './messaging/outbox.js';
 import { OutboxRelay } from './messaging/outbox-relay.js';
-import { CommandController } from './messaging/commands.js';
+import { CommandController, CommandHandler } from './messaging/commands.js';
 import { LeaderElector } from './leader/leader-elector.js';
 import { processBroker, RUNTIME, type Runtime } from './runtime/runtime.js';
 import type { HealthRegistry } from './health/health.js';
@@ -102,7 +101,7 @@ function statusController(service: ServiceName) {
   @CommandController()
   class ServiceStatusController {
     constructor(@Inject(RUNTIME) readonly runtime: Runtime) {}
-    @MessagePattern(serviceStatusPattern(service))
+    @CommandHandler(serviceStatusPattern(service))
     status() {
       return (this.runtime.health as HealthRegistry).run(service);
     }

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Module, type INestApplication } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
+import { Payload } from '@nestjs/microservices';
 import jwt from 'jsonwebtoken';
 import { Commands, type CommandRequest } from '@nodes-manager/contracts';
-import { CommandController, createRuntime, loadConfig } from '@nodes-manager/platform';
+import { CommandController, createRuntime, loadConfig, CommandHandler } from '@nodes-manager/platform';
 import { startTestApp, TEST_JWT_SECRET, testEnv, testToken } from '@nodes-manager/platform/testing';
 import { ApiGatewayModule } from '../src/api-gateway.module.js';
 import { apiGatewayConfigSpec } from '../src/config.js';
@@ -12,17 +12,17 @@ import { apiGatewayConfigSpec } from '../src/config.js';
 const seen: CommandRequest[] = [];
 @CommandController()
 class RecordingServices {
-  @MessagePattern(Commands.nodesList)
+  @CommandHandler(Commands.nodesList)
   list(@Payload() req: CommandRequest) {
     seen.push(req);
     return { items: [] };
   }
-  @MessagePattern(Commands.nodeGet)
+  @CommandHandler(Commands.nodeGet)
   get(@Payload() req: CommandRequest<{ id: string }>) {
     seen.push(req);
     return { id: req.data.id, name: 'ip-10-0-0-1.ec2.internal', pods: [] };
   }
-  @MessagePattern(Commands.nodeDrain)
+  @CommandHandler(Commands.nodeDrain)
   drain(@Payload() req: CommandRequest) {
     seen.push(req);
     return { id: '00000000-0000-4000-8000-000000000000', status: 'pending' };

@@ -1,10 +1,10 @@
 import { createServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { Module, type INestApplication } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
+import { Payload } from '@nestjs/microservices';
 import pg from 'pg';
 import { Commands, type CommandRequest } from '@nodes-manager/contracts';
-import { CommandController, createRuntime, JsonLogger, loadConfig, LOGGER, registerDependency } from '@nodes-manager/platform';
+import { CommandController, createRuntime, JsonLogger, loadConfig, LOGGER, registerDependency, CommandHandler } from '@nodes-manager/platform';
 import { startTestApp, testEnv, testToken } from '@nodes-manager/platform/testing';
 import { ApiGatewayModule } from '../src/api-gateway.module.js';
 import { apiGatewayConfigSpec } from '../src/config.js';
@@ -25,12 +25,12 @@ let deadDatabaseUrl: string;
 const seen: CommandRequest[] = [];
 @CommandController()
 class RecordingServices {
-  @MessagePattern(Commands.nodesList)
+  @CommandHandler(Commands.nodesList)
   list(@Payload() req: CommandRequest) {
     seen.push(req);
     throw new Error(`${SECRET_TEXT} at 10.1.2.3:5432`); // a bug: an error nobody mapped
   }
-  @MessagePattern(Commands.cordonsList)
+  @CommandHandler(Commands.cordonsList)
   async cordons(@Payload() req: CommandRequest) {
     seen.push(req);
     const client = new pg.Client({ connectionString: deadDatabaseUrl });
@@ -38,12 +38,12 @@ class RecordingServices {
     await client.connect(); // the database is down
     return { items: [] };
   }
-  @MessagePattern(Commands.nodeDrain)
+  @CommandHandler(Commands.nodeDrain)
   drain(@Payload() req: CommandRequest) {
     seen.push(req);
     return { id: '00000000-0000-4000-8000-000000000000', status: 'pending' };
   }
-  @MessagePattern(Commands.nodepoolUpdate)
+  @CommandHandler(Commands.nodepoolUpdate)
   update(@Payload() req: CommandRequest) {
     seen.push(req);
     return { metadata: { name: (req.data as { name: string }).name } };

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Commands, EventTypes, type CommandMeta, type EventType } from '@nodes-manager/contracts';
+import { Commands, EventTypes, type CommandMeta, type EventType, type OptimizePlan } from '@nodes-manager/contracts';
 import { approvalModeFor, windowState, type ApprovalPolicy, type MaintenanceWindow } from '@nodes-manager/disruption';
 import { CLOCK, CodedError, COMMAND_BUS, LOGGER, type ApprovalStore, type Clock, type CommandBus, type JsonLogger, validationFailed } from '@nodes-manager/platform';
 import { KARPENTER_KUBE, KubeFailure, type KarpenterKube } from './adapters/outbound/karpenter-kube.adapter.js';
@@ -282,7 +282,7 @@ export class KarpenterGatewayService {
   private async select(name: string, meta: CommandMeta, only?: ReadonlySet<string>) {
     await this.requireInstalledForWrite();
     const pool = await this.readPool(name, 'KARPENTER_NOT_INSTALLED_FOR_WRITE');
-    const reply = await this.bus.send<unknown>('scheduler-scoring', Commands.optimizePlan, { nodePool: name }, meta, { timeoutMs: this.opts.planTimeoutMs });
+    const reply = await this.bus.send('scheduler-scoring', Commands.optimizePlan, { nodePool: name }, meta, { timeoutMs: this.opts.planTimeoutMs });
     const planned = plannedRemovals(reply).filter((p) => !only || only.has(p.node));
     const claims = await this.kube.listNodeClaims(name).catch((err) => Promise.reject(this.coded(err, name)));
     const claimNodes = new Set(claims.flatMap((c) => (c.status?.nodeName ? [c.status.nodeName] : [])));
@@ -410,16 +410,5 @@ export class KarpenterGatewayService {
   }
 }
 
-/**
- * plannedRemovals — the nodes of scheduler-scoring's `optimize.plan` reply: a ConsolidationPlan (libs/scoring)
- * `{ remove: [{ node, reason, … }] }`, or that plan under `plan`.
- */
-export function plannedRemovals(reply: unknown): PlannedRemoval[] {
-  const plan = isObject(reply) && isObject(reply.plan) ? reply.plan : reply;
-  if (!isObject(plan) || !Array.isArray(plan.remove)) {
-    throw new CodedError('UPSTREAM_ERROR', 'scheduler-scoring answered optimize.plan without a remove[] list');
-  }
-  return plan.remove.flatMap((r): PlannedRemoval[] =>
-    isObject(r) && typeof r.node === 'string' ? [{ node: r.node, ...(typeof r.reason === 'string' ? { reason: r.reason } : {}) }] : [],
-  );
-}
+/** plannedRemovals — the nodes scheduler-scoring's `optimize.plan` reply removes, with why. */
+export const plannedRemovals = (plan: OptimizePlan): PlannedRemoval[] => plan.remove.map((r) => ({ node: r.node, reason: r.reason }));

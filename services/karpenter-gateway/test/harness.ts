@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
+import { Payload } from '@nestjs/microservices';
 import { Commands, type CloudEvent, type CommandRequest } from '@nodes-manager/contracts';
-import { CommandController, createRuntime, type Clock, type Runtime } from '@nodes-manager/platform';
+import { CommandController, createRuntime, type Clock, type Runtime, CommandHandler } from '@nodes-manager/platform';
 import { createTestDatabase, testEnv, type TestDatabase } from '@nodes-manager/platform/testing';
 import { startKubeSim, type KubeSim } from '@nodes-manager/sim';
 import { startBehindGateway } from '../../../test/support/gateway.js';
@@ -23,7 +23,7 @@ const scheduler = { current: undefined as FakeScheduler | undefined };
 
 @CommandController()
 class FakeSchedulerCommands {
-  @MessagePattern(Commands.optimizePlan)
+  @CommandHandler(Commands.optimizePlan)
   plan(@Payload() req: CommandRequest<{ nodePool?: string }>) {
     const s = scheduler.current;
     if (!s?.reply) throw new Error('FakeScheduler: optimize.plan called but no plan was configured');

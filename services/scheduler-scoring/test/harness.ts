@@ -1,8 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
+import { Payload } from '@nestjs/microservices';
 import * as k8s from '@kubernetes/client-node';
 import { Commands, type CloudEvent, type CommandRequest, type DrainRequest } from '@nodes-manager/contracts';
-import { CodedError, CommandController, createRuntime, type Clock, type Runtime } from '@nodes-manager/platform';
+import { CodedError, CommandController, createRuntime, type Clock, type Runtime, CommandHandler } from '@nodes-manager/platform';
 import { createTestDatabase, testEnv, type TestDatabase } from '@nodes-manager/platform/testing';
 import { startKubeSim, type KubeSim } from '@nodes-manager/sim';
 import { startBehindGateway } from '../../../test/support/gateway.js';
@@ -57,12 +57,12 @@ const uncordon = { current: undefined as FakeUncordon | undefined };
 
 @CommandController()
 class FakeUncordonCommands {
-  @MessagePattern(Commands.nodeDrain)
+  @CommandHandler(Commands.nodeDrain)
   drain(@Payload() req: CommandRequest<DrainRequest>) {
     if (!uncordon.current) throw new Error('FakeUncordon: node.drain called but no fake is installed');
     return uncordon.current.drain(req);
   }
-  @MessagePattern(Commands.drainGet)
+  @CommandHandler(Commands.drainGet)
   get(@Payload() req: CommandRequest<{ id: string }>) {
     if (!uncordon.current) throw new Error('FakeUncordon: drain.get called but no fake is installed');
     return uncordon.current.get(req.data.id);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FactoryProvider, OnApplicationBootstrap, OnApplicationShutdown, Type } from '@nestjs/common';
 import { Inject } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
+import { Payload } from '@nestjs/microservices';
 import type { DataSource } from 'typeorm';
 import {
   approvalKindOf,
@@ -18,7 +18,7 @@ import { CLOCK, type Clock } from '../clock/clock.js';
 import { CodedError } from '../errors/coded-error.js';
 import type { Metrics } from '../health/metrics.js';
 import type { JsonLogger } from '../logging/logger.js';
-import { CommandController } from '../messaging/commands.js';
+import { CommandController, CommandHandler } from '../messaging/commands.js';
 import type { Outbox } from '../messaging/outbox.js';
 import { DATA_SOURCE, OUTBOX } from '../platform.module.js';
 import { LOGGER, METRICS } from '../runtime/tokens.js';
@@ -109,24 +109,24 @@ export function approvalCommands(service: ServiceName, approvalsToken: symbol): 
     constructor(@Inject(approvalsToken) private readonly approvals: ServiceApprovals) {}
 
     /** approvals.list.<service> — newest first; the gateway merges the pages of every owner. */
-    @MessagePattern(approvalPattern(service, 'list'))
+    @CommandHandler(approvalPattern(service, 'list'))
     list(@Payload() req: CommandRequest<ApprovalsListQuery>) {
       return this.approvals.list(req.data);
     }
 
-    @MessagePattern(approvalPattern(service, 'get'))
+    @CommandHandler(approvalPattern(service, 'get'))
     get(@Payload() req: CommandRequest<{ id: string }>) {
       return this.approvals.get(req.data.id);
     }
 
     /** approvals.approve.<service> — `{id, comment?}` as the caller; the owner's next pass carries it out. */
-    @MessagePattern(approvalPattern(service, 'approve'))
+    @CommandHandler(approvalPattern(service, 'approve'))
     approve(@Payload() req: CommandRequest<ApprovalDecisionRequest>) {
       return this.approvals.decide(req.data.id, 'approve', req.meta, req.data.comment);
     }
 
     /** approvals.reject.<service> — `{id, comment?}` as the caller: nothing is done. */
-    @MessagePattern(approvalPattern(service, 'reject'))
+    @CommandHandler(approvalPattern(service, 'reject'))
     reject(@Payload() req: CommandRequest<ApprovalDecisionRequest>) {
       return this.approvals.decide(req.data.id, 'reject', req.meta, req.data.comment);
     }

@@ -4,36 +4,31 @@ import {
   Inject,
   Injectable,
   Optional,
+  SetMetadata,
   UseInterceptors,
   applyDecorators,
   type CallHandler,
   type ExecutionContext,
   type NestInterceptor,
 } from '@nestjs/common';
-import {
-  RmqContext,
-  Server,
-  ServerRMQ,
-  Transport,
-  type CustomTransportStrategy,
-  type MessageHandler,
-  type RmqOptions,
-} from '@nestjs/microservices';
+import { MessagePattern, RmqContext, ServerRMQ, Transport, type RmqOptions } from '@nestjs/microservices';
 import amqp from 'amqplib';
-import { finalize, from, isObservable, lastValueFrom, of, timeout, catchError, map, type Observable } from 'rxjs';
+import { catchError, finalize, map, of, throwError, type Observable } from 'rxjs';
 import {
   serviceQueue,
   type CommandMeta,
   type CommandReply,
   type CommandRequest,
+  type ReplyOf,
+  type RequestOf,
+  type SentPattern,
   type ServiceName,
 } from '@nodes-manager/contracts';
-import type { Clock } from '../clock/clock.js';
-import { CodedError } from '../errors/coded-error.js';
+import { CodedError, INTERNAL_MESSAGE } from '../errors/coded-error.js';
 import type { JsonLogger } from '../logging/logger.js';
 import { currentRequestId, runWithRequestId } from '../logging/request-context.js';
 import { LOGGER, RUNTIME } from '../runtime/tokens.js';
-import { describeBrokerError, type AmqpConnection } from './amqp-connection.js';
+import { asWire, catalogueName, checkReply, checkRequest, ReplyContractError, replyProblems } from './command-contracts.js';
 import type { Runtime } from '../runtime/runtime.js';
 
 /**
@@ -131,9 +126,21 @@ export function rmqServer(service: ServiceName, url: string): DrainableServerRmq
   return new DrainableServerRmq(rmqServerOptions(service, url).options);
 }
 
+/** COMMAND_PATTERN — the metadata key under which {@link CommandHandler} records its pattern. */
+export const COMMAND_PATTERN = 'nodes-manager:command-pattern';
+
+/**
+ * CommandHandler — declares a command handler: Nest's `@MessagePattern` for a pattern of the command catalogue
+ * (libs/contracts COMMAND_SCHEMAS), so that its request and reply are checked against their schemas by
+ * {@link CommandReplyInterceptor}. The one way a handler is declared (test/architecture/typed-commands.spec.ts).
+ */
+export const CommandHandler = (pattern: SentPattern): MethodDecorator => applyDecorators(MessagePattern(pattern), SetMetadata(COMMAND_PATTERN, pattern));
+
 /**
  * CommandReplyInterceptor — every command handler's reply becomes a {@link CommandReply} (data or a coded error,
- * never a transport-level exception), and the RMQ delivery is acknowledged once the reply is produced. The handler
+ * never a transport-level exception), and the RMQ delivery is acknowledged once the reply is produced. The request is
+ * checked against its command's schema before the handler runs (VALIDATION_FAILED naming the field); the reply, as it
+ * travels (JSON), after — a reply that breaks its schema is logged as an error and answered INTERNAL. The handler
  * runs with the command's `meta.requestId`, so its log lines carry the id of the HTTP request it serves; one line per
  * command (`command handled`, debug for readiness probes) records the outcome and the time taken.
  */
@@ -147,7 +154,8 @@ export class CommandReplyInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<CommandReply> {
     const rpc = context.switchToRpc().getContext();
     const started = process.hrtime.bigint();
-    const pattern = String(context.getHandler().name);
+    const handler = String(context.getHandler().name);
+    const pattern = Reflect.getMetadata(COMMAND_PATTERN, context.getHandler()) as string | undefined;
     const command = context.switchToRpc().getData() as Partial<CommandRequest> | undefined;
     const requestId = command?.meta?.requestId;
     const service = this.logger?.service ?? 'unknown';
@@ -155,9 +163,9 @@ export class CommandReplyInterceptor implements NestInterceptor {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       this.runtime?.metrics
         .histogram('nodes_manager_command_duration_seconds', 'Command handling time by handler and outcome', ['handler', 'outcome'], [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10])
-        .observe({ service, handler: pattern, outcome }, seconds);
-      const fields = { handler: pattern, outcome, durationMs: Math.round(seconds * 1e4) / 10, ...(command?.meta?.actor ? { actor: command.meta.actor } : {}) };
-      const log = () => (pattern === 'status' ? this.logger?.debug('command handled', fields) : this.logger?.info('command handled', fields));
+        .observe({ service, handler, outcome }, seconds);
+      const fields = { handler, outcome, durationMs: Math.round(seconds * 1e4) / 10, ...(command?.meta?.actor ? { actor: command.meta.actor } : {}) };
+      const log = () => (handler === 'status' ? this.logger?.debug('command handled', fields) : this.logger?.info('command handled', fields));
       if (requestId && currentRequestId() !== requestId) runWithRequestId(requestId, log);
       else log();
     };
@@ -171,15 +179,32 @@ export class CommandReplyInterceptor implements NestInterceptor {
         }
       }
     };
+    const logged = (fn: () => void) => (requestId && currentRequestId() !== requestId ? runWithRequestId(requestId, fn) : fn());
     commandIntake.enter();
-    // The handler's async scope is bound when handle() is called, so calling it inside the request context is enough.
-    const handled = requestId ? runWithRequestId(requestId, () => next.handle()) : next.handle();
+    let handled: Observable<unknown>;
+    try {
+      if (!pattern) throw new CodedError('INTERNAL', `handler ${handler} was not declared with @CommandHandler: an untyped command is refused`);
+      catalogueName(pattern);
+      if (command) command.data ??= {};
+      checkRequest(pattern, command?.data);
+      // The handler's async scope is bound when handle() is called, so calling it inside the request context is enough.
+      handled = requestId ? runWithRequestId(requestId, () => next.handle()) : next.handle();
+    } catch (err) {
+      if ((err as CodedError).code === 'INTERNAL') logged(() => this.logger?.error('command refused: it has no schema', { handler, command: pattern, err: (err as Error).message }));
+      handled = throwError(() => err);
+    }
     return handled.pipe(
       finalize(() => commandIntake.leave()),
       map((data): CommandReply => {
+        const wire = asWire(data);
+        const problems = replyProblems(pattern!, wire);
+        if (problems.length) {
+          logged(() => this.logger?.error('command reply breaks its schema', { handler, command: pattern, problems }));
+          throw new CodedError('INTERNAL', INTERNAL_MESSAGE, undefined, { cause: new ReplyContractError(service, pattern!, problems) });
+        }
         ack();
         observe('ok');
-        return { ok: true, data: data ?? null };
+        return { ok: true, data: wire };
       }),
       catchError((err) => {
         ack();
@@ -188,8 +213,8 @@ export class CommandReplyInterceptor implements NestInterceptor {
         // An unexpected failure answers the generic body: what really happened goes to this service's log.
         if (coded.cause !== undefined) {
           const cause = coded.cause as Error;
-          const meta = (context.switchToRpc().getData() as Partial<CommandRequest> | undefined)?.meta;
-          this.logger?.error('command failed', { handler: pattern, code: body.code, requestId, correlationId: meta?.correlationId, err: cause?.message ?? String(cause), stack: cause?.stack });
+          const meta = command?.meta;
+          this.logger?.error('command failed', { handler, code: body.code, requestId, correlationId: meta?.correlationId, err: cause?.message ?? String(cause), stack: cause?.stack });
         }
         observe(body.code);
         return of<CommandReply>({ ok: false, error: body });
@@ -201,209 +226,33 @@ export class CommandReplyInterceptor implements NestInterceptor {
 /** CommandController — a controller of `@MessagePattern` command handlers, with coded replies and acks. */
 export const CommandController = () => applyDecorators(Controller(), UseInterceptors(CommandReplyInterceptor));
 
-/** CommandBus — sends a command to the service that owns it; rejects with a CodedError. */
+/**
+ * CommandBus — sends a command to the service that owns it, typed by pattern (libs/contracts CommandTypes): the
+ * request is checked against its schema before it travels and the reply after it arrives
+ * (command-contracts.ts); rejects with a CodedError.
+ */
 export interface CommandBus {
-  send<T>(service: ServiceName, pattern: string, data: unknown, meta: CommandMeta, opts?: { timeoutMs?: number }): Promise<T>;
+  send<P extends SentPattern>(service: ServiceName, pattern: P, data: RequestOf<P>, meta: CommandMeta, opts?: { timeoutMs?: number }): Promise<ReplyOf<P>>;
   close(): Promise<void>;
 }
 export const COMMAND_BUS = Symbol('COMMAND_BUS');
 
 export const newMeta = (actor: string, correlationId: string = randomUUID()): CommandMeta => ({ actor, correlationId });
 
-function unwrapReply<T>(reply: CommandReply<T> | undefined, service: ServiceName, pattern: string): T {
+/**
+ * receivedReply — the data of a reply as the caller gets it: a coded error is thrown as such; data that breaks the
+ * command's reply schema is a {@link ReplyContractError} (UPSTREAM_ERROR), logged as an error here too.
+ */
+export function receivedReply<P extends SentPattern>(reply: CommandReply | undefined, service: ServiceName, pattern: P, logger?: JsonLogger): ReplyOf<P> {
   if (!reply || typeof reply !== 'object' || !('ok' in reply)) {
     throw new CodedError('UPSTREAM_ERROR', `${service} gave a malformed reply to ${pattern}`);
   }
-  if (reply.ok) return reply.data;
-  throw new CodedError(reply.error.code, reply.error.message, reply.error.details);
-}
-
-/** DIRECT_REPLY_TO — RabbitMQ's pseudo-queue for replies on the requesting channel (what Nest's RMQ client uses). */
-const DIRECT_REPLY_TO = 'amq.rabbitmq.reply-to';
-
-/** brokerUnavailable — the 503 while the broker is unreachable: names the dependency, never its address. */
-const brokerUnavailable = (why: string) => new CodedError('SERVICE_UNAVAILABLE', `message broker unavailable (${why})`, { dependency: 'message broker' });
-
-/**
- * RmqCommandBus — request/reply over RabbitMQ on the process's one broker connection (docs/reliability.md), in the
- * wire format of the Nest RMQ transport the services consume with (`{pattern, data, id}`, replies by direct
- * reply-to). Before sending, it checks that the target queue has a consumer (cached briefly): none means the service
- * is down → SERVICE_UNAVAILABLE (503), instead of a request sitting in a queue until it times out. The message
- * expires with the timeout so a late consumer never acts on a request whose caller has already been told 504.
- * A broker that is unreachable, or a connection lost while a request waits, is a 503 that names the broker.
- * The presence cache ages on the injected clock.
- */
-export class RmqCommandBus implements CommandBus {
-  private readonly presence = new Map<ServiceName, { at: number; consumers: number }>();
-  private readonly pending = new Map<string, { resolve: (r: CommandReply) => void; reject: (e: Error) => void }>();
-  private replies?: amqp.Channel;
-  private opening?: Promise<amqp.Channel>;
-
-  constructor(
-    private readonly broker: AmqpConnection,
-    private readonly defaultTimeoutMs: number,
-    private readonly clock: Clock,
-    private readonly presenceTtlMs = 2000,
-  ) {}
-
-  /** replyChannel — the channel requests go out on and replies come back to; reopened after a loss. */
-  private async replyChannel(): Promise<amqp.Channel> {
-    if (this.replies) return this.replies;
-    this.opening ??= (async () => {
-      const ch = await this.broker.openChannel();
-      ch.on('close', () => {
-        if (this.replies !== ch) return;
-        this.replies = undefined;
-        for (const [id, p] of this.pending) {
-          this.pending.delete(id);
-          p.reject(brokerUnavailable('connection lost while waiting for the reply'));
-        }
-      });
-      await ch.consume(DIRECT_REPLY_TO, (msg) => msg && this.onReply(msg), { noAck: true });
-      this.replies = ch;
-      return ch;
-    })().finally(() => (this.opening = undefined));
-    return this.opening;
+  if (!reply.ok) throw new CodedError(reply.error.code, reply.error.message, reply.error.details);
+  try {
+    checkReply(service, pattern, reply.data);
+  } catch (err) {
+    if (err instanceof ReplyContractError) logger?.error('command reply breaks its schema', { service, command: pattern, problems: err.problems });
+    throw err;
   }
-
-  private onReply(msg: amqp.ConsumeMessage): void {
-    const id = msg.properties.correlationId as string | undefined;
-    const p = id ? this.pending.get(id) : undefined;
-    if (!p || !id) return;
-    let packet: { err?: unknown; response?: CommandReply; isDisposed?: boolean };
-    try {
-      packet = JSON.parse(msg.content.toString('utf8'));
-    } catch {
-      return;
-    }
-    // Nest sends the value, then `{isDisposed: true}` when the handler's observable completes.
-    if (packet.err !== undefined && packet.err !== null) {
-      this.pending.delete(id);
-      p.reject(new CodedError('UPSTREAM_ERROR', typeof packet.err === 'string' ? packet.err : 'the service failed the command'));
-    } else if (packet.response !== undefined) {
-      this.pending.delete(id);
-      p.resolve(packet.response);
-    } else if (packet.isDisposed) {
-      this.pending.delete(id);
-      p.resolve(undefined as unknown as CommandReply);
-    }
-  }
-
-  /** consumers — how many processes consume the service's command queue (0 when the queue does not exist). */
-  async consumers(service: ServiceName): Promise<number> {
-    const cached = this.presence.get(service);
-    if (cached && this.clock.now().getTime() - cached.at < this.presenceTtlMs) return cached.consumers;
-    let ch: amqp.Channel;
-    try {
-      ch = await this.broker.openChannel();
-    } catch (err) {
-      throw brokerUnavailable(describeBrokerError(err));
-    }
-    let consumers = 0;
-    try {
-      consumers = (await ch.checkQueue(serviceQueue(service))).consumerCount;
-      await ch.close().catch(() => undefined);
-    } catch {
-      consumers = 0; // 404 closes the channel: the queue was never declared, the service never ran
-    }
-    this.presence.set(service, { at: this.clock.now().getTime(), consumers });
-    return consumers;
-  }
-
-  async send<T>(service: ServiceName, pattern: string, data: unknown, meta: CommandMeta, opts: { timeoutMs?: number } = {}): Promise<T> {
-    if ((await this.consumers(service)) === 0) {
-      throw new CodedError('SERVICE_UNAVAILABLE', `${service} is not running (no consumer on ${serviceQueue(service)})`, { service });
-    }
-    const ms = opts.timeoutMs ?? this.defaultTimeoutMs;
-    let ch: amqp.Channel;
-    try {
-      ch = await this.replyChannel();
-    } catch (err) {
-      throw brokerUnavailable(describeBrokerError(err));
-    }
-    const id = randomUUID();
-    const body: CommandRequest = { meta, data };
-    const reply = new Promise<CommandReply<T>>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.pending.delete(id);
-        this.presence.delete(service);
-        reject(new CodedError('TIMEOUT', `${service} did not answer ${pattern} within ${ms} ms`, { service, timeoutMs: ms }));
-      }, ms);
-      this.pending.set(id, {
-        resolve: (r) => (clearTimeout(timer), resolve(r as CommandReply<T>)),
-        reject: (e) => (clearTimeout(timer), reject(e)),
-      });
-    });
-    try {
-      ch.sendToQueue(serviceQueue(service), Buffer.from(JSON.stringify({ pattern, data: body, id })), {
-        replyTo: DIRECT_REPLY_TO,
-        correlationId: id,
-        persistent: true,
-        expiration: String(ms),
-        contentType: 'application/json',
-      });
-    } catch (err) {
-      this.pending.get(id)?.reject(brokerUnavailable(describeBrokerError(err)));
-    }
-    return unwrapReply(await reply, service, pattern);
-  }
-
-  async close(): Promise<void> {
-    for (const [id, p] of this.pending) {
-      this.pending.delete(id);
-      p.reject(brokerUnavailable('shutting down'));
-    }
-    const ch = this.replies;
-    this.replies = undefined;
-    await ch?.close().catch(() => undefined);
-    await this.broker.close();
-  }
-}
-
-/** InProcessRegistry — command handlers of every service module in this process (all-in-one mode). */
-export class InProcessRegistry {
-  readonly handlers = new Map<string, MessageHandler>();
-}
-
-/**
- * InProcessTransport — a Nest custom transport that exposes `@MessagePattern` handlers to an
- * {@link InProcessCommandBus} in the same process. The same controllers, interceptors and pipes run as over RMQ.
- */
-export class InProcessTransport extends Server implements CustomTransportStrategy {
-  constructor(private readonly registry: InProcessRegistry) {
-    super();
-  }
-  listen(callback: () => void): void {
-    for (const [pattern, handler] of this.messageHandlers) this.registry.handlers.set(pattern, handler);
-    callback();
-  }
-  close(): void {}
-  on(): void {}
-  unwrap<T>(): T {
-    return this.registry as T;
-  }
-}
-
-export class InProcessCommandBus implements CommandBus {
-  constructor(
-    private readonly registry: InProcessRegistry,
-    private readonly defaultTimeoutMs: number,
-  ) {}
-  async send<T>(service: ServiceName, pattern: string, data: unknown, meta: CommandMeta, opts: { timeoutMs?: number } = {}): Promise<T> {
-    const handler = this.registry.handlers.get(pattern);
-    if (!handler) throw new CodedError('SERVICE_UNAVAILABLE', `${service} is not running in this process (${pattern})`, { service });
-    const ms = opts.timeoutMs ?? this.defaultTimeoutMs;
-    const body: CommandRequest = { meta, data };
-    const out = await handler(body, undefined);
-    const obs = isObservable(out) ? out : from(Promise.resolve(out));
-    try {
-      const reply = await lastValueFrom((obs as Observable<CommandReply<T>>).pipe(timeout(ms)));
-      return unwrapReply(reply, service, pattern);
-    } catch (err) {
-      if (err instanceof CodedError) throw err;
-      if ((err as Error)?.name === 'TimeoutError') throw new CodedError('TIMEOUT', `${service} did not answer ${pattern} within ${ms} ms`);
-      throw CodedError.from(err);
-    }
-  }
-  async close(): Promise<void> {}
+  return reply.data as ReplyOf<P>;
 }

@@ -153,7 +153,7 @@ export class PauseGate implements OnApplicationBootstrap, OnApplicationShutdown 
 export const commandPauseSource =
   (bus: CommandBus, service: ServiceName): PauseSource =>
   () =>
-    bus.send<PauseView>(PAUSE_OWNER, Commands.pauseGet, {}, newMeta(`system:${service}`));
+    bus.send(PAUSE_OWNER, Commands.pauseGet, {}, newMeta(`system:${service}`));
 
 /**
  * pauseGateProviders — `PAUSE_GATE` for a service module that imports `PlatformModule.forService` and

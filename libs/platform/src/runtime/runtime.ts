@@ -3,7 +3,7 @@ import { SystemClock, CLOCK, type Clock } from '../clock/clock.js';
 import { HealthRegistry, HEALTH_REGISTRY, METRICS_REGISTRY } from '../health/health.js';
 import { Metrics } from '../health/metrics.js';
 import { InProcessEventBus } from '../messaging/in-process-bus.js';
-import { InProcessRegistry } from '../messaging/commands.js';
+import { InProcessRegistry } from '../messaging/in-process-commands.js';
 import type { JsonLogger, LogLevel } from '../logging/logger.js';
 import { AmqpConnection } from '../messaging/amqp-connection.js';
 import { registerDependency } from '../errors/coded-error.js';

@@ -3,7 +3,8 @@ import { Module, type DynamicModule, type INestApplication } from '@nestjs/commo
 import { NestFactory } from '@nestjs/core';
 import type { ServiceName } from '@nodes-manager/contracts';
 import { JsonLogger } from '../logging/logger.js';
-import { InProcessTransport, rmqServerOptions } from '../messaging/commands.js';
+import { rmqServerOptions } from '../messaging/commands.js';
+import { InProcessTransport } from '../messaging/in-process-commands.js';
 import { createRuntime, RuntimeModule, type Runtime } from '../runtime/runtime.js';
 import { signToken } from '../auth/auth.js';
 

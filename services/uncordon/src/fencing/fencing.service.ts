@@ -434,11 +434,11 @@ export class FencingService {
         let seen: Ec2Observation;
         try {
           if (!asked) {
-            const r = await this.bus.send<InstanceFenceReply>('spot-advisor', Commands.instanceFence, { instanceId: op.instanceId, action: op.action, force: true }, newMeta(FENCING_ACTOR, op.id));
+            const r = await this.bus.send('spot-advisor', Commands.instanceFence, { instanceId: op.instanceId, action: op.action, force: true }, newMeta(FENCING_ACTOR, op.id));
             asked = true;
             seen = { state: r.currentState };
           } else {
-            const r = await this.bus.send<InstancesDescribeReply>('spot-advisor', Commands.instancesDescribe, { instanceIds: [op.instanceId] }, newMeta(FENCING_ACTOR, op.id));
+            const r = await this.bus.send('spot-advisor', Commands.instancesDescribe, { instanceIds: [op.instanceId] }, newMeta(FENCING_ACTOR, op.id));
             // An id EC2 no longer knows is an instance terminated long ago.
             seen = { state: r.instances.find((i) => i.instanceId === op.instanceId)?.state ?? (r.missing.includes(op.instanceId) ? 'terminated' : (state ?? 'unknown')) };
           }

@@ -18,7 +18,7 @@ export class BusInstanceStates implements InstanceStates {
 
   async states(instanceIds: readonly string[]): Promise<InstanceStatesAnswer> {
     try {
-      const reply = await this.bus.send<InstancesDescribeReply>(
+      const reply = await this.bus.send(
         'spot-advisor',
         Commands.instancesDescribe,
         { instanceIds: [...instanceIds] },

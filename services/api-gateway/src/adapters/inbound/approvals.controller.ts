@@ -136,7 +136,7 @@ export class ApprovalsController {
     const asked = owners(q.kind);
     const answers = await Promise.allSettled(
       asked.map((service) =>
-        this.fwd.approval<{ items: ApprovalView[]; more: boolean }>(
+        this.fwd.approval(
           service,
           'list',
           { limit: q.limit, ...(q.status ? { status: q.status } : {}), ...(q.kind ? { kind: q.kind } : {}), ...(after ? { after } : {}) },

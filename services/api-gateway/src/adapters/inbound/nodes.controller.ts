@@ -45,15 +45,15 @@ export class NodesController {
   @Get(':id')
   @ApiRoute({ tag: 'nodes', summary: 'One node (by name or id) with its running pods', params: { id: { schema: nodeId, description: 'node name or id (uuid)' } }, ok: { status: 200, description: 'The node and its pods', schema: nodeDetail } })
   async get(@Param('id') id: string, @Actor() actor: string) {
-    const node = await this.fwd.send<{ name: string } & Record<string, unknown>>(Commands.nodeGet, { id: parseParam('id', nodeId, id) }, actor);
+    const node = await this.fwd.send(Commands.nodeGet, { id: parseParam('id', nodeId, id) }, actor);
     // A node view includes what the uncordon service knows of it: its drain (active, else latest; `null` when it never
     // drained), its last PSI reading (`null` unless it opted in to pressure watching) and its fencing (the verdict
     // while it is not Ready, the latest fence; `null` when neither exists). Asked together; one that fails is reported
     // beside the node, never fails the view.
     const [drain, pressure, fencing] = await Promise.allSettled([
       this.fwd.send(Commands.drainGet, { node: node.name }, actor),
-      this.fwd.send<{ items: unknown[] }>(Commands.pressureList, { node: node.name }, actor),
-      this.fwd.send<{ verdicts: unknown[]; operations: unknown[] }>(Commands.fencingStatus, { node: node.name, limit: 1 }, actor),
+      this.fwd.send(Commands.pressureList, { node: node.name }, actor),
+      this.fwd.send(Commands.fencingStatus, { node: node.name, limit: 1 }, actor),
     ]);
     const view: Record<string, unknown> = { ...node, drain: null, pressure: null, fencing: null };
     if (drain.status === 'fulfilled') view['drain'] = drain.value;
@@ -76,7 +76,7 @@ export class NodesController {
     const key = parseParam('id', nodeId, id);
     const options = parseInput(drainBody, body, 'body');
     // The path takes a name or an id; the uncordon service drains by name, so an id is resolved first.
-    const node = isUuid(key) ? (await this.fwd.send<{ name: string }>(Commands.nodeGet, { id: key }, actor)).name : key;
+    const node = isUuid(key) ? (await this.fwd.send(Commands.nodeGet, { id: key }, actor)).name : key;
     // An operator's drain: recorded by the uncordon service as an executed approval with the caller as its approver.
     const data = { node, ...options, manual: true } as DrainRequest;
     return this.fwd.send(Commands.nodeDrain, data, actor);

@@ -1,5 +1,5 @@
 import { Inject } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
+import { Payload } from '@nestjs/microservices';
 import {
   Commands,
   type CommandRequest,
@@ -8,7 +8,7 @@ import {
   type NodePoolNameQuery,
   type NodePoolUpdateRequest,
 } from '@nodes-manager/contracts';
-import { CommandController } from '@nodes-manager/platform';
+import { CommandController, CommandHandler } from '@nodes-manager/platform';
 import { KarpenterGatewayService } from '../../karpenter-gateway.service.js';
 
 /** KarpenterGatewayCommands — the karpenter-gateway service's commands on `nodes-manager.karpenter-gateway` (its approvals: libs/platform `approvalCommands`). Thin. */
@@ -16,37 +16,37 @@ import { KarpenterGatewayService } from '../../karpenter-gateway.service.js';
 export class KarpenterGatewayCommands {
   constructor(@Inject(KarpenterGatewayService) private readonly svc: KarpenterGatewayService) {}
 
-  @MessagePattern(Commands.nodepoolsList)
+  @CommandHandler(Commands.nodepoolsList)
   list(@Payload() _req: CommandRequest) {
     return this.svc.list();
   }
 
-  @MessagePattern(Commands.nodepoolGet)
+  @CommandHandler(Commands.nodepoolGet)
   get(@Payload() req: CommandRequest<NodePoolNameQuery>) {
     return this.svc.get(req.data.name);
   }
 
-  @MessagePattern(Commands.nodepoolCreate)
+  @CommandHandler(Commands.nodepoolCreate)
   create(@Payload() req: CommandRequest<NodePoolCreateRequest>) {
     return this.svc.create(req.data.nodePool, req.meta);
   }
 
-  @MessagePattern(Commands.nodepoolUpdate)
+  @CommandHandler(Commands.nodepoolUpdate)
   update(@Payload() req: CommandRequest<NodePoolUpdateRequest>) {
     return this.svc.update(req.data.name, req.data.patch, req.meta);
   }
 
-  @MessagePattern(Commands.nodepoolDelete)
+  @CommandHandler(Commands.nodepoolDelete)
   remove(@Payload() req: CommandRequest<NodePoolNameQuery>) {
     return this.svc.remove(req.data.name, req.meta);
   }
 
-  @MessagePattern(Commands.nodeclaimsList)
+  @CommandHandler(Commands.nodeclaimsList)
   nodeclaims(@Payload() req: CommandRequest<NodePoolNameQuery>) {
     return this.svc.nodeclaims(req.data.name);
   }
 
-  @MessagePattern(Commands.nodepoolConsolidate)
+  @CommandHandler(Commands.nodepoolConsolidate)
   consolidate(@Payload() req: CommandRequest<ConsolidateRequest>) {
     return this.svc.consolidate(req.data.name, req.data.dryRun !== false, req.meta);
   }

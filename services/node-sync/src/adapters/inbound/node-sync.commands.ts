@@ -1,6 +1,6 @@
-import { MessagePattern, Payload } from '@nestjs/microservices';
+import { Payload } from '@nestjs/microservices';
 import { Commands, type CommandRequest, type NodeGetQuery, type NodesListQuery } from '@nodes-manager/contracts';
-import { CommandController } from '@nodes-manager/platform';
+import { CommandController, CommandHandler } from '@nodes-manager/platform';
 import { NodeSyncService } from '../../node-sync.service.js';
 
 /** NodeSyncCommands — the node-sync service's commands on `nodes-manager.node-sync`. Reads: any replica answers. */
@@ -8,12 +8,12 @@ import { NodeSyncService } from '../../node-sync.service.js';
 export class NodeSyncCommands {
   constructor(private readonly sync: NodeSyncService) {}
 
-  @MessagePattern(Commands.nodesList)
+  @CommandHandler(Commands.nodesList)
   list(@Payload() req: CommandRequest<NodesListQuery>) {
     return this.sync.list(req.data);
   }
 
-  @MessagePattern(Commands.nodeGet)
+  @CommandHandler(Commands.nodeGet)
   get(@Payload() req: CommandRequest<NodeGetQuery>) {
     return this.sync.get(req.data.id);
   }

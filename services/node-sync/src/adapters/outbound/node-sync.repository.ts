@@ -1,5 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import { decodeCursor, encodeCursor, type NodesListQuery, type Page } from '@nodes-manager/contracts';
+import { decodeCursor, encodeCursor, type NodeDetail, type NodesListQuery, type NodeView, type Page } from '@nodes-manager/contracts';
 import type { CloudEvent } from '@nodes-manager/contracts';
 import { CodedError, type Outbox, validationFailed } from '@nodes-manager/platform';
 import type { NodeState, NodeTaintRow } from '../../domain/project-node.js';
@@ -16,55 +16,6 @@ export interface StoredState {
 export interface WriteResult {
   nodeRows: number;
   podRows: number;
-}
-
-/** NodeView — a node as the API shows it. */
-export interface NodeView {
-  id: string;
-  name: string;
-  uid: string;
-  providerId: string | null;
-  instanceId: string | null;
-  instanceType: string | null;
-  zone: string | null;
-  capacityType: string | null;
-  nodePool: string | null;
-  state: string;
-  ready: boolean;
-  unschedulable: boolean;
-  taints: unknown[];
-  labels: Record<string, string>;
-  conditions: unknown[];
-  allocatable: { cpuMilli: number; memoryBytes: number; gpu: number; pods: number };
-  requested: { cpuMilli: number; memoryBytes: number; gpu: number };
-  podCount: number;
-  createdAt: string | null;
-  firstSeenAt: string;
-  lastSeenAt: string;
-  changedAt: string;
-  deletedAt: string | null;
-}
-
-export interface PodView {
-  uid: string;
-  namespace: string;
-  name: string;
-  phase: string | null;
-  ownerKind: string | null;
-  ownerName: string | null;
-  workloadClass: string | null;
-  qos: string | null;
-  requests: { cpuMilli: number; memoryBytes: number; gpu: number };
-  hasPvc: boolean;
-  hasLocalStorage: boolean;
-  mirror: boolean;
-  daemonset: boolean;
-  createdAt: string | null;
-}
-
-export interface NodeDetail extends NodeView {
-  annotations: Record<string, string>;
-  pods: PodView[];
 }
 
 const NODE_COLUMNS = `id, name, uid, provider_id, instance_id, instance_type, zone, capacity_type, node_pool, state, ready,

@@ -1,6 +1,6 @@
-import { MessagePattern, Payload } from '@nestjs/microservices';
+import { Payload } from '@nestjs/microservices';
 import { Commands, type CommandRequest, type DecisionsListQuery, type OptimizeTriggerRequest, type PlacementListQuery, type SimulateRequest } from '@nodes-manager/contracts';
-import { CommandController } from '@nodes-manager/platform';
+import { CommandController, CommandHandler } from '@nodes-manager/platform';
 import { SchedulerScoringService } from '../../scheduler-scoring.service.js';
 
 /** SchedulerScoringCommands — the scheduler-scoring service's commands on `nodes-manager.scheduler-scoring` (its approvals: libs/platform `approvalCommands`). */
@@ -9,31 +9,31 @@ export class SchedulerScoringCommands {
   constructor(private readonly svc: SchedulerScoringService) {}
 
   /** decisions.list — the decision log, newest first; filters kind and subject. */
-  @MessagePattern(Commands.decisionsList)
+  @CommandHandler(Commands.decisionsList)
   decisions(@Payload() req: CommandRequest<Partial<DecisionsListQuery>>) {
     return this.svc.decisions(req.data ?? {});
   }
 
   /** optimize.plan — `{nodePool?}` → the consolidation plan now (`remove`, `blocked`, `pdbImpact`, savings). */
-  @MessagePattern(Commands.optimizePlan)
+  @CommandHandler(Commands.optimizePlan)
   plan(@Payload() req: CommandRequest<{ nodePool?: string }>) {
     return this.svc.plan(req.data ?? {}, req.meta);
   }
 
   /** optimize.trigger — `{dryRun}`: a cycle now for the caller; `dryRun: false` executes the plan. */
-  @MessagePattern(Commands.optimizeTrigger)
+  @CommandHandler(Commands.optimizeTrigger)
   trigger(@Payload() req: CommandRequest<OptimizeTriggerRequest>) {
     return this.svc.trigger(req.data ?? { dryRun: true }, req.meta);
   }
 
   /** simulate.run — pod groups → placements on the fleet and new nodes with cost. */
-  @MessagePattern(Commands.simulate)
+  @CommandHandler(Commands.simulate)
   simulate(@Payload() req: CommandRequest<SimulateRequest>) {
     return this.svc.simulate(req.data, req.meta);
   }
 
   /** placement.list — every running workload pod with node, class, score and rationale. */
-  @MessagePattern(Commands.placementList)
+  @CommandHandler(Commands.placementList)
   placement(@Payload() req: CommandRequest<Partial<PlacementListQuery>>) {
     return this.svc.placement(req.data ?? {}, req.meta);
   }

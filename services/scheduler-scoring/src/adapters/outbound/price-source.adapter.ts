@@ -43,7 +43,7 @@ export class BusPriceSource implements PriceSource {
   async prices(zones: readonly string[], meta: CommandMeta): Promise<PriceSnapshot> {
     const table = bundledPrices(zones);
     try {
-      const reply = await this.bus.send<SpotPricesReply>('spot-advisor', Commands.spotPrices, zones.length > 0 ? { zones: [...zones] } : {}, meta, { timeoutMs: this.timeoutMs });
+      const reply = await this.bus.send('spot-advisor', Commands.spotPrices, zones.length > 0 ? { zones: [...zones] } : {}, meta, { timeoutMs: this.timeoutMs });
       for (const p of reply?.prices ?? []) {
         const key = priceKey(p.instanceType, p.zone);
         const prev = table.get(key);

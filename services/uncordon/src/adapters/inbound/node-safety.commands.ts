@@ -1,7 +1,7 @@
 import { Inject } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
+import { Payload } from '@nestjs/microservices';
 import { Commands, type CommandRequest } from '@nodes-manager/contracts';
-import { CommandController } from '@nodes-manager/platform';
+import { CommandController, CommandHandler } from '@nodes-manager/platform';
 import { FencingService } from '../../fencing/fencing.service.js';
 import { PressureService } from '../../pressure/pressure.service.js';
 
@@ -14,13 +14,13 @@ export class NodeSafetyCommands {
   ) {}
 
   /** fencing.status — settings, partition shares, verdicts of nodes that are not Ready, latest fencing operations. */
-  @MessagePattern(Commands.fencingStatus)
+  @CommandHandler(Commands.fencingStatus)
   status(@Payload() req: CommandRequest<{ limit?: number; node?: string }>) {
     return this.fencing.view(req.data?.limit ?? 100, req.data?.node);
   }
 
   /** pressure.list — the last PSI reading of every opted-in node (or of `node`). */
-  @MessagePattern(Commands.pressureList)
+  @CommandHandler(Commands.pressureList)
   async list(@Payload() req: CommandRequest<{ node?: string }>) {
     return { items: await this.pressure.list(req.data?.node) };
   }

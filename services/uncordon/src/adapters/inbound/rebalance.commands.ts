@@ -1,7 +1,7 @@
 import { Inject } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
+import { Payload } from '@nestjs/microservices';
 import { Commands, type CommandRequest, type RebalancesListQuery, type RebalancesSummaryQuery } from '@nodes-manager/contracts';
-import { CommandController, validationFailed } from '@nodes-manager/platform';
+import { CommandController, validationFailed, CommandHandler } from '@nodes-manager/platform';
 import { RebalanceLedgerService } from '../../rebalance-ledger/rebalance-ledger.service.js';
 import { InvalidCursorError } from '../../auto-uncordon/uncordon.repository.js';
 
@@ -16,14 +16,14 @@ export class RebalanceCommands {
   constructor(@Inject(RebalanceLedgerService) private readonly ledger: RebalanceLedgerService) {}
 
   /** rebalances.list — the ledger, newest first; filters outcome, instanceType, zone, nodePool, from, to; keyset cursor. */
-  @MessagePattern(Commands.rebalancesList)
+  @CommandHandler(Commands.rebalancesList)
   list(@Payload() req: CommandRequest<Partial<RebalancesListQuery>>) {
     const q = req.data ?? {};
     return this.ledger.list({ ...q, limit: q.limit ?? 50 }).catch(invalidCursor);
   }
 
   /** rebalances.summary — the figures per pool, rolled up by type, zone, node pool and cluster (also asked by spot-advisor). */
-  @MessagePattern(Commands.rebalancesSummary)
+  @CommandHandler(Commands.rebalancesSummary)
   summary(@Payload() req: CommandRequest<RebalancesSummaryQuery>) {
     return this.ledger.summary(req.data ?? {});
   }

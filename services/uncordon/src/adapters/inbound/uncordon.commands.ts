@@ -1,6 +1,6 @@
-import { MessagePattern, Payload } from '@nestjs/microservices';
+import { Payload } from '@nestjs/microservices';
 import { Commands, type CommandRequest, type DrainRequest, type EventsListQuery } from '@nodes-manager/contracts';
-import { CodedError, CommandController, validationFailed } from '@nodes-manager/platform';
+import { CodedError, CommandController, validationFailed, CommandHandler } from '@nodes-manager/platform';
 import { DrainService } from '../../drain/drain.service.js';
 import { UncordonService } from '../../auto-uncordon/uncordon.service.js';
 import { InvalidCursorError, type UncordonRepository } from '../../auto-uncordon/uncordon.repository.js';
@@ -22,14 +22,14 @@ export class UncordonCommands {
   ) {}
 
   /** cordons.list — every cordoned node with its verdict, reason, evidence and (waiting) `uncordonAt`. */
-  @MessagePattern(Commands.cordonsList)
+  @CommandHandler(Commands.cordonsList)
   cordons(@Payload() req: CommandRequest<{ limit?: number; cursor?: string; verdict?: string }>) {
     const q = req.data ?? {};
     return this.uncordon.cordons({ limit: q.limit ?? 50, ...(q.cursor ? { cursor: q.cursor } : {}), ...(q.verdict ? { verdict: q.verdict } : {}) });
   }
 
   /** events.list — scaling events newest first; cursor pagination; filters node and action. */
-  @MessagePattern(Commands.eventsList)
+  @CommandHandler(Commands.eventsList)
   events(@Payload() req: CommandRequest<Partial<EventsListQuery>>) {
     const q = req.data ?? {};
     return this.repo
@@ -38,13 +38,13 @@ export class UncordonCommands {
   }
 
   /** node.drain — records a drain operation and answers at once; the leader runs it in the background. */
-  @MessagePattern(Commands.nodeDrain)
+  @CommandHandler(Commands.nodeDrain)
   drain(@Payload() req: CommandRequest<DrainRequest>) {
     return this.drains.start(req.data, req.meta);
   }
 
   /** drain.get — `{id}`: one operation; `{node}`: the node's active drain, else its latest (for node views). */
-  @MessagePattern(Commands.drainGet)
+  @CommandHandler(Commands.drainGet)
   drainGet(@Payload() req: CommandRequest<{ id?: string; node?: string }>) {
     return this.drains.get(req.data ?? {});
   }

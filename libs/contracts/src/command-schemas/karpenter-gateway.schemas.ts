@@ -1,0 +1,102 @@
+import { EVENT_DATA_SCHEMAS } from '../event-schemas.js';
+import { anyObject, arrayOf, bool, closed, int, mapOf, nullableStr, open, str, type JsonSchema } from '../json-schema.js';
+import { type CommandSchema } from './command-schema.js';
+
+const poolName: JsonSchema = { ...str('a NodePool name (DNS-1123 label)'), minLength: 1, maxLength: 63 };
+const limits = mapOf({ type: ['string', 'number'] });
+
+const objectMeta = open(
+  { name: str(), uid: str(), resourceVersion: str(), creationTimestamp: str(), labels: mapOf(str()), annotations: mapOf(str()) },
+  ['uid', 'resourceVersion', 'creationTimestamp', 'labels', 'annotations'],
+);
+const NODE_POOL_SCHEMA = open(
+  {
+    apiVersion: { const: 'karpenter.sh/v1' },
+    kind: { const: 'NodePool' },
+    metadata: objectMeta,
+    spec: open({ template: anyObject(), disruption: anyObject(), limits, weight: int() }, ['template', 'disruption', 'limits', 'weight']),
+    status: anyObject(),
+  },
+  ['status'],
+  'A Karpenter NodePool (karpenter.sh/v1) as the API server returns it.',
+);
+
+const nullableObject = { type: ['object', 'null'] };
+const NODE_POOL_SUMMARY = open(
+  {
+    name: str(),
+    weight: { type: ['integer', 'null'] },
+    nodeClassRef: { ...nullableObject, properties: { group: str(), kind: str(), name: str() } },
+    limits: { ...nullableObject, additionalProperties: { type: ['string', 'number'] } },
+    disruption: nullableObject,
+    resources: { ...nullableObject, additionalProperties: str() },
+    ready: bool(),
+    createdAt: str(),
+    resourceVersion: str(),
+  },
+  ['weight', 'nodeClassRef', 'limits', 'disruption', 'resources', 'ready', 'createdAt', 'resourceVersion'],
+);
+const installed = bool('false: Karpenter is absent (the list is then empty)');
+
+const NODE_CLAIM = open(
+  {
+    name: str(),
+    nodeName: nullableStr(),
+    capacityType: nullableStr(),
+    instanceType: nullableStr(),
+    zone: nullableStr(),
+    ready: bool(),
+    deleting: bool(),
+    doNotDisrupt: bool(),
+    createdAt: str(),
+  },
+  ['nodeName', 'capacityType', 'instanceType', 'zone', 'ready', 'deleting', 'doNotDisrupt', 'createdAt'],
+);
+
+/** The consolidation's result: the event's data (nodepool.consolidation.requested), open, with dry runs too. */
+const CONSOLIDATION_RESULT_SCHEMA: JsonSchema = {
+  ...EVENT_DATA_SCHEMAS['nodepool.consolidation.requested'],
+  additionalProperties: true,
+  description: 'With dryRun, `nodeClaims` are those that would be deleted.',
+};
+
+export const KARPENTER_GATEWAY_COMMAND_SCHEMAS = {
+  'nodepools.list': {
+    summary: 'Karpenter NodePools in short (empty, with karpenterInstalled false, when Karpenter is absent).',
+    request: closed({}),
+    reply: open({ items: arrayOf(NODE_POOL_SUMMARY), karpenterInstalled: installed }),
+  },
+  'nodepool.get': {
+    summary: 'One NodePool in full, its summary and its NodeClaims counted.',
+    request: closed({ name: poolName }),
+    reply: open(
+      { karpenterInstalled: bool(), nodePool: NODE_POOL_SCHEMA, summary: NODE_POOL_SUMMARY, nodeClaims: open({ count: int(), deleting: int(), capacityTypes: mapOf(int()), nodes: arrayOf(str()) }) },
+      ['nodeClaims'],
+    ),
+  },
+  'nodepool.create': {
+    summary: 'Creates a NodePool (validated as Karpenter would), recording who asked.',
+    request: closed({ nodePool: anyObject('the NodePool object (karpenter.sh/v1)') }),
+    reply: NODE_POOL_SCHEMA,
+  },
+  'nodepool.update': {
+    summary: "Changes a NodePool's spec.limits or spec.disruption (a JSON merge patch), guarded by its resourceVersion.",
+    request: closed({ name: poolName, patch: anyObject('a JSON merge patch: {spec: {limits?, disruption?}}') }),
+    reply: NODE_POOL_SCHEMA,
+  },
+  'nodepool.delete': {
+    summary: 'Deletes a NodePool, guarded by its uid.',
+    request: closed({ name: poolName }),
+    reply: open({ nodePool: str(), deleted: { const: true } }),
+  },
+  'nodeclaims.list': {
+    summary: "A NodePool's NodeClaims: node, capacity type, instance type, zone, readiness.",
+    request: closed({ name: poolName }),
+    reply: open({ items: arrayOf(NODE_CLAIM), karpenterInstalled: installed }),
+  },
+  'nodepool.consolidate': {
+    summary: "Deletes the NodeClaims of scheduler-scoring's planned removals in the pool, within its disruption budgets (dryRun: says which).",
+    request: closed({ name: poolName, dryRun: bool() }),
+    reply: CONSOLIDATION_RESULT_SCHEMA,
+  },
+} as const satisfies Record<string, CommandSchema>;

@@ -1,0 +1,151 @@
+import { anyObject, arrayOf, bool, closed, int, mapOf, nullableStr, num, oneOf, open, page, str, time, type JsonSchema } from '../json-schema.js';
+import { cursor, limit, objectName, type CommandSchema } from './command-schema.js';
+
+const DECISION_SCHEMA = open(
+  {
+    id: str(),
+    kind: str(),
+    subject: str(),
+    outcome: str(),
+    reason: str(),
+    rationale: str(),
+    score: { type: ['number', 'null'] },
+    details: { type: ['object', 'null'] },
+    actor: str(),
+    correlationId: nullableStr(),
+    createdAt: time(),
+  },
+  ['details', 'actor', 'correlationId'],
+);
+
+const PLACEMENT_SCHEMA = open(
+  {
+    pod: str('namespace/name'),
+    namespace: str(),
+    workload: str(),
+    node: str(),
+    workloadClass: str(),
+    score: num(),
+    rationale: str(),
+    dimensions: mapOf(num(), 'each scoring dimension, 0–100'),
+  },
+  ['workload'],
+);
+
+const planRemoval = open({
+  node: str(),
+  reason: oneOf(['empty', 'underutilized']),
+  utilization: num('max(cpu, memory) requested / allocatable'),
+  pods: arrayOf(open({ pod: str(), to: str() })),
+  savingsUsdPerHour: num(),
+  priceKnown: bool(),
+});
+const planCore = {
+  remove: arrayOf(planRemoval, 'the nodes to remove, with where their pods go and the savings'),
+  blocked: arrayOf(open({ node: str(), reason: str(), detail: str() }, ['detail']), 'nodes that cannot go, and why'),
+  pdbImpact: arrayOf(open({ pdb: str(), disruptionsUsed: int(), disruptionsAllowed: int() })),
+  hourlySavingsUsd: num(),
+  monthlySavingsUsd: num('hourly × 730'),
+};
+/** CONSOLIDATION_PLAN_SCHEMA — a consolidation plan (libs/scoring ConsolidationPlan). */
+export const CONSOLIDATION_PLAN_SCHEMA: JsonSchema = open(planCore);
+
+const PLAN_SCHEMA = open(
+  {
+    ...planCore,
+    threshold: num(),
+    mode: str(),
+    nodePool: str(),
+    priceSource: str(),
+    priceSourceDetail: str(),
+    generatedAt: time(),
+    latestStoredPlan: open({ id: str(), status: str(), createdAt: time(), executedAt: { type: ['string', 'null'] } }),
+  },
+  ['threshold', 'mode', 'nodePool', 'priceSource', 'priceSourceDetail', 'generatedAt', 'latestStoredPlan'],
+  'The consolidation plan: nodes to remove (with where their pods go and the savings), nodes that cannot go and why, PodDisruptionBudget impact.',
+);
+
+const TRIGGER_RESULT_SCHEMA = open(
+  {
+    planId: str(),
+    mode: str(),
+    priceSource: str(),
+    catalogSource: str(),
+    decisions: arrayOf(DECISION_SCHEMA),
+    plan: CONSOLIDATION_PLAN_SCHEMA,
+    execution: open(
+      { drained: arrayOf(open({ node: str(), operationId: str(), status: str() }, ['operationId', 'status'])), skipped: arrayOf(open({ node: str(), reason: str(), detail: str() }, ['detail'])) },
+      [],
+      'with dryRun false: which planned nodes were drained, and why the others were not',
+    ),
+    gate: anyObject('what the approval and maintenance-window gate did with the plan (execute mode)'),
+    approvalsExecuted: arrayOf(open({ id: str(), status: str() })),
+  },
+  ['planId', 'priceSource', 'catalogSource', 'plan', 'execution', 'gate', 'approvalsExecuted'],
+  'The cycle that ran: its decisions and plan (and, when executed, what it did).',
+);
+
+const SIMULATE_RESULT_SCHEMA = open(
+  {
+    placedOnExisting: arrayOf(open({ node: str(), pod: str(), count: int() })),
+    placedOnExistingCount: int(),
+    additions: arrayOf(open({ instanceType: str(), count: int(), zone: str(), capacityType: str(), hourlyCostUsd: num() }, ['count', 'zone', 'capacityType', 'hourlyCostUsd'])),
+    hourlyCostUsd: num(),
+    unschedulable: arrayOf(open({ pod: str(), reason: str() }, ['pod', 'reason'])),
+    algorithm: str(),
+    newNodes: int(),
+    lowerBoundUsdPerHour: num(),
+    priceSource: str(),
+    catalogSource: str(),
+    catalogTypes: int(),
+  },
+  ['lowerBoundUsdPerHour', 'priceSource', 'catalogSource', 'catalogTypes'],
+  'Where N pods would go: onto existing nodes, onto projected new nodes (with their hourly cost), or nowhere and why.',
+);
+
+const toleration = closed(
+  { key: { ...str(), maxLength: 317 }, operator: oneOf(['Exists', 'Equal']), value: { ...str(), maxLength: 63 }, effect: oneOf(['NoSchedule', 'PreferNoSchedule', 'NoExecute']) },
+  ['key', 'operator', 'value', 'effect'],
+);
+const podGroup = closed(
+  {
+    name: { ...str(), maxLength: 253 },
+    count: { ...int(), minimum: 1, maximum: 100000 },
+    cpu: str('a Kubernetes CPU quantity (500m, 2)'),
+    memory: str('a Kubernetes memory quantity (1Gi)'),
+    gpu: { ...int(), maximum: 16 },
+    workloadClass: oneOf(['gpu', 'stateful', 'batch', 'latency_sensitive', 'stateless']),
+    nodeSelector: mapOf({ ...str(), maxLength: 63 }),
+    tolerations: { ...arrayOf(toleration), maxItems: 50 },
+    zone: str(),
+  },
+  ['name', 'gpu', 'workloadClass', 'nodeSelector', 'tolerations', 'zone'],
+);
+
+export const SCHEDULER_SCORING_COMMAND_SCHEMAS = {
+  'decisions.list': {
+    summary: 'The scheduling decision log, newest first; filters kind and subject.',
+    request: closed({ limit: limit(), cursor, kind: str(), subject: objectName() }, ['limit', 'cursor', 'kind', 'subject']),
+    reply: page(DECISION_SCHEMA),
+  },
+  'placement.list': {
+    summary: 'Every running workload pod with its node, class, score and rationale; filters namespace, node, class.',
+    request: closed({ limit: limit(), cursor, namespace: str(), node: objectName(), workloadClass: str() }, ['limit', 'cursor', 'namespace', 'node', 'workloadClass']),
+    reply: { ...page(PLACEMENT_SCHEMA), properties: { ...(page(PLACEMENT_SCHEMA)['properties'] as object), priceSource: str() } },
+  },
+  'optimize.plan': {
+    summary: 'The consolidation plan on the cluster now (of one NodePool, or all), with savings and PodDisruptionBudget impact.',
+    request: closed({ nodePool: objectName() }, ['nodePool']),
+    reply: PLAN_SCHEMA,
+  },
+  'optimize.trigger': {
+    summary: 'An optimisation cycle now, for the caller; dryRun false carries the plan out (drains, through approvals and windows).',
+    request: closed({ dryRun: bool() }),
+    reply: TRIGGER_RESULT_SCHEMA,
+  },
+  'simulate.run': {
+    summary: 'Where pod groups would go on the current fleet, and which new nodes (with their cost) the rest would need.',
+    request: closed({ pods: { ...arrayOf(podGroup), minItems: 1, maxItems: 1000 } }),
+    reply: SIMULATE_RESULT_SCHEMA,
+  },
+} as const satisfies Record<string, CommandSchema>;
