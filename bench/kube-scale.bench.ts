@@ -124,7 +124,7 @@ async function measure(service: Service, kubeconfig: string): Promise<Result> {
     };
   } else if (service === 'uncordon') {
     const source = new InformerNodeSource(kc, logger, {}, 1_800_000);
-    await source.start(() => undefined);
+    await source.start();
     source.list().filter((n) => n.spec?.unschedulable === true);
     firstSyncMs = performance.now() - t0;
     noChange = async () => {

@@ -5,6 +5,7 @@ import { UncordonRebalanceLedger1764800000000 } from './1764800000000-rebalance-
 import { UncordonApprovals1764900000000 } from './1764900000000-approvals.js';
 import { UncordonOutboxClaims1764950000000 } from './1764950000000-outbox-claims.js';
 import { UncordonDropInbox1765100000000 } from './1765100000000-drop-inbox.js';
+import { UncordonDrainState1765300000000 } from './1765300000000-drain-state.js';
 
 /** The uncordon migrations, in order. Imported by the service so that no build of it can leave them out. */
 export const migrations: (new () => MigrationInterface)[] = [
@@ -14,4 +15,5 @@ export const migrations: (new () => MigrationInterface)[] = [
   UncordonApprovals1764900000000,
   UncordonOutboxClaims1764950000000,
   UncordonDropInbox1765100000000,
+  UncordonDrainState1765300000000,
 ];

@@ -14,12 +14,6 @@ const ALLOWED: Record<string, string> = {
   'services/node-sync/src/adapters/inbound/node-sync.loop.ts': 'a loop not yet on the controller runtime (its conversion removes this entry)',
   'services/scheduler-scoring/src/adapters/inbound/scheduler-scoring.loop.ts': 'a loop not yet on the controller runtime (its conversion removes this entry)',
   'services/karpenter-gateway/src/adapters/outbound/nodepool-changes.repository.ts': "a retry not yet on the controller runtime (karpenter-gateway's conversion removes this entry)",
-  'services/uncordon/src/adapters/inbound/node-safety.loop.ts': 'fencing and pressure loops, converted onto the controller runtime next',
-  'services/uncordon/src/adapters/inbound/uncordon.loop.ts': 'auto-uncordon, drain and ledger loops, converted onto the controller runtime next',
-  'services/uncordon/src/adapters/outbound/kube-fencing.adapter.ts': 'request deadlines, moved to AbortSignal.timeout with the conversion',
-  'services/uncordon/src/drain/drain.service.ts': 'drain steps, one reconcile each with the conversion',
-  'services/uncordon/src/fencing/fencing.service.ts': 'fence steps, one reconcile each with the conversion',
-  'services/uncordon/src/auto-uncordon/uncordon.service.ts': "the record's retry, a requeue with the conversion",
   'services/api-gateway/src/api-gateway.module.ts': "the gateway's heartbeat: a liveness beat on the wall clock, like every service's (libs/platform), not an action",
   'services/api-gateway/src/adapters/inbound/stream.controller.ts': "one HTTP stream's keep-alive ping and its token's expiry: the connection's real time, whatever the Clock",
 };

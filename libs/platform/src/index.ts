@@ -2,7 +2,6 @@ export * from './config/config.js';
 export * from './config/common.js';
 export * from './config/disruption.js';
 export * from './clock/clock.js';
-export * from './clock/fake-clock.js';
 export * from './logging/logger.js';
 export * from './logging/request-context.js';
 export * from './errors/coded-error.js';

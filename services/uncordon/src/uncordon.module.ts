@@ -18,8 +18,13 @@ import { KubeNodeEvents } from './rebalance-ledger/kube-node-events.adapter.js';
 import { BusInstanceStates } from './rebalance-ledger/instance-states.adapter.js';
 import { DrainService } from './drain/drain.service.js';
 import { FencingService } from './fencing/fencing.service.js';
+import { FenceService } from './fencing/fence.service.js';
+import { FencingController } from './fencing/fencing.controller.js';
+import { AutoUncordonController } from './auto-uncordon/auto-uncordon.controller.js';
+import { DrainController } from './drain/drain.controller.js';
+import { PressureController } from './pressure/pressure.controller.js';
+import { RebalanceLedgerController } from './rebalance-ledger/rebalance-ledger.controller.js';
 import { PressureService } from './pressure/pressure.service.js';
-import { NodeSafetyLoop } from './adapters/inbound/node-safety.loop.js';
 import { NodeSafetyCommands } from './adapters/inbound/node-safety.commands.js';
 import { KubeFencing } from './adapters/outbound/kube-fencing.adapter.js';
 import { FencingRepository } from './fencing/fencing.repository.js';
@@ -90,9 +95,14 @@ export class UncordonModule {
         UncordonService,
         DrainService,
         FencingService,
+        FenceService,
         PressureService,
+        RebalanceLedgerController,
+        AutoUncordonController,
+        DrainController,
+        FencingController,
+        PressureController,
         UncordonLoop,
-        NodeSafetyLoop,
       ],
     };
   }

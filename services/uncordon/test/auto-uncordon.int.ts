@@ -1,15 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startKubeSim, type KubeSim } from '@nodes-manager/sim';
+import { FakeClock } from '@nodes-manager/platform';
 import { createTestDatabase, EventCollector, TEST_RABBITMQ_URL, waitFor, type TestDatabase } from '@nodes-manager/platform/testing';
 import { api, becomesLeader, startUncordon, type UncordonApp, getNode } from './uncordon.harness.js';
 import { aKubeNode } from '@nodes-manager/kube/testing';
 
 /*
  * Auto-uncordon (docs/auto-uncordon.md) end to end: the simulator over HTTP with the real client, real Postgres, the gateway in process and a
- * plain amqplib consumer on `nodes.events` (the real broker). Cordon times are backdated with the simulator's `at`.
+ * plain amqplib consumer on `nodes.events` (the real broker). Cordon times are backdated with the simulator's `at`, on a
+ * fake clock the service and the simulator share: the service acts by itself, on its controllers' timers, as the
+ * test steps the clock.
  */
 const MIN = 60_000;
-const ago = (ms: number): Date => new Date(Date.now() - ms);
+const clock = new FakeClock('2026-03-01T10:00:00Z');
+const ago = (ms: number): Date => new Date(clock.now().getTime() - ms);
 const NODES = ['n-nth', 'n-kubectl', 'n-karpenter', 'n-notready', 'n-optout', 'n-waiting'];
 
 describe('auto-uncordon against the simulator', () => {
@@ -19,7 +23,7 @@ describe('auto-uncordon against the simulator', () => {
   let events: EventCollector;
 
   beforeAll(async () => {
-    sim = await startKubeSim();
+    sim = await startKubeSim({ clock: () => clock.now(), timers: clock });
     db = await createTestDatabase('nm_uncordon');
     sim.load({ nodes: NODES.map((n) => aKubeNode(n, { readySince: ago(120 * MIN) })) });
     sim.scenario.cordonAsNth('n-nth', { taint: true, at: ago(20 * MIN) });
@@ -37,7 +41,8 @@ describe('auto-uncordon against the simulator', () => {
       kubeconfig: sim.kubeconfigPath,
       gateway: true,
       rabbitmqUrl: TEST_RABBITMQ_URL,
-      env: { AUTO_UNCORDON_GRACE_PERIOD_MINUTES: '15' },
+      clock,
+      env: { AUTO_UNCORDON_GRACE_PERIOD_MINUTES: '15', SCAN_INTERVAL_SECONDS: '60' },
     });
     await becomesLeader(app);
   }, 40_000);
@@ -50,6 +55,7 @@ describe('auto-uncordon against the simulator', () => {
   });
 
   it('uncordons the NTH rebalance cordon after the grace period: patch, scaling event, CloudEvent, Kubernetes Event', async () => {
+    // Becoming leader made the first pass: n-nth, cordoned 20 minutes ago, is past its 15-minute grace.
     const node = await waitFor(async () => {
       const n = await getNode(sim, 'n-nth');
       return n.spec?.unschedulable ? undefined : n;
@@ -69,7 +75,9 @@ describe('auto-uncordon against the simulator', () => {
       );
       return r.length > 0 ? r : undefined;
     }, 'the scaling event of n-nth', 10_000);
-    await new Promise((r) => setTimeout(r, 300));
+    // The passes its own patch set off (its watch event, debounced, and the ledger's): still one row.
+    await clock.step(1_000);
+    await app.settled();
     expect(await db.query(`SELECT 1 FROM nodes.scaling_events WHERE node_name = 'n-nth'`)).toHaveLength(1);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ action: 'uncordon', reason: 'UNCORDON', dry_run: false });
@@ -104,7 +112,7 @@ describe('auto-uncordon against the simulator', () => {
     expect(by['n-optout']).toMatchObject({ decision: 'skip', reason: 'OPTED_OUT' });
     expect(by['n-waiting']).toMatchObject({ decision: 'wait', reason: 'WAITING_GRACE_PERIOD' });
     const uncordonAt = Date.parse(by['n-waiting']!.uncordonAt);
-    expect(Math.abs(uncordonAt - (Date.now() + 10 * MIN))).toBeLessThan(MIN);
+    expect(Math.abs(uncordonAt - (clock.now().getTime() + 10 * MIN))).toBeLessThan(MIN);
     expect(by['n-waiting']!.description).toMatch(/^waiting (10|11) m more/);
 
     const waiting = await api<{ items: Array<Record<string, any>> }>(app.url!, '/api/v1/cordons?verdict=wait');

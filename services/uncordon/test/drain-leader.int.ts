@@ -4,13 +4,14 @@ import { FakeClock } from '@nodes-manager/platform';
 import { startKubeSim, type KubeSim } from '@nodes-manager/sim';
 import { createTestDatabase, waitFor, type TestDatabase } from '@nodes-manager/platform/testing';
 import { DrainService } from '../src/drain/drain.service.js';
+import { DRAIN_PICKUP_MS } from '../src/drain/drain.controller.js';
 import { becomesLeader, startUncordon, type UncordonApp, getNode } from './uncordon.harness.js';
 import { aKubeNode, aKubePod, aKubePdb } from '@nodes-manager/kube/testing';
 
 /*
- * Drains as the leader runs them, on a fake clock shared with the simulator (drain deadlines pass by
- * `clock.advance`): pick-up of an operation another replica recorded, API failures before the drain loop, and an
- * operation ended by someone else while its run was still going.
+ * Drains as the leader runs them, on a fake clock shared with the simulator: the drain controller's pick-up, its
+ * retries and polls and the deadlines all pass by `clock.step`. Pick-up of an operation another replica recorded,
+ * API failures before the drain loop, and an operation ended by someone else while it was still being carried on.
  */
 const MIN = 60_000;
 const meta = { actor: 'test', correlationId: 'c-1' };
@@ -38,7 +39,8 @@ describe('drain: leader pick-up, deadlines, operations ended elsewhere', () => {
 
   beforeEach(async () => {
     clock = new FakeClock('2026-03-01T10:00:00Z');
-    sim = await startKubeSim({ clock: () => clock.now() });
+    // Evicted pods go at once: the drains' own waits are the clock's.
+    sim = await startKubeSim({ clock: () => clock.now(), podTerminationMs: 0 });
     db = await createTestDatabase('nm_drain_leader');
   });
 
@@ -69,8 +71,11 @@ describe('drain: leader pick-up, deadlines, operations ended elsewhere', () => {
 
     const op = await drains(b).start(aDrain('n-1'), meta);
     expect(op.status).toBe('pending');
+    // The leader's pick-up comes within DRAIN_PICKUP_MS, not at the next scan tick (300 s here).
+    await clock.step(DRAIN_PICKUP_MS);
     const started = await waitFor(async () => ((await operation(op.id))?.status !== 'pending' ? true : undefined), 'the leader to pick the drain up', 8_000);
     expect(started).toBe(true);
+    await a.settled();
     await waitFor(async () => ((await operation(op.id))?.status === 'completed' ? true : undefined), 'the drain to complete', 10_000);
   }, 30_000);
 
@@ -81,12 +86,13 @@ describe('drain: leader pick-up, deadlines, operations ended elsewhere', () => {
     sim.faults.set({ rate500: 1 });
     // Recorded as `start` records it (the API is down, so not through `start`, which reads the node first).
     const id = await insertPendingDrain('n-2', clock.now());
-    drains(a).kick();
+    a.drains.enqueue(id);
+    await a.settled();
     // Within the deadline the run keeps trying (and says why) instead of crashing.
     await waitFor(async () => (((await operation(id))?.progress.errors as string[] | undefined)?.length ? true : undefined), 'a recorded API error', 6_000);
     expect((await operation(id))?.status).toBe('pending');
 
-    clock.advance(61_000);
+    await clock.step(61_000);
     const ended = await waitFor(async () => {
       const o = await operation(id);
       return o?.status === 'failed' ? o : undefined;
@@ -101,7 +107,7 @@ describe('drain: leader pick-up, deadlines, operations ended elsewhere', () => {
     await becomesLeader(a);
     sim.faults.set({ rate500: 1 });
     const id = await insertPendingDrain('n-3', new Date(clock.now().getTime() - 2 * MIN));
-    drains(a).kick();
+    a.drains.enqueue(id);
     const ended = await waitFor(async () => {
       const o = await operation(id);
       return o?.status === 'failed' ? o : undefined;
@@ -118,16 +124,18 @@ describe('drain: leader pick-up, deadlines, operations ended elsewhere', () => {
     const a = await start();
     await becomesLeader(a);
     const first = await drains(a).start(aDrain('n-4', { timeoutSeconds: 60 }), meta);
+    a.drains.enqueue(first.id);
     await waitFor(async () => (((await operation(first.id))?.progress.pdbWaits as number | undefined) ?? 0) >= 1 || undefined, 'the PDB to block the first drain', 6_000);
 
     // Someone else ends the first operation; a newer drain of the node starts and marks the node as its own.
     await db.query(`UPDATE nodes.drain_operations SET status = 'failed', reason = 'CORDON_FAILED', finished_at = $2 WHERE id = $1`, [first.id, clock.now()]);
     const second = await drains(a).start(aDrain('n-4'), meta);
+    a.drains.enqueue(second.id);
     await waitFor(async () => ((await getNode(sim, 'n-4')).metadata.annotations?.['nodes-manager/drain-operation'] === second.id) || undefined, 'the newer drain to mark the node', 6_000);
 
-    // The first run reaches its deadline and ends: it must find its operation already over and leave everything alone.
-    clock.advance(61_000);
-    await drains(a).settled(first.id);
+    // The first drain's next step (at its next poll, well before its deadline) must find it over and leave everything alone.
+    await clock.step(61_000);
+    await a.settled();
     expect((await operation(first.id))?.reason).toBe('CORDON_FAILED');
     expect(await drainsTotal(a)).toBe(0);
     expect((await getNode(sim, 'n-4')).metadata.annotations?.['nodes-manager/drain-operation']).toBe(second.id);

@@ -1,15 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { CloudEvent } from '@nodes-manager/contracts';
 import { startKubeSim, type KubeSim } from '@nodes-manager/sim';
+import { FakeClock } from '@nodes-manager/platform';
 import { createTestDatabase, waitFor, type TestDatabase } from '@nodes-manager/platform/testing';
 import { api, becomesLeader, startUncordon, type UncordonApp, getNode } from './uncordon.harness.js';
 import { aKubeNode, aKubePod, aKubePdb } from '@nodes-manager/kube/testing';
 
 /*
  * Drains (docs/uncordon.md#drain) through the gateway: kubectl-drain semantics against the simulator (real Eviction API, PDB 429s,
- * pods that take a moment to go), real Postgres, and a restart in the middle of a drain.
+ * pods that take 300 ms to go), real Postgres, and a restart in the middle of a drain — on a fake clock shared with
+ * the simulator (its terminating pods included): the drains' polls, PDB retries and deadlines pass by `clock.step`.
  */
-const readySince = new Date(Date.now() - 3600_000);
+const clock = new FakeClock('2026-03-01T10:00:00Z');
+const readySince = new Date(clock.now().getTime() - 3600_000);
 
 describe('drain', () => {
   let sim: KubeSim;
@@ -17,24 +20,29 @@ describe('drain', () => {
   let app: UncordonApp;
   const events: CloudEvent[] = [];
   const start = async () => {
-    const a = await startUncordon({ databaseUrl: db.url, kubeconfig: sim.kubeconfigPath, gateway: true });
+    const a = await startUncordon({ databaseUrl: db.url, kubeconfig: sim.kubeconfigPath, gateway: true, clock, env: { SCAN_INTERVAL_SECONDS: '3600' } });
     a.runtime.eventBus!.tap((e) => void events.push(e));
     await becomesLeader(a);
     return a;
   };
   const drain = (node: string, body: Record<string, unknown> = {}) => api(app.url!, `/api/v1/nodes/${node}/drain`, { method: 'POST', body });
-  const ended = (id: string, timeoutMs = 20_000) =>
-    waitFor(async () => {
+  /** ended — steps the clock half a second at a time until the drain is over (at most ten simulated minutes). */
+  const ended = async (id: string) => {
+    for (let t = 0; t <= 600_000; t += 500) {
+      await app.settled();
       const r = await api(app.url!, `/api/v1/drains/${id}`);
-      return r.body.status === 'completed' || r.body.status === 'failed' ? r.body : undefined;
-    }, `drain ${id} ended`, timeoutMs);
+      if (r.body.status === 'completed' || r.body.status === 'failed') return r.body;
+      await clock.step(500);
+    }
+    throw new Error(`drain ${id} did not end within ten simulated minutes`);
+  };
   const podsOn = async (node: string): Promise<string[]> => {
     const res = (await fetch(`${sim.url}/api/v1/pods?fieldSelector=spec.nodeName%3D${node}`).then((r) => r.json())) as { items: any[] };
     return res.items.map((p) => p.metadata.name).sort();
   };
 
   beforeAll(async () => {
-    sim = await startKubeSim({ podTerminationMs: 300 });
+    sim = await startKubeSim({ podTerminationMs: 300, clock: () => clock.now(), timers: clock });
     db = await createTestDatabase('nm_drain');
     sim.load({
       nodes: ['d-1', 'd-2', 'd-3', 'd-4', 'spare'].map((n) => aKubeNode(n, { readySince })),
@@ -75,6 +83,7 @@ describe('drain', () => {
     const node = await getNode(sim, 'd-1');
     expect(node.spec.unschedulable).toBe(true);
     expect(node.metadata.annotations['nodes-manager/drain-operation']).toBe(id);
+    await clock.step(300);
     await waitFor(async () => !(await podsOn('d-1')).includes('web-1'), 'web-1 evicted');
     expect(await podsOn('d-1')).toEqual(['db-1', 'ds-agent', 'static-proxy']);
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { FENCING_LABEL, type CloudEvent } from '@nodes-manager/contracts';
-import { ApprovalStore, createDataSource, JsonLogger, Outbox, SystemClock } from '@nodes-manager/platform';
+import { ApprovalStore, createDataSource, FakeClock, JsonLogger, Outbox, SystemClock } from '@nodes-manager/platform';
 import { createTestDatabase, testToken, waitFor, type TestDatabase } from '@nodes-manager/platform/testing';
 import { generateFleet, startKubeSim, type KubeSim } from '@nodes-manager/sim';
 import { DrainRepository } from '../src/drain/drain.repository.js';
@@ -20,12 +20,23 @@ const OPTED = FLEET.nodes.slice(0, 10).map((n) => n.metadata!.name!);
 for (const n of FLEET.nodes) if (OPTED.includes(n.metadata!.name!)) n.metadata!.labels![FENCING_LABEL] = 'enabled';
 const zoneOf = (node: string) => FLEET.nodes.find((n) => n.metadata!.name === node)!.metadata!.labels!['topology.kubernetes.io/zone']!;
 const [A, B] = [OPTED[0]!, OPTED.find((n) => zoneOf(n) !== zoneOf(OPTED[0]!))!];
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/**
+ * The service and the simulator share a fake clock (the kubelets stamp their Lease renewals with it): the fencing
+ * evaluation runs every scan interval (1 s here) of it, as the test steps it.
+ */
+const clock = new FakeClock('2026-03-01T10:00:00Z');
 
 describe('fence approvals (uncordon with the gateway, real Postgres, Kubernetes simulator)', () => {
   let sim: KubeSim;
   let db: TestDatabase;
   let app: UncordonApp;
+  /** evaluations — `n` scan intervals pass: `n` fencing evaluations, each with what it set off. */
+  const evaluations = async (n: number) => {
+    for (let i = 0; i < n; i++) {
+      await clock.step(1_000);
+      await app.settled();
+    }
+  };
   const events: CloudEvent[] = [];
   const call = async (path: string, init: { method?: string; body?: unknown } = {}, token = testToken('nodes:read nodes:write', 'alice')) => {
     const res = await fetch(`${app.url}${path}`, { method: init.method ?? 'GET', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}) });
@@ -35,10 +46,10 @@ describe('fence approvals (uncordon with the gateway, real Postgres, Kubernetes 
   const operations = (node: string) => db.query<{ id: string; actor: string; status: string; evidence: any }>(`SELECT id, actor, status, evidence FROM nodes.fencing_operations WHERE node_name = $1`, [node]);
 
   beforeAll(async () => {
-    sim = await startKubeSim({ kubelet: { renewMs: 1_000 } });
+    sim = await startKubeSim({ kubelet: { renewMs: 1_000 }, clock: () => clock.now(), timers: clock });
     sim.load(FLEET);
     db = await createTestDatabase('nm_fence_approvals');
-    app = await startUncordon({ databaseUrl: db.url, kubeconfig: sim.kubeconfigPath, gateway: true, env: { DISRUPTION_APPROVAL: 'automatic,fence=manual', APPROVAL_TTL_MINUTES: '30' } });
+    app = await startUncordon({ databaseUrl: db.url, kubeconfig: sim.kubeconfigPath, gateway: true, clock, env: { DISRUPTION_APPROVAL: 'automatic,fence=manual', APPROVAL_TTL_MINUTES: '30' } });
     app.runtime.eventBus!.tap((e) => void events.push(e));
     await becomesLeader(app);
   }, 60_000);
@@ -50,16 +61,16 @@ describe('fence approvals (uncordon with the gateway, real Postgres, Kubernetes 
   });
 
   it('a hung opted-in node gets one pending request (the node, its instance, why, until when) and no fence', async () => {
-    sim.scenario.hangNode(A, { since: new Date(Date.now() - 3 * 60_000) });
-    sim.scenario.hangNode(B, { since: new Date(Date.now() - 3 * 60_000) });
-    const [a] = await waitFor(async () => ((await fenceApprovals(A)).length === 1 ? fenceApprovals(A) : undefined), 'a fence request for A', 20_000);
+    sim.scenario.hangNode(A, { since: new Date(clock.now().getTime() - 3 * 60_000) });
+    sim.scenario.hangNode(B, { since: new Date(clock.now().getTime() - 3 * 60_000) });
+    const [a] = await waitFor(async () => (await evaluations(1), (await fenceApprovals(A)).length === 1 ? fenceApprovals(A) : undefined), 'a fence request for A', 20_000);
     const instanceId = FLEET.nodes.find((n) => n.metadata!.name === A)!.spec!.providerID!.split('/').pop()!;
     expect(a).toMatchObject({ kind: 'fence', service: 'uncordon', status: 'pending', subject: A, requestedBy: 'system:uncordon', nodes: [{ node: A, reason: 'hung', instanceId, evidence: { ready: 'Unknown', leaseStaleSeconds: expect.any(Number) } }] });
     expect(a.id).toMatch(/^fence-[0-9a-f-]{36}$/);
     expect(a.reason).toContain(instanceId);
     expect(Date.parse(a.expiresAt) - Date.parse(a.requestedAt)).toBe(30 * 60_000);
-    await waitFor(async () => (await fenceApprovals(B)).length === 1, 'a fence request for B', 20_000);
-    await sleep(2_500); // several cycles: still one request per node, nothing fenced
+    await waitFor(async () => (await evaluations(1), (await fenceApprovals(B)).length === 1), 'a fence request for B', 20_000);
+    await evaluations(3); // several evaluations: still one request per node, nothing fenced
     expect((await fenceApprovals(A)).length).toBe(1);
     expect(await operations(A)).toEqual([]);
     const verdict = (await call('/api/v1/fencing')).body.verdicts.find((v: any) => v.node === A);
@@ -72,6 +83,7 @@ describe('fence approvals (uncordon with the gateway, real Postgres, Kubernetes 
     expect((await call(`/api/v1/approvals/${a.id}/approve`, { method: 'POST', body: {} }, testToken('nodes:read', 'bob'))).status).toBe(403);
     expect((await call(`/api/v1/approvals/${a.id}/approve`, { method: 'POST', body: { comment: 'it is dead' } })).status).toBe(200);
     const done = await waitFor(async () => {
+      await evaluations(1);
       const got = (await call(`/api/v1/approvals/${a.id}`)).body;
       return got.status === 'executed' ? got : undefined;
     }, 'the approval executed', 20_000);
@@ -81,7 +93,9 @@ describe('fence approvals (uncordon with the gateway, real Postgres, Kubernetes 
     // The event goes out through the outbox relay after the commit: wait for it, then make sure it stays one.
     const executed = () => events.filter((e) => e.type === 'approval.executed' && (e.data as any).approvalId === a.id);
     await waitFor(() => executed().length > 0 || undefined, 'approval.executed on the bus', 10_000);
-    await sleep(2_000);
+    // More evaluations, and the outbox published to the end: still one.
+    await evaluations(2);
+    await waitFor(async () => (await db.query(`SELECT 1 FROM nodes.outbox_uncordon WHERE sent_at IS NULL`)).length === 0 || undefined, 'the outbox published');
     expect(executed()).toHaveLength(1);
     expect(await operations(A)).toHaveLength(1);
   });
@@ -89,7 +103,7 @@ describe('fence approvals (uncordon with the gateway, real Postgres, Kubernetes 
   it('a rejected fence is not asked again for that node object', async () => {
     const [b] = await fenceApprovals(B);
     expect((await call(`/api/v1/approvals/${b.id}/reject`, { method: 'POST', body: {} })).status).toBe(200);
-    await sleep(3_000);
+    await evaluations(3);
     expect((await fenceApprovals(B)).map((x) => [x.id, x.status])).toEqual([[b.id, 'rejected']]);
     expect(await operations(B)).toEqual([]);
     const verdict = (await call('/api/v1/fencing')).body.verdicts.find((v: any) => v.node === B);

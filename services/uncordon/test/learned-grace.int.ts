@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startKubeSim, type KubeSim } from '@nodes-manager/sim';
+import { FakeClock } from '@nodes-manager/platform';
 import { createTestDatabase, waitFor, type TestDatabase } from '@nodes-manager/platform/testing';
 import { api, becomesLeader, getNode, startUncordon, type UncordonApp } from './uncordon.harness.js';
 import { aKubeNode } from '@nodes-manager/kube/testing';
@@ -11,7 +12,9 @@ import { aKubeNode } from '@nodes-manager/kube/testing';
  * written as the ledger would have; the nodes are cordoned by NTH 20 minutes ago in the simulator.
  */
 const MIN = 60_000;
-const ago = (ms: number): Date => new Date(Date.now() - ms);
+/** The service and the simulator share a fake clock: the figures' cache and the passes go by its steps. */
+const clock = new FakeClock('2026-03-01T10:00:00Z');
+const ago = (ms: number): Date => new Date(clock.now().getTime() - ms);
 const POOLS = {
   slow: { type: 'm5.large', zone: 'us-east-1a', leads: [30, 40, 50, 60, 70, 80, 90, 100, 110, 120] }, // p90 111 min
   fast: { type: 'c5.large', zone: 'us-east-1b', leads: [2, 2, 3, 3, 4, 4, 5, 5, 6, 6] }, // p90 6 min: shorter than 15
@@ -29,13 +32,14 @@ describe('learned grace mode', () => {
   let app: UncordonApp;
 
   beforeAll(async () => {
-    sim = await startKubeSim();
+    sim = await startKubeSim({ clock: () => clock.now(), timers: clock });
     db = await createTestDatabase('nm_learned');
     sim.load({ nodes: [nodeOf('n-slow', POOLS.slow), nodeOf('n-fast', POOLS.fast), nodeOf('n-thin', POOLS.thin)] });
     app = await startUncordon({
       databaseUrl: db.url,
       kubeconfig: sim.kubeconfigPath,
       gateway: true,
+      clock,
       env: { AUTO_UNCORDON_GRACE_PERIOD_MINUTES: '15', AUTO_UNCORDON_GRACE_MODE: 'learned', AUTO_UNCORDON_LEARNED_MIN_SAMPLES: '10' },
     });
     await becomesLeader(app);
@@ -50,7 +54,7 @@ describe('learned grace mode', () => {
         );
       }
     }
-    await new Promise((r) => setTimeout(r, 1_500)); // the figures are cached for one scan interval (1 s here)
+    await clock.step(1_000); // the figures are cached for one scan interval (1 s here)
     for (const n of ['n-slow', 'n-fast', 'n-thin']) sim.scenario.cordonAsNth(n, { taint: true, at: ago(20 * MIN) });
   }, 40_000);
 
@@ -61,7 +65,10 @@ describe('learned grace mode', () => {
   });
 
   it('a pool with a p90 lead time longer than the configured grace waits that long; one with a shorter p90 keeps the configured grace', async () => {
-    for (const n of ['n-fast', 'n-thin']) await waitFor(async () => !(await getNode(sim, n)).spec?.unschedulable, `${n} uncordoned after the configured 15 min`, 20_000);
+    // Each look steps the clock past the debounce of the cordons' watch events, so the passes they set off run.
+    for (const n of ['n-fast', 'n-thin']) {
+      await waitFor(async () => (await clock.step(250), !(await getNode(sim, n)).spec?.unschedulable), `${n} uncordoned after the configured 15 min`, 20_000);
+    }
     const cordons = (await api<{ items: Array<{ node: string; decision: string; reason: string; evidence: { effectiveGraceMinutes?: number }; rebalance?: { samples: number; p90LeadMinutes: number | null; grace: { minutes: number; basis: string } } }> }>(app.url!, '/api/v1/cordons')).body.items;
     const slow = cordons.find((c) => c.node === 'n-slow')!;
     expect(slow).toMatchObject({ decision: 'wait', reason: 'WAITING_GRACE_PERIOD', evidence: { effectiveGraceMinutes: 111 } });

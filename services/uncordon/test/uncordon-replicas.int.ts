@@ -8,7 +8,8 @@ import { aKubeNode } from '@nodes-manager/kube/testing';
 
 /*
  * Replicas, restarts and conflicts, on a fake clock shared by the service and the simulator (managedFields
- * times, Ready transitions): the grace period passes by `clock.advance`, never by sleeping.
+ * times, Ready transitions): the grace period passes by `clock.step`, never by sleeping; every timer of the
+ * controllers (requeues, the debounce of node changes, the scan interval) is the clock's.
  */
 const MIN = 60_000;
 
@@ -18,7 +19,8 @@ describe('auto-uncordon: replicas, restarts, conflicts', () => {
   let clock: FakeClock;
   const apps: UncordonApp[] = [];
   const start = async (env: Record<string, string> = {}): Promise<UncordonApp> => {
-    const a = await startUncordon({ databaseUrl: db.url, kubeconfig: sim.kubeconfigPath, clock, env: { AUTO_UNCORDON_GRACE_PERIOD_MINUTES: '3', ...env } });
+    // An hour's scan interval: what happens within a test is the verdicts' own requeues and node changes.
+    const a = await startUncordon({ databaseUrl: db.url, kubeconfig: sim.kubeconfigPath, clock, env: { AUTO_UNCORDON_GRACE_PERIOD_MINUTES: '3', SCAN_INTERVAL_SECONDS: '3600', ...env } });
     apps.push(a);
     return a;
   };
@@ -36,7 +38,7 @@ describe('auto-uncordon: replicas, restarts, conflicts', () => {
   /** cycleUntil — background cycles (watch events, timers) run too: assert on outcomes, after any cycle. */
   const cycleUntil = async (a: UncordonApp, what: string, done: () => Promise<boolean>) =>
     waitFor(async () => {
-      await a.service.runCycle();
+      await a.cycle();
       return (await done()) || undefined;
     }, what, 10_000);
   const uncordoned = (node: string, n = 1) => async () => (await uncordonRows(node)).length === n;
@@ -61,11 +63,11 @@ describe('auto-uncordon: replicas, restarts, conflicts', () => {
     await waitFor(() => a.leader.isLeader || b.leader.isLeader, 'a leader');
     expect(a.leader.isLeader && b.leader.isLeader).toBe(false);
 
-    clock.advance(4 * MIN);
+    await clock.step(4 * MIN);
     // Both replicas are asked to act, at the same time, several times over.
-    await Promise.all([a.service.runCycle(), b.service.runCycle(), a.service.runCycle(), b.service.runCycle()]);
+    await Promise.all([a.cycle(), b.cycle(), a.cycle(), b.cycle()]);
     await waitFor(async () => (await uncordonRows()).length === 4 || undefined, 'four uncordons');
-    await Promise.all([a.service.runCycle(), b.service.runCycle()]);
+    await Promise.all([a.cycle(), b.cycle()]);
 
     expect((await uncordonRows()).map((r) => r.node_name).sort()).toEqual(names);
     // Successful patches: four in all. Any extra write request must have been refused by the resourceVersion guard.
@@ -93,18 +95,18 @@ describe('auto-uncordon: replicas, restarts, conflicts', () => {
     const firstSight = clock.now();
     const first = await start();
     await becomesLeader(first);
-    await first.service.runCycle();
+    await first.cycle();
     const [obs] = await db.query<{ first_seen_cordoned_at: Date }>(`SELECT first_seen_cordoned_at FROM nodes.cordon_observations WHERE node_name = 'g-1'`);
     expect(obs?.first_seen_cordoned_at.toISOString()).toBe(firstSight.toISOString());
 
-    clock.advance(2 * MIN);
-    const before = await first.service.runCycle();
+    await clock.step(2 * MIN);
+    const before = await first.cycle();
     expect(before.verdicts).toEqual([expect.objectContaining({ node: 'g-1', decision: 'wait', requeueAfterMs: MIN })]);
     await first.close();
 
     const second = await start();
     await becomesLeader(second);
-    clock.advance(1.5 * MIN);
+    await clock.step(1.5 * MIN);
     await cycleUntil(second, 'g-1 uncordoned', uncordoned('g-1'));
     const [row] = await uncordonRows('g-1');
     expect(row?.evidence).toMatchObject({ cordonedSince: firstSight.toISOString(), cordonedSinceSource: 'first-seen', provenance: 'rebalance-taint' });
@@ -116,9 +118,9 @@ describe('auto-uncordon: replicas, restarts, conflicts', () => {
     sim.scenario.cordonAsNth('c-1');
     const a = await start();
     await becomesLeader(a);
-    await a.service.runCycle();
+    await a.cycle();
     sim.faults.set({ conflictNextWrite: true });
-    clock.advance(4 * MIN);
+    await clock.step(4 * MIN);
     // Whichever cycle met the conflict (watch events and timers run cycles too), a later one re-read and patched.
     await cycleUntil(a, 'c-1 uncordoned', uncordoned('c-1'));
     expect(sim.faults.current().conflictNextWrite).toBe(false);
@@ -136,19 +138,19 @@ describe('auto-uncordon: replicas, restarts, conflicts', () => {
       if (e.type === 'node.uncordoned' && e.subject === 'r-1') events.push(e.id);
     });
     await becomesLeader(a);
-    await a.service.runCycle();
+    await a.cycle();
     // The database refuses the record (as during an outage) after the patch has landed.
     await db.query(`CREATE FUNCTION nodes.refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'database unavailable'; END $$`);
     await db.query(`CREATE TRIGGER refuse BEFORE INSERT ON nodes.scaling_events FOR EACH ROW EXECUTE FUNCTION nodes.refuse()`);
-    clock.advance(4 * MIN);
-    await waitFor(async () => (await getNode(sim, 'r-1')).spec.unschedulable !== true || (await a.service.runCycle(), false), 'the patch to land', 10_000);
+    await clock.step(4 * MIN);
+    await waitFor(async () => (await getNode(sim, 'r-1')).spec.unschedulable !== true || (await a.cycle(), false), 'the patch to land', 10_000);
     expect(await uncordonRows('r-1')).toHaveLength(0);
     const [pending] = await db.query<{ pending_uncordon: { at: string } | null }>(`SELECT pending_uncordon FROM nodes.cordon_observations WHERE node_name = 'r-1'`);
     expect(pending?.pending_uncordon?.at).toBe((await getNode(sim, 'r-1')).metadata.annotations['nodes-manager/uncordoned-at']);
 
     await db.query(`DROP TRIGGER refuse ON nodes.scaling_events`);
     await cycleUntil(a, 'the landed uncordon to be recorded', uncordoned('r-1'));
-    await a.service.runCycle();
+    await a.cycle();
     expect(await uncordonRows('r-1')).toHaveLength(1);
     await waitFor(() => events.length >= 1, 'its node.uncordoned event');
     expect(events).toHaveLength(1);
@@ -161,15 +163,13 @@ describe('auto-uncordon: replicas, restarts, conflicts', () => {
     for (const n of names) sim.scenario.cordonAsNth(n);
     const a = await start({ AUTO_UNCORDON_MAX_PER_CYCLE: '3', SCAN_INTERVAL_SECONDS: '60' });
     await becomesLeader(a);
-    await a.service.runCycle();
-    clock.advance(4 * MIN);
-    /** burst — many cycles in the same instant: ours, and those the watch events of our own patches set off. */
+    await a.cycle();
+    // To the end of the grace (it runs from the end of the second of the cordon): the controller's requeue acts then.
+    await clock.step(3 * MIN + 1000);
+    /** burst — many passes in the same instant (as the watch events of our own patches set off). */
     const burst = async () => {
-      for (let i = 0; i < 4; i++) {
-        await a.service.runCycle();
-        await new Promise((r) => setTimeout(r, 300));
-      }
-      return a.service.runCycle();
+      for (let i = 0; i < 4; i++) await a.cycle();
+      return a.cycle();
     };
 
     let last = await burst();
@@ -180,12 +180,12 @@ describe('auto-uncordon: replicas, restarts, conflicts', () => {
     for (const v of held) expect(v).toMatchObject({ decision: 'wait', requeueAfterMs: 60_000 });
     expect(last.requeueAfterMs).toBe(60_000);
 
-    clock.advance(60_000);
+    await clock.step(60_000);
     last = await burst();
     expect(await uncordonRows()).toHaveLength(6);
     expect(last.verdicts.filter((v) => v.reason === 'BUDGET_EXHAUSTED')).toHaveLength(1);
 
-    clock.advance(60_000);
+    await clock.step(60_000);
     await burst();
     expect((await uncordonRows()).map((r) => r.node_name).sort()).toEqual(names);
   }, 40_000);
@@ -199,7 +199,9 @@ describe('auto-uncordon: replicas, restarts, conflicts', () => {
       if (e.type === 'node.uncordoned' && e.subject === 'a-1') events.push(e.id);
     });
     await becomesLeader(a);
-    await a.service.runCycle();
+    await a.cycle();
+    // The ledger's pass after it has written its row of this rebalance: the next transaction is the uncordon's record.
+    await a.settled();
     // The first transaction after this commits, then its acknowledgement is lost (the connection drops).
     const ds = a.app.get<DataSource>(DATA_SOURCE);
     const transaction = ds.transaction.bind(ds) as (...args: unknown[]) => Promise<unknown>;
@@ -209,12 +211,13 @@ describe('auto-uncordon: replicas, restarts, conflicts', () => {
       if (lost++ === 0) throw new Error('Connection terminated unexpectedly');
       return result;
     }) as typeof ds.transaction;
-    clock.advance(4 * MIN);
+    await clock.step(4 * MIN);
     await cycleUntil(a, 'a-1 uncordoned', async () => lost > 1 || (await uncordonRows('a-1')).length > 1);
-    await a.service.runCycle();
+    await a.cycle();
     expect(await uncordonRows('a-1')).toHaveLength(1);
     await waitFor(() => events.length >= 1, 'its node.uncordoned event');
-    await new Promise((r) => setTimeout(r, 500));
+    // Once the relay has published everything in the outbox, a second event would have been published too.
+    await waitFor(async () => (await db.query(`SELECT 1 FROM nodes.outbox_uncordon WHERE sent_at IS NULL`)).length === 0 || undefined, 'the outbox published');
     expect(events).toHaveLength(1);
     // The rebalance ledger adds its own events to the same outbox; the uncordon's is counted.
     const outbox = await db.query<{ n: string }>(`SELECT count(*)::text AS n FROM nodes.outbox_uncordon WHERE type = 'node.uncordoned'`);
@@ -227,20 +230,20 @@ describe('auto-uncordon: replicas, restarts, conflicts', () => {
     const a = await start();
     await becomesLeader(a);
     // The grace runs from the end of the second the cordon was written in (managedFields times are whole seconds).
-    clock.advance(3 * MIN + 1000);
+    await clock.step(3 * MIN + 1000);
     await cycleUntil(a, 'f-1 uncordoned', uncordoned('f-1'));
-    clock.advance(MIN - 1000);
+    await clock.step(MIN - 1000);
     sim.scenario.cordonAsNth('f-1');
-    clock.advance(4 * MIN);
+    await clock.step(4 * MIN);
     // The new cordon reaches the service through its watch.
     const waiting = await waitFor(async () => {
-      const r = await a.service.runCycle();
+      const r = await a.cycle();
       return r.verdicts.length > 0 ? r : undefined;
     }, 'the new cordon seen');
     expect(waiting.verdicts).toEqual([expect.objectContaining({ decision: 'wait', requeueAfterMs: 2 * MIN + 1000, evidence: expect.objectContaining({ flapCount: 1, effectiveGraceMinutes: 6 }) })]);
-    clock.advance(2 * MIN + 1000 - 1);
-    expect((await a.service.runCycle()).acted).toEqual({});
-    clock.advance(1);
+    await clock.step(2 * MIN + 1000 - 1);
+    expect((await a.cycle()).acted).toEqual({});
+    await clock.step(1);
     await cycleUntil(a, 'f-1 uncordoned again', uncordoned('f-1', 2));
   }, 40_000);
 
@@ -249,9 +252,9 @@ describe('auto-uncordon: replicas, restarts, conflicts', () => {
     sim.scenario.cordonAsNth('d-1');
     const a = await start({ AUTO_UNCORDON_DRY_RUN: 'true' });
     await becomesLeader(a);
-    clock.advance(4 * MIN);
-    await a.service.runCycle();
-    await a.service.runCycle();
+    await clock.step(4 * MIN);
+    await a.cycle();
+    await a.cycle();
     const rows = await db.query<{ dry_run: boolean; reason: string }>(`SELECT dry_run, reason FROM nodes.scaling_events WHERE node_name = 'd-1'`);
     expect(rows).toEqual([{ dry_run: true, reason: 'DRY_RUN' }]);
     expect(sim.stats().byVerbResource['patch nodes'] ?? 0).toBe(0);

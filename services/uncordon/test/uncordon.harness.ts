@@ -5,7 +5,12 @@ import { startTestApp, testEnv, testToken, waitFor } from '@nodes-manager/platfo
 import { testGatewayModule } from '../../../test/support/gateway.js';
 import { loadUncordonConfig } from '../src/config.js';
 import { UncordonModule } from '../src/uncordon.module.js';
-import { UncordonService } from '../src/auto-uncordon/uncordon.service.js';
+import { UncordonService, type CycleResult } from '../src/auto-uncordon/uncordon.service.js';
+import { AutoUncordonController } from '../src/auto-uncordon/auto-uncordon.controller.js';
+import { DrainController } from '../src/drain/drain.controller.js';
+import { FencingController } from '../src/fencing/fencing.controller.js';
+import { PressureController } from '../src/pressure/pressure.controller.js';
+import { RebalanceLedgerController } from '../src/rebalance-ledger/rebalance-ledger.controller.js';
 import { UNCORDON_LEADER } from '../src/tokens.js';
 import type { LeaderElector } from '@nodes-manager/platform';
 
@@ -15,6 +20,12 @@ export interface UncordonApp {
   url?: string;
   service: UncordonService;
   leader: LeaderElector;
+  /** cycle — an auto-uncordon pass that starts after this call (none, empty, in a replica that does not lead). */
+  cycle(): Promise<CycleResult>;
+  /** drains — the drain controller: `enqueue(id)` carries an operation on, as the `node.drain` command does. */
+  drains: DrainController;
+  /** settled — resolves once no controller of the service has a key queued or reconciling (timers for later aside). */
+  settled(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -54,6 +65,14 @@ export async function startUncordon(o: {
     ...started,
     service: started.app.get(UncordonService),
     leader,
+    cycle: () => started.app.get(AutoUncordonController).runPass(),
+    drains: started.app.get(DrainController),
+    settled: async () => {
+      const { evaluation, fences } = started.app.get(FencingController);
+      const all = [started.app.get(AutoUncordonController).controller, started.app.get(RebalanceLedgerController).controller, started.app.get(DrainController).controller, evaluation, fences, started.app.get(PressureController).controller];
+      // Twice: one controller's reconcile may enqueue another's key (a pass enqueues the ledger's).
+      for (let i = 0; i < 2; i++) for (const c of all) await c.settled();
+    },
     close: () => started.app.close(),
   };
 }
@@ -68,7 +87,12 @@ export async function api<T = any>(url: string, path: string, init: { method?: s
   return { status: res.status, body: (await res.json()) as T };
 }
 
-export const becomesLeader = (a: UncordonApp): Promise<true> => waitFor(() => a.leader.isLeader || undefined, 'leadership', 10_000) as Promise<true>;
+/** becomesLeader — waits until `a` leads and its controllers have done what becoming leader set off (their first passes). */
+export async function becomesLeader(a: UncordonApp): Promise<true> {
+  await waitFor(() => a.leader.isLeader || undefined, 'leadership', 10_000);
+  await a.settled();
+  return true;
+}
 
 /** getNode — a raw GET of a node from the simulator (JSON, no client). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -74,3 +74,6 @@ export function sleepOn(clock: Pick<Clock, 'setTimer'>, ms: number, signal?: Abo
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
+
+/** FakeClock lives in its own file; it is exported here too, with the Clock it stands in for. */
+export { FakeClock } from './fake-clock.js';

@@ -169,14 +169,16 @@ describe('Controller: time', () => {
     expect(calls.at(-1)).toMatchObject({ retries: 0 });
   });
 
-  it('lists its keys again every resync interval', async () => {
+  it('lists its keys again every resync interval, saying why it lists them', async () => {
     let keys = ['a'];
-    const { controller, clock, calls } = aController({ listKeys: () => keys, resyncMs: 60_000 });
+    const why: string[] = [];
+    const { controller, clock, calls } = aController({ listKeys: (w) => (why.push(w), keys), resyncMs: 60_000 });
     controller.start();
     await controller.settled();
     keys = ['a', 'b'];
     await clock.step(60_000);
     expect(calls.map((c) => `${c.key}@${c.at}`)).toEqual(['a@0', 'a@60000', 'b@60000']);
+    expect(why).toEqual(['start', 'resync']);
   });
 });
 

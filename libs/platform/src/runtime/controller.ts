@@ -43,8 +43,11 @@ export interface ControllerOptions<R extends ReconcileResult = ReconcileResult> 
   readonly clock: Clock;
   /** reconcile — brings one key's world to what it should be; idempotent, resumable from what it reads. */
   readonly reconcile: (key: string, ctx: ReconcileContext) => Promise<R | void>;
-  /** listKeys — every key that may need work, enqueued on becoming leader and every `resyncMs`. */
-  readonly listKeys?: () => Promise<Iterable<string>> | Iterable<string>;
+  /**
+   * listKeys — the keys that may need work: every one on becoming leader (`start`), and every `resyncMs` while
+   * leading (`resync`: a source may list fewer then, e.g. only what another replica recorded since).
+   */
+  readonly listKeys?: (why: 'start' | 'resync') => Promise<Iterable<string>> | Iterable<string>;
   /** Absent: the controller reconciles in every replica. */
   readonly leader?: LeaderGate;
   /** How many keys reconcile at once (never one key twice). Default 1. */
@@ -212,7 +215,7 @@ export class Controller<R extends ReconcileResult = ReconcileResult> {
     this.term = randomUUID();
     this.abort = new AbortController();
     this.listFailures = 0;
-    void this.relist();
+    void this.relist('start');
   }
 
   private deactivate(): void {
@@ -233,7 +236,7 @@ export class Controller<R extends ReconcileResult = ReconcileResult> {
   }
 
   /** relist — enqueue every key of the source, then arm the next resync; the work it set off is its promise. */
-  private async relist(): Promise<void> {
+  private async relist(why: 'start' | 'resync'): Promise<void> {
     const { listKeys, resyncMs } = this.opts;
     const term = this.term;
     this.resync?.cancel();
@@ -243,13 +246,13 @@ export class Controller<R extends ReconcileResult = ReconcileResult> {
       let keys: Iterable<string>;
       this.listing++;
       try {
-        keys = [...(await listKeys())];
+        keys = [...(await listKeys(why))];
         this.listFailures = 0;
       } catch (err) {
         if (!this.active || this.term !== term) return;
         const delay = Math.min(resyncMs ?? Number.POSITIVE_INFINITY, DEFAULT_BACKOFF.baseMs * 2 ** Math.min(this.listFailures++, 8));
         this.opts.logger?.warn('listing keys failed; listed again later', { ...this.labels, err: (err as Error).message, retryInMs: delay });
-        this.resync = this.opts.clock.setTimer(delay, () => this.relist());
+        this.resync = this.opts.clock.setTimer(delay, () => this.relist(why));
         return;
       } finally {
         this.listing--;
@@ -258,7 +261,7 @@ export class Controller<R extends ReconcileResult = ReconcileResult> {
       requests = [...keys].map((k) => this.add(k));
     }
     if (!this.active || this.term !== term) return;
-    if (resyncMs) this.resync = this.opts.clock.setTimer(resyncMs, () => this.relist());
+    if (resyncMs) this.resync = this.opts.clock.setTimer(resyncMs, () => this.relist('resync'));
     await Promise.all(requests);
   }
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig, type V1Taint } from '@kubernetes/client-node';
 import type { Fleet } from '../fleet/fleet.types.js';
-import { k8sTime, KubeApi, type WriteContext } from './api/index.js';
+import { k8sTime, KubeApi, type SimTimers, type WriteContext } from './api/index.js';
 import { badRequest } from './errors.js';
 import { byId, type KubeObject, RESOURCES } from './resources.js';
 import { type Faults, KubeHttp, NO_FAULTS, type Stats } from './server.js';
@@ -23,6 +23,11 @@ export interface KubeSimOptions {
   karpenter?: boolean;
   /** How long a gracefully deleted (or evicted) pod stays Terminating before it goes. Default 300 ms. */
   podTerminationMs?: number;
+  /**
+   * Where that delay is timed: a FakeClock (with `clock`) makes the pod go when the test steps past it. Real timers
+   * when absent.
+   */
+  timers?: SimTimers;
   /** Interval between BOOKMARK events on watches that allow them. Default 5 s. */
   bookmarkIntervalMs?: number;
   /** Change events kept for watch replay; older versions get 410 Gone. Default 10,000. */
@@ -138,6 +143,7 @@ export async function startKubeSim(opts: KubeSimOptions = {}): Promise<KubeSim> 
   const clock = opts.clock ?? (() => new Date());
   const api = new KubeApi({
     clock,
+    ...(opts.timers ? { timers: opts.timers } : {}),
     podTerminationMs: opts.podTerminationMs ?? 300,
     bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 5000,
     karpenter: opts.karpenter ?? false,

@@ -15,7 +15,6 @@ import {
   CLOCK,
   CodedError,
   validationFailed,
-  CycleRunner,
   LOGGER,
   makeEvent,
   METRICS,
@@ -71,6 +70,11 @@ export interface CycleResult {
   readonly requeueAfterMs?: number;
 }
 
+/** A pass that met a conflict, an error or an unrecorded uncordon looks again this soon. */
+export const RETRY_PASS_MS = 1_000;
+/** How often the record of a landed uncordon is tried at once before it is left to the next pass (its intent stays). */
+const RECORD_ATTEMPTS = 3;
+
 /** ruleConfig — the `AUTO_UNCORDON_*` variables as the pure rule takes them. */
 export const ruleConfig = (c: UncordonConfig): UncordonRuleConfig => ({
   enabled: c.AUTO_UNCORDON_ENABLED,
@@ -83,7 +87,8 @@ export const ruleConfig = (c: UncordonConfig): UncordonRuleConfig => ({
 /**
  * UncordonService — auto-uncordon (docs/auto-uncordon.md): load (cached nodes, observations, flap history) → decide (pure rule
  * and budget) → act (fresh GET, re-decide, resourceVersion-guarded patch) → record (scaling_events + outbox in one
- * transaction, then a Kubernetes Event). Only the leader runs cycles; any replica answers `cordons.list`.
+ * transaction, then a Kubernetes Event). Only the leader runs passes (the auto-uncordon controller's one key,
+ * docs/uncordon.md#controllers); any replica answers `cordons.list`.
  */
 @Injectable()
 export class UncordonService {
@@ -94,7 +99,6 @@ export class UncordonService {
   private readonly budgetWindowMs: number;
   private readonly cordonedGauge;
   private readonly uncordons;
-  private readonly cycles = new CycleRunner<CycleResult>(() => this.cycle());
   /** PRESSURE_MEMORY_FULL_THRESHOLD: above it a node is not uncordoned (docs/pressure.md). */
   private readonly pressureThreshold: number;
   private readonly pressureRequeueMs: number;
@@ -122,16 +126,13 @@ export class UncordonService {
   }
 
   /**
-   * runCycle — one pass over every cordoned node. Cycles never overlap: a call during a cycle runs one more
-   * cycle after it (a node change seen mid-cycle is not lost; docs/design.md#cycles).
+   * pass — one pass over every cordoned node: record what landed unrecorded, observe, decide (the rule and the
+   * budget), act on each `uncordon` verdict, save the verdicts. The auto-uncordon controller runs it as its one key,
+   * so passes never overlap and a change during one makes one more right after (docs/design.md#cycles).
    */
-  runCycle(): Promise<CycleResult> {
-    return this.cycles.request();
-  }
-
-  private async cycle(): Promise<CycleResult> {
+  async pass(): Promise<CycleResult> {
     if (!this.source.synced || !this.leader.isLeader) return { verdicts: [], acted: {} };
-    await this.reconcilePending();
+    let unrecorded = await this.reconcilePending();
     const now = this.clock.now();
     const cordoned = this.source.list().filter((n) => n.spec?.unschedulable === true);
     const names = cordoned.map((n) => n.metadata?.name ?? '');
@@ -142,8 +143,10 @@ export class UncordonService {
     const acted: Record<string, ActResult> = {};
     for (const v of verdicts) {
       if (v.decision === 'uncordon') {
-        acted[v.node] = await this.act(v.node);
-        this.uncordons.inc({ service: 'uncordon', result: acted[v.node] });
+        const { result, recorded } = await this.act(v.node);
+        acted[v.node] = result;
+        unrecorded ||= !recorded;
+        this.uncordons.inc({ service: 'uncordon', result });
       } else if (v.reason === UncordonReason.DRY_RUN) {
         await this.recordDryRun(v);
       }
@@ -154,8 +157,9 @@ export class UncordonService {
     this.cordonedGauge.reset();
     for (const v of remaining) this.cordonedGauge.inc({ service: 'uncordon', decision: v.decision, reason: v.reason });
     const waits = verdicts.flatMap((v) => (v.decision === 'wait' && v.requeueAfterMs !== undefined ? [v.requeueAfterMs] : []));
-    const conflicted = Object.values(acted).some((r) => r === 'conflict' || r === 'error');
-    const requeue = Math.min(...waits, ...(conflicted ? [1_000] : []));
+    // A conflict or an error is looked at again soon; so is an uncordon whose record failed (its intent stays).
+    const again = unrecorded || Object.values(acted).some((r) => r === 'conflict' || r === 'error');
+    const requeue = Math.min(...waits, ...(again ? [RETRY_PASS_MS] : []));
     return { verdicts, acted, ...(Number.isFinite(requeue) ? { requeueAfterMs: requeue } : {}) };
   }
 
@@ -206,11 +210,16 @@ export class UncordonService {
     return uncordonedAt?.length ? { firstSeenCordonedAt: this.clock.now(), uncordonedAt } : undefined;
   }
 
-  /** act — re-decide on one fresh read, then the guarded patch, the record and the Kubernetes Event. */
-  private async act(name: string): Promise<ActResult> {
+  /**
+   * act — re-decide on one fresh read; then the rebalance ledger's row of this cordon (so a rebalance reversed in its
+   * first pass, after a restart or a failover, is in the ledger too), the guarded patch, the record and the
+   * Kubernetes Event. `recorded` is false when the patch landed but its record is left to the next pass.
+   */
+  private async act(name: string): Promise<{ result: ActResult; recorded: boolean }> {
+    const done = (result: ActResult, recorded = true) => ({ result, recorded });
     try {
       const fresh = await this.kube.getNode(name);
-      if (!fresh) return 'gone';
+      if (!fresh) return done('gone');
       const now = this.clock.now();
       const [observations, history, pressure] = await Promise.all([this.repo.observations([name]), this.repo.uncordonHistory([name], now), this.pressure.memoryOf([name])]);
       const snapshot = cordonedNodeSnapshot(fresh);
@@ -222,9 +231,11 @@ export class UncordonService {
       );
       if (verdict.decision !== 'uncordon') {
         this.logger.info('stale plan dropped on a fresh read', { node: name, decision: verdict.decision, reason: verdict.reason });
-        return 'stale';
+        return done('stale');
       }
-      if (!(await this.leader.stillLeader())) return 'not-leader';
+      if (!(await this.leader.stillLeader())) return done('not-leader');
+      // The ledger's row first: the cordon it records is gone once the patch lands (docs/rebalance-ledger.md).
+      await this.rebalances?.observe(fresh);
       const description = describeVerdict(verdict);
       const rebalanceTaintRemoved = snapshot.taints.some((t) => t.key === NTH_REBALANCE_TAINT_KEY);
       const data: NodeUncordonedData = {
@@ -250,51 +261,51 @@ export class UncordonService {
           createdAt: now,
         },
       };
-      // Intent first: if the patch lands and its record then fails, the next cycle records it (reconcilePending).
+      // Intent first: if the patch lands and its record then fails, the next pass records it (reconcilePending).
       await this.repo.setPending(name, intent);
       const result = await this.kube.patchNode(name, uncordonPatch(snapshot, now, description));
       if (!result.ok) {
         await this.repo.clearPending(name);
         if (result.conflict) {
-          this.logger.info('node changed since the read; re-read next cycle', { node: name, decision: 'uncordon', reason: 'CONFLICT' });
-          return 'conflict';
+          this.logger.info('node changed since the read; re-read next pass', { node: name, decision: 'uncordon', reason: 'CONFLICT' });
+          return done('conflict');
         }
         this.logger.warn('uncordon patch failed', { node: name, err: result.message });
-        return result.notFound ? 'gone' : 'error';
+        return done(result.notFound ? 'gone' : 'error');
       }
-      await this.record(name, intent);
+      const recorded = await this.record(name, intent);
       this.logger.info('node uncordoned', { node: name, decision: verdict.decision, reason: verdict.reason, evidence: verdict.evidence });
       await this.kube.nodeEvent(result.node, UNCORDONED_EVENT_REASON, description, now).catch((err) =>
         this.logger.warn('could not record the Kubernetes Event', { node: name, err: (err as Error).message }),
       );
-      return 'uncordoned';
+      return done('uncordoned', recorded);
     } catch (err) {
-      this.logger.warn('uncordon failed; retried next cycle', { node: name, err: (err as Error).message });
-      return 'error';
+      this.logger.warn('uncordon failed; retried next pass', { node: name, err: (err as Error).message });
+      return done('error');
     }
   }
 
   /**
    * record — the `scaling_events` row, the end of the observation (with its pending intent) and the
-   * `node.uncordoned` event, in one transaction. Retried a few times; if it still fails the intent stays and the
-   * next cycle's reconcilePending records it, so a landed uncordon is never left without its record and event.
+   * `node.uncordoned` event, in one transaction; false when it failed. Tried a few times at once (a dropped
+   * connection, a lost acknowledgement); if it still fails the intent stays and the next pass's reconcilePending
+   * records it (the pass asks to run again soon), so a landed uncordon is never left without its record and event.
    * Idempotent: the row and the event carry the intent's ids, and when the row is already there (a commit that
    * landed while its acknowledgement was lost) the event is not added again.
    */
-  private async record(name: string, intent: PendingUncordon): Promise<void> {
+  private async record(name: string, intent: PendingUncordon): Promise<boolean> {
     const createdAt = new Date(intent.event.createdAt);
     for (let attempt = 1; ; attempt++) {
       try {
         const event = makeEvent('uncordon', EventTypes.nodeUncordoned, intent.data, createdAt, { actor: LOOP_ACTOR, subject: name });
         await this.repo.recordUncordon({ ...intent.event, createdAt }, name, this.outbox, { ...event, id: intent.eventId });
         this.outbox.added();
-        return;
+        return true;
       } catch (err) {
-        if (attempt >= 3) {
-          this.logger.error('uncordon landed but its record failed; the next cycle records it', { node: name, err: (err as Error).message });
-          return;
+        if (attempt >= RECORD_ATTEMPTS) {
+          this.logger.error('uncordon landed but its record failed; the next pass records it', { node: name, err: (err as Error).message });
+          return false;
         }
-        await new Promise((r) => setTimeout(r, 200 * attempt));
       }
     }
   }
@@ -302,13 +313,18 @@ export class UncordonService {
   /**
    * reconcilePending — intents left by an uncordon whose outcome was not recorded (a crash or a database failure
    * between the patch and its record): on a fresh read, our `uncordoned-at` annotation with the intent's time proves
-   * the patch landed, so it is recorded now; otherwise the patch never landed and the intent is dropped.
+   * the patch landed, so it is recorded now; otherwise the patch never landed and the intent is dropped. True when
+   * a record failed again (its intent stays for the next pass).
    */
-  private async reconcilePending(): Promise<void> {
+  private async reconcilePending(): Promise<boolean> {
+    let left = false;
     for (const { node, intent } of await this.repo.pendingUncordons()) {
       const fresh = await this.kube.getNode(node);
       if (fresh?.metadata?.annotations?.[UNCORDONED_AT_ANNOTATION] === intent.at) {
-        await this.record(node, intent);
+        if (!(await this.record(node, intent))) {
+          left = true;
+          continue;
+        }
         this.uncordons.inc({ service: 'uncordon', result: 'uncordoned' });
         this.logger.warn('recorded an uncordon whose record had failed', { node, at: intent.at });
       } else {
@@ -316,6 +332,7 @@ export class UncordonService {
         this.logger.info('dropped the intent of an uncordon that did not land', { node, at: intent.at });
       }
     }
+    return left;
   }
 
   /** recordDryRun — a dry run records its decision once per cordon (same T), never patching. */

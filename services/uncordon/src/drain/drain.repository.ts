@@ -4,7 +4,7 @@ import type { CloudEvent } from '@nodes-manager/contracts';
 import type { Outbox, SqlRunner } from '@nodes-manager/platform';
 import type { ScalingEventInput, UncordonRepository } from '../auto-uncordon/uncordon.repository.js';
 
-const COLUMNS = `id, node_name, status, actor, correlation_id, options, progress, reason, started_at, updated_at, finished_at`;
+const COLUMNS = `id, node_name, status, actor, correlation_id, options, progress, state, reason, started_at, updated_at, finished_at`;
 
 /** DrainRecord — what a drain step writes besides the operation: its scaling event and its CloudEvent. */
 export interface DrainRecord {
@@ -20,6 +20,8 @@ export interface DrainRow {
   correlationId: string | null;
   options: DrainOptions;
   progress: Record<string, unknown>;
+  /** The drain's state between its steps (`DrainRowState`, as stored); null before its first step. */
+  state: Record<string, unknown> | null;
   reason: string | null;
   startedAt: Date;
   updatedAt: Date;
@@ -34,6 +36,7 @@ const toRow = (r: Record<string, unknown>): DrainRow => ({
   correlationId: (r.correlation_id as string | null) ?? null,
   options: r.options as DrainOptions,
   progress: r.progress as Record<string, unknown>,
+  state: (r.state as Record<string, unknown> | null) ?? null,
   reason: (r.reason as string | null) ?? null,
   startedAt: r.started_at as Date,
   updatedAt: r.updated_at as Date,
@@ -70,7 +73,7 @@ export class DrainRepository {
    * create — records a pending operation, and what goes with it (`also`: a manual drain's approval record), in one
    * transaction; false, with nothing written, when the node already has an active one (the partial unique index).
    */
-  create(r: Omit<DrainRow, 'updatedAt' | 'finishedAt' | 'reason'>, also?: (tx: SqlRunner) => Promise<unknown>): Promise<boolean> {
+  create(r: Omit<DrainRow, 'updatedAt' | 'finishedAt' | 'reason' | 'state'>, also?: (tx: SqlRunner) => Promise<unknown>): Promise<boolean> {
     return this.ds.transaction(async (tx) => {
       if (!(await this.insert(tx, r))) return false;
       if (also) await also(tx);
@@ -91,9 +94,10 @@ export class DrainRepository {
     reason: string | null,
     record: DrainRecord,
     outbox: Pick<Outbox, 'add'>,
+    state?: Record<string, unknown>,
   ): Promise<boolean> {
     return this.ds.transaction(async (tx) => {
-      if (!(await this.transition(tx, id, status, progress, now, reason))) return false;
+      if (!(await this.transition(tx, id, status, progress, now, reason, state))) return false;
       await this.events.addEvent(tx, record.row);
       await outbox.add(tx, [record.event]);
       return true;
@@ -101,7 +105,7 @@ export class DrainRepository {
   }
 
   /** insert — undefined when the node already has an active drain (the unique index said so). */
-  async insert(tx: SqlRunner, r: Omit<DrainRow, 'updatedAt' | 'finishedAt' | 'reason'>): Promise<boolean> {
+  async insert(tx: SqlRunner, r: Omit<DrainRow, 'updatedAt' | 'finishedAt' | 'reason' | 'state'>): Promise<boolean> {
     try {
       await tx.query(
         `INSERT INTO nodes.drain_operations (id, node_name, status, actor, correlation_id, options, progress, started_at, updated_at)
@@ -130,19 +134,28 @@ export class DrainRepository {
     return rows[0] ? toRow(rows[0]) : undefined;
   }
 
-  async active(): Promise<DrainRow[]> {
-    const rows: Record<string, unknown>[] = await this.ds.query(
-      `SELECT ${COLUMNS} FROM nodes.drain_operations WHERE status IN ('pending', 'running') ORDER BY started_at`,
-    );
-    return rows.map(toRow);
+  /** activeIds — the operations still to be carried on (`pending` or `running`), oldest first. */
+  async activeIds(): Promise<string[]> {
+    const rows: Array<{ id: string }> = await this.ds.query(`SELECT id FROM nodes.drain_operations WHERE status IN ('pending', 'running') ORDER BY started_at`);
+    return rows.map((r) => r.id);
   }
 
-  async saveProgress(id: string, progress: Record<string, unknown>, now: Date): Promise<void> {
-    await this.ds.query(`UPDATE nodes.drain_operations SET progress = $2, updated_at = $3 WHERE id = $1 AND status IN ('pending', 'running')`, [
-      id,
-      JSON.stringify(progress),
-      now,
-    ]);
+  /** untouchedIds — the operations recorded `pending` that no step has looked at yet (one query on the active index). */
+  async untouchedIds(): Promise<string[]> {
+    const rows: Array<{ id: string }> = await this.ds.query(
+      `SELECT id FROM nodes.drain_operations WHERE status IN ('pending', 'running') AND status = 'pending' AND state IS NULL ORDER BY started_at`,
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** saveStep — the progress and state one step reached, while the operation is active; false when it is not. */
+  async saveStep(id: string, progress: Record<string, unknown>, state: Record<string, unknown>, now: Date): Promise<boolean> {
+    const rows = (await this.ds.query(
+      `UPDATE nodes.drain_operations SET progress = $2, state = $3, updated_at = $4 WHERE id = $1 AND status IN ('pending', 'running') RETURNING id`,
+      [id, JSON.stringify(progress), JSON.stringify(state), now],
+    )) as unknown[];
+    const list = Array.isArray(rows[0]) ? (rows[0] as unknown[]) : rows;
+    return list.length > 0;
   }
 
   /** transition — moves an active operation on; false when it is no longer active (someone else ended it). */
@@ -153,12 +166,13 @@ export class DrainRepository {
     progress: Record<string, unknown>,
     now: Date,
     reason: string | null = null,
+    state?: Record<string, unknown>,
   ): Promise<boolean> {
     const finished = status === 'completed' || status === 'failed';
     const rows = (await tx.query(
-      `UPDATE nodes.drain_operations SET status = $2, progress = $3, reason = $4, updated_at = $5, finished_at = $6
+      `UPDATE nodes.drain_operations SET status = $2, progress = $3, reason = $4, updated_at = $5, finished_at = $6, state = COALESCE($7, state)
         WHERE id = $1 AND status IN ('pending', 'running') RETURNING id`,
-      [id, status, JSON.stringify(progress), reason, now, finished ? now : null],
+      [id, status, JSON.stringify(progress), reason, now, finished ? now : null, state ? JSON.stringify(state) : null],
     )) as unknown[];
     // TypeORM's EntityManager.query returns [rows, count] for UPDATE … RETURNING on pg.
     const list = Array.isArray(rows[0]) ? (rows[0] as unknown[]) : rows;

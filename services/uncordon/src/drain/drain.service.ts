@@ -15,7 +15,6 @@ import {
 import {
   CLOCK,
   CodedError,
-  CycleRunner,
   LOGGER,
   makeEvent,
   METRICS,
@@ -26,18 +25,22 @@ import {
   type Metrics,
   type Outbox,
   type ApprovalStore,
+  type ReconcileResult,
   type SqlRunner,
 } from '@nodes-manager/platform';
 import { nodePoolOf } from '@nodes-manager/kube';
 import type { UncordonConfig } from '../config.js';
 import {
-  drainDeadline,
   drainPodOutcomes,
+  drainStateFromJson,
+  drainStateToJson,
   initialDrainState,
   nextDrainStep,
   planDrain,
   timeoutBeforeLoop,
+  type DrainLoop,
   type DrainPlan,
+  type DrainPod,
   type DrainState,
   type EvictionResult,
 } from './domain/plan-drain.js';
@@ -50,21 +53,16 @@ const podName = (p: { namespace: string; name: string }): string => `${p.namespa
 const API_RETRY_MS = 2_000;
 
 /**
- * DrainService — `kubectl drain` as an operation (docs/uncordon.md#drain). `start` only records it (202); the leader runs it in
- * the background: cordon (server-side apply as `nodes-manager`, plus the drain annotation), triage the pods
- * (pure `planDrain`), then the pure `nextDrainStep` loop — evictions through policy/v1, 429s retried every 5 s,
- * each evicted pod awaited — until completed or failed with a reason. Progress is saved after every step; an
- * operation still active when a leader starts (a restart, a failover) is resumed from a fresh read of the node's
- * pods, with its original deadline.
+ * DrainService — `kubectl drain` as an operation (docs/uncordon.md#drain). `start` only records it (202); the leader
+ * carries it on, one step per reconcile of the drain controller (its key: the operation's id), each step going on
+ * from the row: cordon (server-side apply as `nodes-manager`, plus the drain annotation) and triage the pods (pure
+ * `planDrain`) once, then the pure `nextDrainStep` — evictions through policy/v1, 429s retried every 5 s, each
+ * evicted pod awaited — until completed or failed with a reason. The plan, each pod's phase and the last answers
+ * are saved after every step, so a restart or a new leader resumes the operation where it was, with its original
+ * deadline; nothing of a drain lives in memory between steps.
  */
 @Injectable()
 export class DrainService {
-  private readonly running = new Map<string, Promise<void>>();
-  private stopping = false;
-  /** Pick-ups never overlap, so no operation is started twice by one process; a kick during one runs one more. */
-  private readonly pickUps = new CycleRunner<void>(() =>
-    this.resumeActive().catch((err) => this.logger.warn('drain pick-up failed', { err: (err as Error).message })),
-  );
   private readonly drains;
 
   constructor(
@@ -82,7 +80,8 @@ export class DrainService {
   }
 
   /**
-   * start — records a pending drain of an existing node; NOT_FOUND for an unknown node, CONFLICT while one runs. A
+   * start — records a pending drain of an existing node (the drain controller takes it from there); NOT_FOUND for an
+   * unknown node, CONFLICT while one runs. A
    * manual drain (through the API: `req.manual`) is recorded with it, in the same transaction, as an approval of kind
    * `drain` that its operator requested and approved, already `executed` (docs/approvals.md).
    */
@@ -119,7 +118,6 @@ export class DrainService {
       throw new CodedError('CONFLICT', `node ${req.node} is already being drained`, { node: req.node, operationId: active?.id });
     }
     this.logger.info('drain requested', { node: req.node, operationId: id, correlationId: meta.correlationId });
-    this.kick();
     return drainView((await this.repo.get(id))!);
   }
 
@@ -131,144 +129,118 @@ export class DrainService {
   }
 
   /**
-   * kick — the leader picks up every active operation it is not already running. Called when this replica took the
-   * request, on becoming leader, and every `DRAIN_PICKUP_MS` by the loop (so a request another replica recorded
-   * starts within a second or two); on a replica that is not the leader it does nothing, not even a query.
+   * step — one step of the operation `id`, from its row (the drain controller's reconcile). Answers when to look
+   * again: at once after a step that moved it on, after the poll or retry the loop asked for, or after
+   * `API_RETRY_MS` when an API call failed. An operation that is over (here or elsewhere) is left alone.
    */
-  kick(): void {
-    void this.pickUps.request();
-  }
-
-  private async resumeActive(): Promise<void> {
-    if (this.stopping || !this.leader.isLeader) return;
-    for (const op of await this.repo.active()) {
-      if (this.running.has(op.id)) continue;
-      const run = this.run(op)
-        .catch((err) => this.logger.error('drain run crashed', { node: op.node, operationId: op.id, err: (err as Error).message }))
-        .finally(() => this.running.delete(op.id));
-      this.running.set(op.id, run);
-    }
-  }
-
-  /** settled — resolves when the run of this operation (if this process runs it) has ended; for tests and tooling. */
-  async settled(id: string): Promise<void> {
-    await this.running.get(id);
-  }
-
-  /** stop — no new steps; active operations stay `running` in the database for the next leader to resume. */
-  async stop(): Promise<void> {
-    this.stopping = true;
-    await Promise.allSettled([...this.running.values()]);
-  }
-
-  private shouldStop(): boolean {
-    return this.stopping || !this.leader.isLeader;
-  }
-
-  private async run(op: DrainRow): Promise<void> {
-    const resumed = op.status === DrainStatus.RUNNING;
-    const base = { resumed: ((op.progress.resumed as number | undefined) ?? 0) + (resumed ? 1 : 0), pdbWaits: (op.progress.pdbWaits as number | undefined) ?? 0 };
-    const errors: string[] = [...((op.progress.errors as string[] | undefined) ?? [])];
-    if (resumed) this.logger.info('resuming drain', { node: op.node, operationId: op.id });
-
-    // Before the loop (which checks the deadline every step): an operation picked up past its deadline, or whose
-    // first API reads keep failing until then, ends failed with the timeout reason — never pending forever.
-    const timedOut = (): Promise<void> | undefined => {
-      const t = timeoutBeforeLoop(op.startedAt, op.options, (op.progress.pods as Array<{ phase?: string }> | undefined) ?? [], this.clock.now());
-      return t && this.finish(op, DrainStatus.FAILED, { ...op.progress, ...base, errors }, t.reason, t.message);
+  async step(id: string, ctx: { readonly term: string; readonly signal: AbortSignal }): Promise<ReconcileResult> {
+    const op = await this.repo.get(id);
+    if (!op || (op.status !== DrainStatus.PENDING && op.status !== DrainStatus.RUNNING) || ctx.signal.aborted) return {};
+    const saved = drainStateFromJson(op.state);
+    // Another term moved a running drain on last (or none recorded one): a restart or a failover resumes it.
+    const resumed = op.status === DrainStatus.RUNNING && saved?.term !== ctx.term;
+    const counters: Counters = {
+      resumed: ((op.progress.resumed as number | undefined) ?? 0) + (resumed ? 1 : 0),
+      pdbWaits: (op.progress.pdbWaits as number | undefined) ?? 0,
+      errors: [...((op.progress.errors as string[] | undefined) ?? [])],
     };
-    const early = timedOut();
-    if (early) return early;
-    const read = <T>(what: string, call: () => Promise<T>) => this.beforeDeadline(op, errors, what, call);
-
-    const node = await read('reading the node', () => this.kube.getNode(op.node));
-    if (node === STOPPED) return;
-    if (node === TIMED_OUT) return timedOut();
-    if (!node) return this.finish(op, DrainStatus.FAILED, { ...base, errors }, DrainFailureReason.NODE_NOT_FOUND, `node ${op.node} not found`);
-    if (!(await this.leader.stillLeader())) return;
-    const cordon = await read('cordoning', () => this.kube.cordonForDrain(op.node, { [DRAIN_OPERATION_ANNOTATION]: op.id }));
-    if (cordon === STOPPED) return;
-    if (cordon === TIMED_OUT) return timedOut();
-    if (!cordon.ok) {
-      const message = cordon.conflict ? 'conflict' : cordon.message;
-      return this.finish(op, DrainStatus.FAILED, { ...base, errors: [...errors, message] }, cordon.conflict || !cordon.notFound ? DrainFailureReason.CORDON_FAILED : DrainFailureReason.NODE_NOT_FOUND, `cordon failed: ${message}`);
-    }
-
-    const listed = await read('listing pods', () => this.kube.podsOnNode(op.node));
-    if (listed === STOPPED) return;
-    if (listed === TIMED_OUT) return timedOut();
-    let pods = listed.map(drainPodOf);
-    const plan = planDrain(pods, op.options);
-    let state = initialDrainState(plan, op.startedAt, op.options);
-    let pdbWaits = base.pdbWaits;
-    const progress = (s: DrainState, extra: Record<string, unknown> = {}): Record<string, unknown> =>
-      ({ ...progressOf(plan, s, { resumed: base.resumed, pdbWaits, errors }), ...extra }) as Record<string, unknown>;
-
-    if (!resumed) {
-      const now = this.clock.now();
-      const started = await this.repo.transitionAndRecord(
-        op.id, DrainStatus.RUNNING, progress(state), now, null,
-        this.recordOf(op, 'drain.started', 'STARTED', DrainStatus.RUNNING, progress(state), now),
-        this.outbox,
-      );
-      this.outbox.added();
-      if (!started) return;
-    } else {
-      await this.repo.saveProgress(op.id, progress(state), this.clock.now());
-    }
-
-    let results: EvictionResult[] = [];
-    let present = pods.map((p) => p.uid);
-    for (;;) {
-      if (this.shouldStop()) return;
-      const now = this.clock.now();
-      const step = nextDrainStep(state, now, { results, presentUids: present });
-      state = step.state;
-      results = [];
-      if (step.action === 'complete') return this.finish(op, DrainStatus.COMPLETED, progress(state), null, 'drained', plan, state);
-      if (step.action === 'fail') return this.finish(op, DrainStatus.FAILED, progress(state), step.reason, step.message, plan, state);
-      if (step.action === 'evict') {
-        if (!(await this.leader.stillLeader())) return;
-        for (const p of step.pods) {
-          const r = p.mode === 'delete' ? await this.kube.deletePod(p.namespace, p.name) : await this.kube.evict(p.namespace, p.name, op.options.gracePeriodSeconds);
-          if (r.outcome === 'too-many-requests') pdbWaits += 1;
-          if (r.outcome === 'error') errors.push(`${podName(p)}: ${r.message ?? 'eviction failed'}`);
-          results.push({ uid: p.uid, outcome: r.outcome, ...(r.message !== undefined ? { message: r.message } : {}) });
-        }
-      } else {
-        await this.repo.saveProgress(op.id, progress(state), now);
-        await sleep(step.requeueAfterMs);
-      }
-      try {
-        pods = (await this.kube.podsOnNode(op.node)).map(drainPodOf);
-        present = pods.map((p) => p.uid);
-      } catch (err) {
-        // Keep the last view: no pod counts as gone on a failed read; the deadline still bounds the drain.
-        errors.push(`listing pods: ${(err as Error).message}`);
-        await sleep(API_RETRY_MS);
-      }
-    }
+    if (resumed) this.logger.info('resuming drain', { node: op.node, operationId: op.id });
+    return saved?.loop ? this.advance(op, saved.loop, ctx, counters) : this.prepare(op, ctx, counters);
   }
 
   /**
-   * beforeDeadline — one API call before the drain loop, retried every `API_RETRY_MS` while the deadline is ahead;
-   * each failure is kept in `progress.errors`. TIMED_OUT once the deadline passed, STOPPED when this process
-   * should stop (the next leader resumes the operation).
+   * prepare — the steps before the loop: the deadline (an operation picked up past it fails at once with
+   * `TIMEOUT_BLOCKED_BY_PDB` when its saved progress showed pods blocked by a PDB, else `TIMEOUT_PODS_NOT_GONE`),
+   * then read the node, cordon it, list and triage its pods, and record the operation `running` with its plan. A
+   * failed API call is kept in `progress.errors` and tried again `API_RETRY_MS` later, while the deadline is ahead.
    */
-  private async beforeDeadline<T>(op: DrainRow, errors: string[], what: string, call: () => Promise<T>): Promise<T | typeof TIMED_OUT | typeof STOPPED> {
-    const deadline = drainDeadline(op.startedAt, op.options).getTime();
-    for (;;) {
-      if (this.shouldStop()) return STOPPED;
-      if (this.clock.now().getTime() >= deadline) return TIMED_OUT;
-      try {
-        return await call();
-      } catch (err) {
-        errors.push(`${what}: ${(err as Error).message}`);
-        this.logger.warn('drain API call failed; retrying within the deadline', { node: op.node, operationId: op.id, err: (err as Error).message });
-        await this.repo.saveProgress(op.id, { ...op.progress, errors: errors.slice(-20) }, this.clock.now());
-        await sleep(API_RETRY_MS);
+  private async prepare(op: DrainRow, ctx: { readonly term: string }, counters: Counters): Promise<ReconcileResult> {
+    const t = timeoutBeforeLoop(op.startedAt, op.options, (op.progress.pods as Array<{ phase?: string }> | undefined) ?? [], this.clock.now());
+    if (t) return this.finish(op, DrainStatus.FAILED, { ...op.progress, ...counters }, t.reason, t.message);
+    const retry = async (what: string, err: unknown): Promise<ReconcileResult> => {
+      counters.errors.push(`${what}: ${(err as Error).message}`);
+      this.logger.warn('drain API call failed; retrying within the deadline', { node: op.node, operationId: op.id, err: (err as Error).message });
+      await this.repo.saveStep(op.id, { ...op.progress, ...counters, errors: counters.errors.slice(-20) }, drainStateToJson({ term: ctx.term }), this.clock.now());
+      return { requeueAfterMs: API_RETRY_MS };
+    };
+
+    let node;
+    try {
+      node = await this.kube.getNode(op.node);
+    } catch (err) {
+      return retry('reading the node', err);
+    }
+    if (!node) return this.finish(op, DrainStatus.FAILED, { ...counters }, DrainFailureReason.NODE_NOT_FOUND, `node ${op.node} not found`);
+    if (!(await this.leader.stillLeader())) return {};
+    let cordon;
+    try {
+      cordon = await this.kube.cordonForDrain(op.node, { [DRAIN_OPERATION_ANNOTATION]: op.id });
+    } catch (err) {
+      return retry('cordoning', err);
+    }
+    if (!cordon.ok) {
+      const message = cordon.conflict ? 'conflict' : cordon.message;
+      return this.finish(op, DrainStatus.FAILED, { ...counters, errors: [...counters.errors, message] }, cordon.conflict || !cordon.notFound ? DrainFailureReason.CORDON_FAILED : DrainFailureReason.NODE_NOT_FOUND, `cordon failed: ${message}`);
+    }
+    let pods: DrainPod[];
+    try {
+      pods = (await this.kube.podsOnNode(op.node)).map(drainPodOf);
+    } catch (err) {
+      return retry('listing pods', err);
+    }
+
+    const plan = planDrain(pods, op.options);
+    const loop: DrainLoop = { plan, state: initialDrainState(plan, op.startedAt, op.options), results: [], present: pods.map((p) => p.uid) };
+    const progress = progressOf(plan, loop.state, counters) as unknown as Record<string, unknown>;
+    const state = drainStateToJson({ term: ctx.term, loop });
+    const now = this.clock.now();
+    if (op.status === DrainStatus.PENDING) {
+      const started = await this.repo.transitionAndRecord(
+        op.id, DrainStatus.RUNNING, progress, now, null,
+        this.recordOf(op, 'drain.started', 'STARTED', DrainStatus.RUNNING, progress, now),
+        this.outbox,
+        state,
+      );
+      this.outbox.added();
+      if (!started) return {};
+    } else if (!(await this.repo.saveStep(op.id, progress, state, now))) return {};
+    return { requeueAfterMs: 0 };
+  }
+
+  /**
+   * advance — one turn of the loop: list the node's pods (a failed listing keeps the last view: no pod counts as
+   * gone on it, and the deadline still bounds the drain), fold in the last answers and decide (`nextDrainStep`),
+   * then complete, fail, evict the pods due, or wait.
+   */
+  private async advance(op: DrainRow, loop: DrainLoop, ctx: { readonly term: string; readonly signal: AbortSignal }, counters: Counters): Promise<ReconcileResult> {
+    let present = loop.present;
+    let listFailed = false;
+    try {
+      present = (await this.kube.podsOnNode(op.node)).map(drainPodOf).map((p) => p.uid);
+    } catch (err) {
+      counters.errors.push(`listing pods: ${(err as Error).message}`);
+      listFailed = true;
+    }
+    const now = this.clock.now();
+    const step = nextDrainStep(loop.state, now, { results: loop.results, presentUids: present });
+    const progress = (s: DrainState) => progressOf(loop.plan, s, counters) as unknown as Record<string, unknown>;
+    if (step.action === 'complete') return this.finish(op, DrainStatus.COMPLETED, progress(step.state), null, 'drained', loop.plan, step.state);
+    if (step.action === 'fail') return this.finish(op, DrainStatus.FAILED, progress(step.state), step.reason, step.message, loop.plan, step.state);
+
+    const results: EvictionResult[] = [];
+    if (step.action === 'evict') {
+      if (ctx.signal.aborted || !(await this.leader.stillLeader())) return {};
+      for (const p of step.pods) {
+        const r = p.mode === 'delete' ? await this.kube.deletePod(p.namespace, p.name) : await this.kube.evict(p.namespace, p.name, op.options.gracePeriodSeconds);
+        if (r.outcome === 'too-many-requests') counters.pdbWaits += 1;
+        if (r.outcome === 'error') counters.errors.push(`${podName(p)}: ${r.message ?? 'eviction failed'}`);
+        results.push({ uid: p.uid, outcome: r.outcome, ...(r.message !== undefined ? { message: r.message } : {}) });
       }
     }
+    const next: DrainLoop = { ...loop, state: step.state, results, present };
+    if (!(await this.repo.saveStep(op.id, progress(step.state), drainStateToJson({ term: ctx.term, loop: next }), now))) return {};
+    if (step.action === 'evict') return { requeueAfterMs: 0 };
+    return { requeueAfterMs: listFailed ? Math.max(API_RETRY_MS, step.requeueAfterMs) : step.requeueAfterMs };
   }
 
   /**
@@ -284,7 +256,7 @@ export class DrainService {
     message: string,
     plan?: DrainPlan,
     state?: DrainState,
-  ): Promise<void> {
+  ): Promise<ReconcileResult> {
     const now = this.clock.now();
     const final = {
       ...progress,
@@ -298,7 +270,7 @@ export class DrainService {
     );
     if (!ended) {
       this.logger.info('drain already ended elsewhere; left as it is', { node: op.node, operationId: op.id });
-      return;
+      return {};
     }
     this.outbox.added();
     this.drains.inc({ service: 'uncordon', status });
@@ -310,6 +282,7 @@ export class DrainService {
     if (!cleared.ok && !(!cleared.conflict && cleared.notFound)) {
       this.logger.warn('could not clear the drain annotation', { node: op.node, operationId: op.id });
     }
+    return {};
   }
 
   /** recordOf — a drain step's `scaling_events` row and its `node.drain.*` CloudEvent, written with the step. */
@@ -365,8 +338,9 @@ export function progressOf(plan: DrainPlan, state: DrainState, extra: { resumed:
   };
 }
 
-/** Outcomes of {@link DrainService.beforeDeadline} other than the call's own result. */
-const TIMED_OUT = Symbol('timed out');
-const STOPPED = Symbol('stopped');
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, Math.max(50, ms)).unref());
+/** The counters a drain's progress carries from step to step. */
+interface Counters {
+  resumed: number;
+  pdbWaits: number;
+  errors: string[];
+}

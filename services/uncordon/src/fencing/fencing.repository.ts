@@ -171,6 +171,11 @@ export class FencingRepository {
     return rows.map(toRow);
   }
 
+  /** observeInstance — what EC2 last said of the instance, while the operation waits at `status` for it to stop. */
+  async observeInstance(id: string, status: FencingStatus, instanceState: string, now: Date): Promise<void> {
+    await this.ds.query(`UPDATE nodes.fencing_operations SET instance_state = $3, updated_at = $4 WHERE id = $1 AND status = $2`, [id, status, instanceState, now]);
+  }
+
   /** fencedUids — node uids with a real (not dry-run) fence that was not abandoned: these are never fenced again. */
   async fencedUids(uids: readonly string[]): Promise<Set<string>> {
     if (uids.length === 0) return new Set();

@@ -81,9 +81,15 @@ export class PressureRepository {
     );
   }
 
-  /** forgetAllBut — rows of nodes that no longer opt in (or are gone) go. */
-  async forgetAllBut(names: readonly string[]): Promise<void> {
-    await this.ds.query(`DELETE FROM nodes.node_pressure WHERE NOT (node_name = ANY($1::text[]))`, [names]);
+  /** names — every node with a reading (some may have stopped opting in, or gone). */
+  async names(): Promise<string[]> {
+    const rows: Array<{ node_name: string }> = await this.ds.query(`SELECT node_name FROM nodes.node_pressure`);
+    return rows.map((r) => r.node_name);
+  }
+
+  /** forget — the reading of a node that no longer opts in (or is gone) goes. */
+  async forget(node: string): Promise<void> {
+    await this.ds.query(`DELETE FROM nodes.node_pressure WHERE node_name = $1`, [node]);
   }
 }
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type * as k8s from '@kubernetes/client-node';
 import { EventTypes, PRESSURE_LABEL, PRESSURE_MODES, PressureReliefOutcome, type NodePressure, type PressureMode, type PsiResource } from '@nodes-manager/contracts';
-import { CLOCK, CycleRunner, LOGGER, makeEvent, METRICS, type Clock, type JsonLogger, type LeaderElector, type Metrics } from '@nodes-manager/platform';
+import { CLOCK, LOGGER, makeEvent, METRICS, type Clock, type JsonLogger, type LeaderElector, type Metrics } from '@nodes-manager/platform';
 import { effectiveResources, MIRROR_ANNOTATION, podQos } from '@nodes-manager/kube';
 import type { UncordonConfig } from '../config.js';
 import { decideRelief, nextHighSamples, psiFromSummary, type PodMemory } from './domain/decide-pressure.js';
@@ -22,7 +22,8 @@ const modeOf = (n: k8s.V1Node): PressureMode | undefined => {
 
 /**
  * PressureService — reads Pressure Stall Information of nodes that opted in (`nodes-manager/pressure: watch` or
- * `relieve`) from the kubelet's Summary API every PRESSURE_INTERVAL_SECONDS, at most PRESSURE_CONCURRENCY at once,
+ * `relieve`) from the kubelet's Summary API every PRESSURE_INTERVAL_SECONDS, at most PRESSURE_CONCURRENCY at once
+ * (the pressure controller: one key per node),
  * keeps the last reading in `node_pressure`, and relieves a `relieve` node whose memory `full avg10` stayed above
  * PRESSURE_MEMORY_FULL_THRESHOLD for PRESSURE_SUSTAIN_SAMPLES readings: one eviction (Eviction API, so PDBs hold)
  * of the pod using most memory above its request, at most one per node per interval (docs/pressure.md).
@@ -31,7 +32,6 @@ const modeOf = (n: k8s.V1Node): PressureMode | undefined => {
 export class PressureService {
   private readonly reliefs;
   private readonly psiGauge;
-  private readonly cycles = new CycleRunner<void>(() => this.cycle());
 
   constructor(
     @Inject(UNCORDON_CONFIG) private readonly config: UncordonConfig,
@@ -48,11 +48,6 @@ export class PressureService {
     this.psiGauge = metrics.gauge('nodes_manager_node_memory_psi_full_avg10', 'Memory PSI full avg10 (percent) of nodes opted in to pressure watching', ['node']);
   }
 
-  /** runCycle — one reading of every opted-in node by the leader; a call during a cycle runs one more after it (docs/design.md#cycles). */
-  runCycle(): Promise<void> {
-    return this.cycles.request();
-  }
-
   async list(node?: string): Promise<NodePressure[]> {
     return (await this.repo.list(node)).map(pressureView);
   }
@@ -63,22 +58,28 @@ export class PressureService {
     return new Map([...rows].map(([k, r]) => [k, r.status === 'ok' ? r.memory : null]));
   }
 
-  private async cycle(): Promise<void> {
+  /**
+   * nodesToRead — the pressure controller's keys: every opted-in node of the synced cache, and every node with a
+   * reading (one that stopped opting in, or went, has its reading forgotten by its reconcile). Nothing before sync.
+   */
+  async nodesToRead(): Promise<string[]> {
+    if (!this.source.synced) return [];
+    const opted = this.source.list().filter((n) => modeOf(n) !== undefined).map((n) => n.metadata?.name ?? '');
+    return [...new Set([...opted, ...(await this.repo.names())])];
+  }
+
+  /**
+   * read — one node's turn (the leader only, on a synced cache): an opted-in node is sampled (and relieved when its
+   * pressure held); a node that no longer opts in, or went, loses its reading. A failed sample is logged and tried
+   * again at the next interval.
+   */
+  async read(name: string): Promise<void> {
     if (!this.leader.isLeader || !this.source.synced) return;
-    const nodes = this.source.list().filter((n) => modeOf(n) !== undefined);
-    const names = nodes.map((n) => n.metadata?.name ?? '');
-    await this.repo.forgetAllBut(names);
-    if (nodes.length === 0) return;
-    const previous = await this.repo.get(names);
-    const queue = [...nodes];
-    const worker = async () => {
-      for (let n = queue.shift(); n; n = queue.shift()) {
-        await this.sample(n, modeOf(n)!, previous.get(n.metadata?.name ?? '')).catch((err) =>
-          this.logger.warn('pressure sample failed', { node: n!.metadata?.name, err: (err as Error).message }),
-        );
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(this.config.PRESSURE_CONCURRENCY, nodes.length) }, worker));
+    const node = this.source.get(name);
+    const mode = node ? modeOf(node) : undefined;
+    if (!node || !mode) return this.repo.forget(name);
+    const previous = await this.repo.get([name]);
+    await this.sample(node, mode, previous.get(name)).catch((err) => this.logger.warn('pressure sample failed', { node: name, err: (err as Error).message }));
   }
 
   private async sample(node: k8s.V1Node, mode: PressureMode, prev: PressureRow | undefined): Promise<void> {

@@ -13,7 +13,7 @@ import {
 } from '@nodes-manager/contracts';
 import { CLOCK, LOGGER, makeEvent, METRICS, type Clock, type JsonLogger, type LeaderElector, type Metrics } from '@nodes-manager/platform';
 import type { UncordonConfig } from '../config.js';
-import { advanceLedger, givenBackMs, type Ec2View, type LedgerConfig, type LedgerEntry, type LedgerStep } from './domain/advance-ledger.js';
+import { advanceLedger, givenBackMs, untilNextHorizonMs, type Ec2View, type LedgerConfig, type LedgerEntry, type LedgerStep } from './domain/advance-ledger.js';
 import { ledgerNodeOf, nodeFactsOf, type NodeEvent } from './domain/ledger-node.js';
 import { graceFor, type GraceChoice, type GraceMode } from './domain/learned-grace.js';
 import { poolKey, summarise } from './domain/rebalance-figures.js';
@@ -38,7 +38,7 @@ export interface PoolMeasure {
 }
 
 /**
- * RebalanceLedgerService — the rebalance ledger (docs/rebalance-ledger.md): after each auto-uncordon cycle the
+ * RebalanceLedgerService — the rebalance ledger (docs/rebalance-ledger.md): after each auto-uncordon pass the
  * leader turns the synced node view, NTH's Node Events (read at most once per scan interval) and — for nodes that
  * went — EC2's state reasons (asked of spot-advisor) into ledger rows and outcomes with the pure
  * {@link advanceLedger}; rows and their `rebalance.observed` / `rebalance.resolved` events are written in one
@@ -50,7 +50,6 @@ export class RebalanceLedgerService {
   private readonly ledgerConfig: LedgerConfig;
   private readonly observedTotal;
   private readonly resolvedTotal;
-  private running?: Promise<void>;
   private events: { at: number; list: NodeEvent[] } = { at: Number.NEGATIVE_INFINITY, list: [] };
   private ec2NotConfiguredUntil = 0;
   private figuresCache?: { at: number; pools: Map<string, RebalanceFigures> };
@@ -75,17 +74,13 @@ export class RebalanceLedgerService {
     this.resolvedTotal = metrics.counter('nodes_manager_rebalances_resolved_total', 'Ledger rows that reached their final outcome, by outcome', ['outcome']);
   }
 
-  /** runPass — one ledger pass (leader only, synced view only); passes never overlap, a call during one joins it. */
-  runPass(): Promise<void> {
-    if (this.running) return this.running;
-    this.running = this.pass()
-      .catch((err) => this.logger.warn('rebalance ledger pass failed; retried next cycle', { err: (err as Error).message }))
-      .finally(() => (this.running = undefined));
-    return this.running;
-  }
-
-  private async pass(): Promise<void> {
-    if (!this.source.synced || !this.leader.isLeader) return;
+  /**
+   * pass — one ledger pass over the synced node view (the leader only). The rebalance-ledger controller runs it as
+   * its one key: after each auto-uncordon pass, on ledger-relevant node changes, every scan interval, and at the
+   * soonest horizon of the rows left open (its answer).
+   */
+  async pass(): Promise<{ requeueAfterMs?: number }> {
+    if (!this.source.synced || !this.leader.isLeader) return {};
     const nodes = this.source.list().map(ledgerNodeOf);
     const events = await this.currentEvents();
     const entries = await this.repo.forStep(nodes.map((n) => n.uid));
@@ -94,9 +89,32 @@ export class RebalanceLedgerService {
     const ec2 = await this.ec2View(goneIds);
     const now = this.clock.now();
     const step = advanceLedger({ entries, nodes, events, ec2, now, config: this.ledgerConfig, newId: randomUUID });
-    if (step.opened.length === 0 && step.updated.length === 0) return;
-    if (!(await this.leader.stillLeader())) return;
+    // The next pass comes at the soonest horizon of the rows left open, if no scan tick or node change comes first.
+    const after = new Map(entries.map((e) => [e.id, e]));
+    for (const e of [...step.opened, ...step.updated]) after.set(e.id, e);
+    const next = untilNextHorizonMs([...after.values()], now, this.ledgerConfig.horizonMs);
+    const requeue = next !== undefined ? { requeueAfterMs: next } : {};
+    if (step.opened.length === 0 && step.updated.length === 0) return requeue;
+    if (!(await this.leader.stillLeader())) return {};
     await this.record(step, now);
+    return requeue;
+  }
+
+  /**
+   * observe — the ledger's rows for one node, on a fresh read of it, before auto-uncordon reverses its cordon: the
+   * rebalance the product acts on is recorded whatever pass first saw it (a cordon older than the grace when the
+   * service starts, or when a new leader takes over, is uncordoned in that leader's first pass — after it, the node
+   * carries no trace of the cordon to open a row from). The same pure rules as a pass, on this node alone; a row
+   * already open for this cordon is left as it is. Throws when the row cannot be written: the uncordon waits.
+   */
+  async observe(node: V1Node): Promise<void> {
+    const one = ledgerNodeOf(node);
+    const events = (await this.currentEvents()).filter((e) => e.node === one.name);
+    const entries = await this.repo.forStep([one.uid]);
+    const now = this.clock.now();
+    const step = advanceLedger({ entries, nodes: [one], events, ec2: new Map(), now, config: this.ledgerConfig, newId: randomUUID });
+    if (step.opened.length === 0) return;
+    await this.record({ ...step, updated: [], resolved: step.resolved.filter((e) => step.opened.includes(e)) }, now);
   }
 
   /** record — new rows, changed rows and their events in one transaction. */

@@ -4,7 +4,7 @@ import { ApiEvictions } from './evictions.js';
 
 export type { Matcher } from '../selectors.js';
 export { CONTROLLER_MANAGER, NODE_UNSCHEDULABLE_TAINT, k8sTime } from './types.js';
-export type { KubeApiOptions, ListOptions, ListResult, PatchType, WatchOptions, WatchSink, WriteContext } from './types.js';
+export type { KubeApiOptions, ListOptions, ListResult, PatchType, SimTimers, WatchOptions, WatchSink, WriteContext } from './types.js';
 
 /**
  * KubeApi — the API server's semantics over the Store: validation, optimistic concurrency, managed

@@ -7,7 +7,8 @@ import { type KubeApiOptions, NAMESPACES, k8sTime } from './types.js';
 export class ApiState {
   readonly store: Store;
   karpenter: boolean;
-  protected readonly timers = new Set<NodeJS.Timeout>();
+  /** Pending pod terminations, each cancelled when the simulator closes. */
+  protected readonly timers = new Set<{ cancel(): void }>();
   protected readonly watches = new Map<string, Set<() => void>>();
   protected readonly dirtyPdbNamespaces = new Set<string>();
   protected pdbFlush: NodeJS.Immediate | undefined;
@@ -36,7 +37,7 @@ export class ApiState {
   }
 
   close(): void {
-    for (const t of this.timers) clearTimeout(t);
+    for (const t of this.timers) t.cancel();
     this.timers.clear();
     if (this.pdbFlush) clearImmediate(this.pdbFlush);
     for (const set of this.watches.values()) for (const stop of [...set]) stop();

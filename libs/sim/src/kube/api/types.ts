@@ -52,8 +52,15 @@ export const NAMESPACES = byId('/namespaces');
 /** k8sTime — RFC 3339 with seconds precision, as metav1.Time serializes. */
 export const k8sTime = (d: Date): string => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 
+/** SimTimers — a clock's timers (a FakeClock's, in tests that step time). */
+export interface SimTimers {
+  setTimer(ms: number, fn: () => void): { cancel(): void };
+}
+
 export interface KubeApiOptions {
   clock: () => Date;
+  /** Where the simulator's own delays (a terminating pod's) are timed; real timers when absent. */
+  timers?: SimTimers;
   podTerminationMs: number;
   bookmarkIntervalMs: number;
   karpenter: boolean;

@@ -255,15 +255,15 @@ export abstract class ApiWrites extends ApiReads {
     this.store.put(PODS, next);
     this.markPdbs(ns);
     const uid = pod.metadata.uid;
-    const t = setTimeout(() => {
+    const gone = (): void => {
       this.timers.delete(t);
       const cur = this.store.get(PODS, ns, name);
       if (cur && (JSON.parse(cur.json) as KubeObject).metadata.uid === uid) {
         this.store.remove(PODS, ns, name);
         this.markPdbs(ns);
       }
-    }, this.opts.podTerminationMs);
-    t.unref();
+    };
+    const t = this.opts.timers ? this.opts.timers.setTimer(this.opts.podTerminationMs, gone) : realTimer(this.opts.podTerminationMs, gone);
     this.timers.add(t);
     return JSON.parse(this.store.get(PODS, ns, name)!.json) as KubeObject;
   }
@@ -303,4 +303,11 @@ function removePath(obj: KubeObject, path: string): void {
     if (typeof cur !== 'object' || cur === null) return;
   }
   if (cur) delete cur[segs.at(-1)!.slice(2)];
+}
+
+/** realTimer — a wall-clock timer that never keeps the process alive, as a cancel handle. */
+function realTimer(ms: number, fn: () => void): { cancel(): void } {
+  const t = setTimeout(fn, ms);
+  t.unref();
+  return { cancel: () => clearTimeout(t) };
 }

@@ -2,6 +2,7 @@ import { Payload } from '@nestjs/microservices';
 import { Commands, type CommandRequest, type DrainRequest, type EventsListQuery } from '@nodes-manager/contracts';
 import { CodedError, CommandController, validationFailed, CommandHandler } from '@nodes-manager/platform';
 import { DrainService } from '../../drain/drain.service.js';
+import { DrainController } from '../../drain/drain.controller.js';
 import { UncordonService } from '../../auto-uncordon/uncordon.service.js';
 import { InvalidCursorError, type UncordonRepository } from '../../auto-uncordon/uncordon.repository.js';
 import { Inject } from '@nestjs/common';
@@ -18,6 +19,7 @@ export class UncordonCommands {
   constructor(
     private readonly uncordon: UncordonService,
     private readonly drains: DrainService,
+    private readonly drainController: DrainController,
     @Inject(UNCORDON_REPOSITORY) private readonly repo: UncordonRepository,
   ) {}
 
@@ -37,10 +39,12 @@ export class UncordonCommands {
       .catch(invalidCursor);
   }
 
-  /** node.drain — records a drain operation and answers at once; the leader runs it in the background. */
+  /** node.drain — records a drain operation and answers at once; the leader carries it on (at once when it is this replica). */
   @CommandHandler(Commands.nodeDrain)
-  drain(@Payload() req: CommandRequest<DrainRequest>) {
-    return this.drains.start(req.data, req.meta);
+  async drain(@Payload() req: CommandRequest<DrainRequest>) {
+    const op = await this.drains.start(req.data, req.meta);
+    this.drainController.enqueue(op.id);
+    return op;
   }
 
   /** drain.get — `{id}`: one operation; `{node}`: the node's active drain, else its latest (for node views). */

@@ -16,13 +16,15 @@ export interface LeaseReading {
 
 export type TaintResult = { ok: true; added: boolean } | { ok: false; notFound: boolean; conflict: boolean; message: string };
 
+/** bounded — one Kubernetes call's own deadline (real time, whatever the Clock: it bounds a request, not a behaviour). */
 const bounded = <T>(what: string, p: Promise<T>, ms = REQUEST_TIMEOUT_MS): Promise<T> => {
-  let timer: NodeJS.Timeout | undefined;
+  const deadline = AbortSignal.timeout(ms);
+  let onAbort: (() => void) | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
-    timer.unref();
+    onAbort = () => reject(new Error(`${what} timed out after ${ms} ms`));
+    deadline.addEventListener('abort', onAbort, { once: true });
   });
-  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+  return Promise.race([p, timeout]).finally(() => deadline.removeEventListener('abort', onAbort!));
 };
 
 /**
@@ -123,20 +125,13 @@ export class KubeFencing {
     if (!cluster) throw new Error('no current cluster in the kubeconfig');
     const url = new URL(`${cluster.server}/api/v1/nodes/${encodeURIComponent(node)}/proxy/stats/summary`);
     const init = await this.kc.applyToFetchOptions({});
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), timeoutMs);
-    timer.unref();
-    try {
-      const res = await fetch(url, { ...(init as object), method: 'GET', signal: controller.signal } as never).catch((err: Error) => {
-        this.requests?.inc('get', 'nodes/proxy', 'network');
-        throw err;
-      });
-      this.requests?.inc('get', 'nodes/proxy', res.status);
-      const text = await res.text();
-      if (res.status !== 200) throw new Error(`summary of ${node}: HTTP ${res.status}`);
-      return JSON.parse(text) as unknown;
-    } finally {
-      clearTimeout(timer);
-    }
+    const res = await fetch(url, { ...(init as object), method: 'GET', signal: AbortSignal.timeout(timeoutMs) } as never).catch((err: Error) => {
+      this.requests?.inc('get', 'nodes/proxy', 'network');
+      throw err;
+    });
+    this.requests?.inc('get', 'nodes/proxy', res.status);
+    const text = await res.text();
+    if (res.status !== 200) throw new Error(`summary of ${node}: HTTP ${res.status}`);
+    return JSON.parse(text) as unknown;
   }
 }

@@ -2,17 +2,30 @@ import type * as k8s from '@kubernetes/client-node';
 import { Informer, type InformerHealth, type InformerOptions, type JsonLogger } from '@nodes-manager/platform';
 import type { Metrics } from '@nodes-manager/platform';
 
+/** NodeChange — one node added, changed or deleted, as the watch saw it (`old` is the cached object before). */
+export interface NodeChange {
+  readonly name: string;
+  /** The node now; absent when it was deleted. */
+  readonly node?: k8s.V1Node;
+  /** The node before the change; absent when it was added. */
+  readonly old?: k8s.V1Node;
+}
+
 /**
- * NodeSource — the uncordon loop's view of the cluster's nodes: a synced cache plus a change callback. It only
- * says *which* nodes to evaluate; the act itself always follows a fresh GET (docs/auto-uncordon.md).
+ * NodeSource — the uncordon controllers' view of the cluster's nodes: a synced cache plus change listeners. It only
+ * says *which* keys to reconcile; an act always follows a fresh GET (docs/auto-uncordon.md).
  */
 export interface NodeSource {
-  start(onChange: (name: string) => void): Promise<void>;
+  /** onChange — called for every node change once started (the controllers turn changes into keys). */
+  onChange(listener: (change: NodeChange) => void): void;
+  start(): Promise<void>;
   /** True once the first complete LIST is in: never decide on a partial view. */
   readonly synced: boolean;
   /** Synced and the API server answering (false while it has not for KUBE_API_STALE_SECONDS). */
   health(): InformerHealth;
   list(): k8s.V1Node[];
+  /** get — one cached node by name. */
+  get(name: string): k8s.V1Node | undefined;
   stop(): Promise<void>;
 }
 
@@ -46,11 +59,13 @@ export class InformerNodeSource implements NodeSource {
     return this.informer.synced;
   }
 
-  async start(onChange: (name: string) => void): Promise<void> {
-    const changed = (n: k8s.V1Node) => onChange(n.metadata?.name ?? '');
-    this.informer.on('add', changed);
-    this.informer.on('update', changed);
-    this.informer.on('delete', changed);
+  onChange(listener: (change: NodeChange) => void): void {
+    this.informer.on('add', (node: k8s.V1Node) => listener({ name: node.metadata?.name ?? '', node }));
+    this.informer.on('update', (node: k8s.V1Node, old?: k8s.V1Node) => listener({ name: node.metadata?.name ?? '', node, ...(old ? { old } : {}) }));
+    this.informer.on('delete', (old: k8s.V1Node) => listener({ name: old.metadata?.name ?? '', old }));
+  }
+
+  async start(): Promise<void> {
     this.informer.start();
     // Start-up does not hang on an unreachable API server: cycles simply wait for `synced`.
     await this.informer.waitForSync(this.syncTimeoutMs).catch((err) => this.logger.warn('node cache not synced yet', { err: (err as Error).message }));
@@ -62,6 +77,10 @@ export class InformerNodeSource implements NodeSource {
 
   list(): k8s.V1Node[] {
     return this.informer.list();
+  }
+
+  get(name: string): k8s.V1Node | undefined {
+    return this.informer.get(name);
   }
 
   stop(): Promise<void> {

@@ -41,6 +41,8 @@ export class DrainOperationEntity {
   @Column({ type: 'text', name: 'correlation_id', nullable: true }) correlationId!: string | null;
   @Column({ type: 'jsonb' }) options!: Record<string, unknown>;
   @Column({ type: 'jsonb' }) progress!: Record<string, unknown>;
+  /** The drain's state between its steps (plan, pods, last answers, term): see DrainRowState. */
+  @Column({ type: 'jsonb', nullable: true }) state!: Record<string, unknown> | null;
   @Column({ type: 'text', nullable: true }) reason!: string | null;
   @Column({ type: 'timestamptz', name: 'started_at' }) startedAt!: Date;
   @Column({ type: 'timestamptz', name: 'updated_at' }) updatedAt!: Date;

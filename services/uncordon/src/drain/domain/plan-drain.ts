@@ -281,3 +281,69 @@ export function drainPodOutcomes(plan: DrainPlan, state: DrainState): Array<{ ui
     ),
   ];
 }
+
+/**
+ * DrainLoop — what a drain carries from one step to the next, stored on its row (the row is the state: a restart or
+ * a new leader goes on from it): the plan it made once, where each pod is, the answers of the evictions of the last
+ * step (folded in by the next), and the pods last seen on the node (kept when a listing fails).
+ */
+export interface DrainLoop {
+  readonly plan: DrainPlan;
+  readonly state: DrainState;
+  readonly results: readonly EvictionResult[];
+  readonly present: readonly string[];
+}
+
+/**
+ * DrainRowState — the row's `state`: the leadership term that last moved the drain on (another term means a restart
+ * or a failover resumed it) and, once the drain has made its plan, its loop.
+ */
+export interface DrainRowState {
+  readonly term: string;
+  readonly loop?: DrainLoop;
+}
+
+/** drainStateToJson — the row's state as stored (times as ISO 8601 strings). */
+export function drainStateToJson(s: DrainRowState): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(s)) as Record<string, unknown>;
+}
+
+const dateOf = (v: unknown): Date | undefined => (typeof v === 'string' || v instanceof Date ? new Date(v) : undefined);
+
+/** drainStateFromJson — the stored state with its times as Dates again; undefined for none (a row of before). */
+export function drainStateFromJson(json: unknown): DrainRowState | undefined {
+  if (!json || typeof json !== 'object') return undefined;
+  const s = json as { term?: unknown; loop?: { plan: DrainPlan; state: DrainState; results?: EvictionResult[]; present?: string[] } };
+  if (typeof s.term !== 'string') return undefined;
+  if (!s.loop) return { term: s.term };
+  const pod = (p: DrainPod): DrainPod => {
+    const { deletionTimestamp, ...rest } = p;
+    const at = dateOf(deletionTimestamp);
+    return at ? { ...rest, deletionTimestamp: at } : rest;
+  };
+  const progress = (p: DrainPodProgress): DrainPodProgress => {
+    const { retryAt, ...rest } = p;
+    const at = dateOf(retryAt);
+    return at ? { ...rest, retryAt: at } : rest;
+  };
+  const { plan, state } = s.loop;
+  return {
+    term: s.term,
+    loop: {
+      plan: {
+        evict: plan.evict.map(pod),
+        delete: plan.delete.map(pod),
+        skip: plan.skip.map((x) => ({ pod: pod(x.pod), reason: x.reason })),
+        refuse: plan.refuse.map((x) => ({ pod: pod(x.pod), reason: x.reason })),
+      },
+      state: {
+        startedAt: dateOf(state.startedAt)!,
+        deadline: dateOf(state.deadline)!,
+        pods: state.pods.map(progress),
+        refused: state.refused.map((x) => ({ pod: pod(x.pod), reason: x.reason })),
+      },
+      results: s.loop.results ?? [],
+      present: s.loop.present ?? [],
+    },
+  };
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { advanceLedger, givenBackMs, type LedgerEntry, type LedgerStep } from './advance-ledger.js';
+import { advanceLedger, givenBackMs, untilNextHorizonMs, type LedgerEntry, type LedgerStep } from './advance-ledger.js';
 import { at, CORDON_TAINT, cordonEntry, kubeletEntry, T0 } from '../../../test/cordoned-node.builder.js';
 import { aLedgerNode, anEntry, anEvent, anItnTaint, aServingNode, LEDGER_CONFIG, ledgerInput } from '../../../test/ledger.builder.js';
 
@@ -168,5 +168,17 @@ describe('advanceLedger — restarts in the middle', () => {
     expect(after.updated).toEqual([]);
     expect(after.askEc2).toEqual(['i-0123456789abcdef0']);
     expect(LEDGER_CONFIG.ec2WaitMs).toBe(10 * 60_000);
+  });
+});
+
+describe('untilNextHorizonMs — when the next pass resolves a row at its horizon', () => {
+  const HOUR = 3_600_000;
+  it.each([
+    ['one open row seen at T0, an hour before its 24 h horizon', [anEntry()], at(23 * H), HOUR],
+    ['the soonest of two open rows (one seen two hours earlier)', [anEntry({ id: 'a' }), anEntry({ id: 'b', seenAt: at(-2 * H) })], at(21 * H), HOUR],
+    ['a resolved row has no horizon to wait for', [anEntry({ resolvedAt: at(2), outcome: 'interrupted' })], at(23 * H), undefined],
+    ['a row at or past its horizon waits for nothing (this pass resolves it)', [anEntry()], at(24 * H), undefined],
+  ])('%s', (_, entries, now, ms) => {
+    expect(untilNextHorizonMs(entries as LedgerEntry[], now, LEDGER_CONFIG.horizonMs)).toBe(ms);
   });
 });

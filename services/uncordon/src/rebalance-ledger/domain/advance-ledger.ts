@@ -87,6 +87,16 @@ const SKEW_MS = 60_000;
 export const isFinal = (o: RebalanceOutcome): boolean => FINAL_REBALANCE_OUTCOMES.includes(o);
 
 /**
+ * untilNextHorizonMs — how long until the soonest horizon of the rows still open (seen + horizon): the pass then
+ * resolves that row `survived` at its horizon, not up to a scan interval later. Undefined when no open row has its
+ * horizon ahead.
+ */
+export function untilNextHorizonMs(entries: readonly LedgerEntry[], now: Date, horizonMs: number): number | undefined {
+  const ahead = entries.filter((e) => e.resolvedAt === null).map((e) => e.seenAt.getTime() + horizonMs - now.getTime()).filter((ms) => ms > 0);
+  return ahead.length > 0 ? Math.min(...ahead) : undefined;
+}
+
+/**
  * givenBackMs — node time auto-uncordon gave back on this row: from our uncordon to the first of the cordon coming
  * back, the interruption, the node going, the horizon's end, and `now` (or the resolution). 0 when we never
  * uncordoned it.
