@@ -163,11 +163,11 @@ export interface SplitSystem {
 /**
  * startSplitSystem — the six services as separate processes against the real broker and database (split mode,
  * docs/design.md#two-ways-to-run), each on its own port; resolves once every one is up. `env` is every process's
- * environment (test/support/split-system.ts), `perService` adds to one service's.
+ * environment (test/support/split-system.ts), `perService` adds to one service's; `timeoutMs` bounds each start (90 s).
  */
-export async function startSplitSystem(opts: { env: Record<string, string>; perService?: Partial<Record<ServiceName, Record<string, string>>> }): Promise<SplitSystem> {
+export async function startSplitSystem(opts: { env: Record<string, string>; perService?: Partial<Record<ServiceName, Record<string, string>>>; timeoutMs?: number }): Promise<SplitSystem> {
   assertBuilt();
-  const started = await startTogether(ServiceNames.map((service) => ({ service, env: { ...opts.env, ...opts.perService?.[service] } })));
+  const started = await startTogether(ServiceNames.map((service) => ({ service, env: { ...opts.env, ...opts.perService?.[service] } })), opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {});
   const processes = new Map(started.map((p) => [p.service, p] as const));
   return {
     gatewayUrl: `http://127.0.0.1:${processes.get('api-gateway')!.port}`,

@@ -104,9 +104,10 @@ beforeAll(async () => {
       ...Object.fromEntries(ServiceNames.map((s) => [s, kubeconfig(s)])),
       'scheduler-scoring': { ...kubeconfig('scheduler-scoring'), OPTIMIZE_MODE: 'execute', DISRUPTION_APPROVAL: 'manual', APPROVAL_TTL_MINUTES: '30' },
     },
+    timeoutMs: 180_000, // six processes starting at once on a loaded machine
   });
   await waitFor(async () => (await json<{ items: unknown[] }>('/api/v1/nodes?limit=500')).items.length === f.nodes.length, 'node-sync to project the fleet', 60_000, 500);
-}, 240_000);
+}, 300_000);
 
 afterAll(async () => {
   await system?.stop();
