@@ -82,7 +82,10 @@ const nodeOf = (name: string) => kube.objects('nodes').find((n) => n.metadata.na
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  kube = await startKubeSim({ karpenter: true, podTerminationMs: 50, kubelet: { renewMs: 1_000 }, rbac: RBAC });
+  // The simulator refuses WatchList, as a server before 1.34 (or with the feature off) does: the informers fall back
+  // to a paged LIST and then WATCH, so the scenario uses both verbs an informer can need. Served, a WatchList is a
+  // `watch` request alone, a subset of that (docs/deploy.md, the rules table).
+  kube = await startKubeSim({ karpenter: true, podTerminationMs: 50, kubelet: { renewMs: 1_000 }, rbac: RBAC, watchList: 'refuse' });
   const f = fleet();
   kube.load(f as never);
   ec2 = await startEc2Sim();
