@@ -1,3 +1,6 @@
 export * from './pool-health-config.js';
 export * from './pool-health.js';
+export * from './requirements.js';
+export * from './nodepool-edit.js';
+export * from './rails.js';
 export { wilsonInterval, quantile } from './stats.js';

@@ -60,7 +60,9 @@ export type PoolHealthReason =
   | 'burst'
   | 'cooling-off'
   | 'recovery-share-high'
-  | 'cool-off-ended';
+  | 'cool-off-ended'
+  /** Set by {@link limitAvoidEntries}: the pool would enter `avoid`, but the hourly rail is spent. */
+  | 'avoid-rate-rail';
 
 /** ShareFigures — interrupted over interrupted + survived, with the 95% Wilson interval. */
 export interface ShareFigures {
