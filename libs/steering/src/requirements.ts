@@ -104,3 +104,21 @@ export function minValuesHeld(requirements: readonly Requirement[], left: readon
     return distinct.size >= r.minValues;
   });
 }
+
+/**
+ * nameLabels — the well-known Karpenter AWS labels an instance type's name gives: `m6g.xlarge` → category `m`,
+ * family `m6g`, generation `6`, size `xlarge`. Requirements on keys nobody fills in (cpu, memory, arch) are not
+ * read by {@link admits}: the planner then counts an offering such a requirement would refuse (docs/steering.md).
+ */
+export function nameLabels(instanceType: string): Record<string, string> {
+  const [family, size] = instanceType.split('.');
+  const m = /^([a-z]+?)(\d+)/.exec(family ?? '');
+  const labels: Record<string, string> = {};
+  if (family) labels['karpenter.k8s.aws/instance-family'] = family;
+  if (size) labels['karpenter.k8s.aws/instance-size'] = size;
+  if (m) {
+    labels['karpenter.k8s.aws/instance-category'] = m[1]!;
+    labels['karpenter.k8s.aws/instance-generation'] = m[2]!;
+  }
+  return labels;
+}
