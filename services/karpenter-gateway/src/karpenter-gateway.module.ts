@@ -27,7 +27,7 @@ import { KARPENTER_KUBE, KarpenterKube } from './adapters/outbound/karpenter-kub
 import { NodePoolChangesRepository } from './adapters/outbound/nodepool-changes.repository.js';
 import { KarpenterGatewayCommands } from './adapters/inbound/karpenter-gateway.commands.js';
 import { CONSOLIDATION_APPROVALS, DISRUPTION_GATE, KARPENTER_SERVICE_OPTIONS, KarpenterGatewayService } from './karpenter-gateway.service.js';
-import type { KarpenterGatewayConfig } from './config.js';
+import { assertSteeringConfig, type KarpenterGatewayConfig } from './config.js';
 import { KARPENTER_GATEWAY_CONFIG } from './tokens.js';
 
 export { KARPENTER_GATEWAY_CONFIG } from './tokens.js';
@@ -40,6 +40,7 @@ const KARPENTER_APPROVALS = Symbol('KARPENTER_APPROVALS');
 export class KarpenterGatewayModule {
   /** `opts.steeringSources`: what steering reads from the other services (tests hand-write one; default the command bus). */
   static forRoot(config: KarpenterGatewayConfig, opts: { steeringSources?: Provider } = {}): DynamicModule {
+    assertSteeringConfig(config);
     return {
       module: KarpenterGatewayModule,
       imports: [PlatformModule.forService({ service: 'karpenter-gateway', config, entities, migrations })],

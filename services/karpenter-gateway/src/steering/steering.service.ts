@@ -7,6 +7,7 @@ import {
   planNodePoolEdit,
   poolKeyOf,
   samplesFromLedger,
+  sameRequirements,
   steerFleet,
   type NodePoolEditPlan,
   type Offering,
@@ -16,7 +17,7 @@ import {
   type SteeringRecord,
 } from '@nodes-manager/steering';
 import { KARPENTER_KUBE, KubeFailure, type KarpenterKube } from '../adapters/outbound/karpenter-kube.adapter.js';
-import type { KarpenterGatewayConfig } from '../config.js';
+import { poolHealthConfigOf, type KarpenterGatewayConfig } from '../config.js';
 import type { NodePool } from '../domain/nodepool.types.js';
 import { DISRUPTION_GATE, type DisruptionGateConfig } from '../karpenter-gateway.service.js';
 import { KARPENTER_GATEWAY_CONFIG } from '../tokens.js';
@@ -78,7 +79,7 @@ export class SteeringService {
   }
 
   private async load(now: Date, meta: CommandMeta) {
-    const from = new Date(now.getTime() - this.config.steering.windowMs);
+    const from = new Date(now.getTime() - poolHealthConfigOf(this.config).windowMs);
     const [rows, market, previous, recentAvoid, records, installed] = await Promise.all([
       this.sources.ledger(from, meta),
       this.sources.market(meta),
@@ -103,7 +104,7 @@ export class SteeringService {
       recentAvoidEntries: s.recentAvoid,
       nodePools: s.nodePools.map((p) => ({ name: p.metadata.name, requirements: requirementsOf(p), record: s.records.get(p.metadata.name) ?? null })),
       offerings: s.market.offerings,
-      config: this.config.steering,
+      config: poolHealthConfigOf(this.config),
       rails: { maxAvoidPerHour: this.config.STEERING_MAX_AVOID_PER_HOUR, maxExcludedShare: this.config.STEERING_MAX_EXCLUDED_SHARE },
     });
     const transitions = await this.repo.saveHealth(fleet.health, this.mode, now);
@@ -176,7 +177,7 @@ export class SteeringService {
     const now = this.clock.now();
     const plan = planNodePoolEdit({ nodePool: name, requirements: requirementsOf(pool), record, offerings, health: view, rails: { maxExcludedShare: this.config.STEERING_MAX_EXCLUDED_SHARE }, now });
     if (!plan.write) return { status: 'nothing-to-do', detail: `re-checked at execution: ${plan.sentence}` };
-    if (approval && JSON.stringify(approval.after) !== JSON.stringify(plan.after)) {
+    if (approval && !sameRequirements(approval.after, plan.after)) {
       return { status: 'conflict', detail: 'the plan changed since it was approved: it is planned again' };
     }
     let written: NodePool;
@@ -243,7 +244,7 @@ export class SteeringService {
       karpenterInstalled: await this.kube.installed().catch(() => false),
       decidedAt: this.decidedAt?.toISOString() ?? null,
       pools,
-      nodePools: plans.map((p) => ({ nodePool: p.nodePool, status: p.status, detail: p.detail, plannedAt: p.plannedAt, ...p.plan })),
+      nodePools: plans.map((p) => ({ ...p.plan, status: p.status, detail: p.detail, plannedAt: p.plannedAt })),
       recommendations: this.recommendations,
     };
   }
