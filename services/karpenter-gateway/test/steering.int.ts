@@ -164,6 +164,10 @@ describe('steering on the simulators, compressed time (STEERING_MODE=execute)', 
     expect(await t.requirements('only-a')).toEqual(ONLY_A);
     const back = t.h.events.filter((e) => e.type === 'nodepool.steered').map((e) => e.data as { nodePool: string; changes: string[]; replaceOnDemand: string[] });
     expect(back).toEqual(expect.arrayContaining([expect.objectContaining({ nodePool: 'only-a', changes: ['return-to-spot'], replaceOnDemand: ['node-od-1'] }), expect.objectContaining({ nodePool: 'general', changes: ['restore'] })]));
+    // The on-demand node launched during the fallback goes, through a NodeClaim deletion within the pool's budgets.
+    expect(t.h.sim.stats().byVerbResource['delete nodeclaims'] ?? 0).toBe(1);
+    const left = (await t.h.db.query(`SELECT replace_nodes FROM nodes.nodepool_steering WHERE node_pool = 'only-a'`)) as any[];
+    expect(left[0].replace_nodes).toEqual([]);
     const st = (await t.h.db.query(`SELECT state, reason FROM nodes.pool_health WHERE pool = 'm5.large/us-east-1a'`)) as any[];
     expect(st[0]).toMatchObject({ state: 'watch' });
   }, 120_000);

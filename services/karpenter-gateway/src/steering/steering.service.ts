@@ -19,7 +19,7 @@ import {
 import { KARPENTER_KUBE, KubeFailure, type KarpenterKube } from '../adapters/outbound/karpenter-kube.adapter.js';
 import { poolHealthConfigOf, type KarpenterGatewayConfig } from '../config.js';
 import type { NodePool } from '../domain/nodepool.types.js';
-import { DISRUPTION_GATE, type DisruptionGateConfig } from '../karpenter-gateway.service.js';
+import { DISRUPTION_GATE, KarpenterGatewayService, type DisruptionGateConfig } from '../karpenter-gateway.service.js';
 import { KARPENTER_GATEWAY_CONFIG } from '../tokens.js';
 import { STEERING_SOURCES, type SteeringSources } from './steering-sources.adapter.js';
 import { SteeringRepository, type PlanStatus, type SteeringMode, type StoredPlan } from './steering.repository.js';
@@ -65,6 +65,7 @@ export class SteeringService {
     @Inject(DISRUPTION_GATE) private readonly gate: DisruptionGateConfig,
     @Inject(STEER_APPROVALS) private readonly approvals: ApprovalStore,
     private readonly repo: SteeringRepository,
+    @Inject(KarpenterGatewayService) private readonly nodePools: KarpenterGatewayService,
     @Optional() @Inject(PAUSE_GATE) private readonly pause?: PauseGate,
   ) {}
 
@@ -121,6 +122,7 @@ export class SteeringService {
       stored.push({ nodePool: plan.nodePool, mode: this.mode, plan, status: out.status, detail: out.detail, plannedAt: now });
     }
     await this.repo.savePlans(stored);
+    if (this.mode === 'execute' && s.installed) await this.replaceOnDemand(fleet.plans, meta);
     this.decidedAt = now;
     return { decidedAt: now, transitions, plans: stored.map((p) => ({ nodePool: p.nodePool, status: p.status, detail: p.detail })), again };
   }
@@ -149,6 +151,32 @@ export class SteeringService {
       return { status: 'awaiting-approval', detail: `approval ${a.id} requested` };
     }
     return this.write(plan.nodePool, view, offerings, record, health, null, meta);
+  }
+
+  /**
+   * replaceOnDemand — the way back to Spot, gradually: each pass, the on-demand nodes a NodePool launched during its
+   * fallback are handed to the NodeClaim deletion of a consolidation (its lock, its disruption budgets in force,
+   * do-not-disrupt; Karpenter drains them and launches Spot), inside the pool's window and unless paused. What the
+   * budgets leave waits for the next pass; nodes gone are forgotten. A NodePool back on on-demand stops it.
+   */
+  private async replaceOnDemand(plans: readonly NodePoolEditPlan[], meta: CommandMeta): Promise<void> {
+    const pending = await this.repo.replacements();
+    for (const [name, nodes] of pending) {
+      const plan = plans.find((p) => p.nodePool === name);
+      if (!plan || plan.fallback) {
+        await this.repo.setReplacements(name, []);
+        continue;
+      }
+      if (this.pauseHolds() || !windowState(this.gate.windows, name, this.clock.now()).open) continue;
+      try {
+        const r = await this.nodePools.replaceNodes(name, nodes, meta);
+        const done = new Set([...r.nodeClaims.map((c) => c.node), ...r.skipped.filter((x) => x.reason === 'no_nodeclaim' || x.reason === 'already_deleting').map((x) => x.node)]);
+        await this.repo.setReplacements(name, nodes.filter((n) => !done.has(n)));
+        if (r.nodeClaims.length > 0) this.logger.info('on-demand nodes replaced on the way back to Spot', { nodePool: name, nodes: r.nodeClaims.map((c) => c.node).join(','), left: nodes.length - done.size });
+      } catch (err) {
+        this.logger.warn('replacing on-demand nodes failed; tried again next pass', { nodePool: name, err: (err as Error).message });
+      }
+    }
   }
 
   /** pauseHolds — why the fleet-wide pause holds steering writes now, or undefined. */

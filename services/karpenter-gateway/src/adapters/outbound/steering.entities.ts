@@ -37,6 +37,8 @@ export class NodePoolSteeringEntity {
   @Column({ type: 'jsonb' }) added!: unknown[];
   @Column({ type: 'jsonb' }) applied!: unknown[];
   @Column({ type: 'timestamptz', name: 'fallback_since', nullable: true }) fallbackSince!: Date | null;
+  /** On the way back to Spot: the on-demand nodes launched during the fallback still to be replaced. */
+  @Column({ type: 'jsonb', name: 'replace_nodes' }) replaceNodes!: string[];
   @Column({ type: 'text', name: 'resource_version', nullable: true }) resourceVersion!: string | null;
   @Column({ type: 'timestamptz', name: 'updated_at' }) updatedAt!: Date;
 }
