@@ -38,8 +38,11 @@ const KARPENTER_APPROVALS = Symbol('KARPENTER_APPROVALS');
 /** KarpenterGatewayModule — wiring only: Karpenter NodePools and NodeClaims through the dynamic client. */
 @Module({})
 export class KarpenterGatewayModule {
-  /** `opts.steeringSources`: what steering reads from the other services (tests hand-write one; default the command bus). */
-  static forRoot(config: KarpenterGatewayConfig, opts: { steeringSources?: Provider } = {}): DynamicModule {
+  /**
+   * `opts.steeringSources`: what steering reads from the other services (tests hand-write one; default the command
+   * bus). `opts.providers`: more providers, such as the `PAUSE_GATE` steering checks before each write.
+   */
+  static forRoot(config: KarpenterGatewayConfig, opts: { steeringSources?: Provider; providers?: Provider[] } = {}): DynamicModule {
     assertSteeringConfig(config);
     return {
       module: KarpenterGatewayModule,
@@ -77,6 +80,7 @@ export class KarpenterGatewayModule {
         KarpenterGatewayService,
         ConsolidationApprovalsController,
         KarpenterGatewayLoop,
+        ...(opts.providers ?? []),
       ],
     };
   }

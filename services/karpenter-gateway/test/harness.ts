@@ -1,4 +1,4 @@
-import type { INestApplication } from '@nestjs/common';
+import type { INestApplication, Provider } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import { Commands, type CloudEvent, type CommandRequest } from '@nodes-manager/contracts';
 import { CommandController, createRuntime, type Clock, type Runtime, CommandHandler } from '@nodes-manager/platform';
@@ -56,7 +56,7 @@ export const WRITE_VERBS = ['create', 'update', 'patch', 'delete', 'deletecollec
  * test runs never share RabbitMQ queues), real Postgres, the Kubernetes simulator over HTTP, and a fake
  * scheduler-scoring. Discovery is cached for 1 s.
  */
-export async function startHarness(opts: { karpenter: boolean; clock?: Clock; commandTimeoutMs?: number; env?: Record<string, string>; steeringSources?: SteeringSources }): Promise<Harness> {
+export async function startHarness(opts: { karpenter: boolean; clock?: Clock; commandTimeoutMs?: number; env?: Record<string, string>; steeringSources?: SteeringSources; providers?: Provider[] }): Promise<Harness> {
   const db = await createTestDatabase('nm_karpenter');
   const sim = await startKubeSim({ karpenter: opts.karpenter });
   const runtime = createRuntime({ mode: 'all-in-one', logLevel: 'warn', ...(opts.clock ? { clock: opts.clock } : {}) });
@@ -69,7 +69,7 @@ export async function startHarness(opts: { karpenter: boolean; clock?: Clock; co
   const { app, url, events, call } = await startBehindGateway({
     databaseUrl: db.url,
     runtime,
-    modules: [KarpenterGatewayModule.forRoot(cfg, opts.steeringSources ? { steeringSources: { provide: STEERING_SOURCES, useValue: opts.steeringSources } } : {})],
+    modules: [KarpenterGatewayModule.forRoot(cfg, { ...(opts.steeringSources ? { steeringSources: { provide: STEERING_SOURCES, useValue: opts.steeringSources } } : {}), providers: opts.providers ?? [] })],
     controllers: [FakeSchedulerCommands],
   });
   return {

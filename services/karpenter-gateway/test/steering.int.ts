@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { CommandMeta } from '@nodes-manager/contracts';
-import { FakeClock } from '@nodes-manager/platform';
+import type { Provider } from '@nestjs/common';
+import { FakeClock, JsonLogger, PAUSE_GATE, PauseGate } from '@nodes-manager/platform';
 import { testToken } from '@nodes-manager/platform/testing';
 import { admitted, type LedgerRowLike, type Offering, type PoolPrice, type Requirement } from '@nodes-manager/steering';
 import { marketOf, type SteeringSources } from '../src/steering/steering-sources.adapter.js';
@@ -68,10 +69,10 @@ const STEERING_ENV = {
   SCAN_INTERVAL_SECONDS: '60',
 };
 
-async function setUp(mode: string, env: Record<string, string> = {}) {
+async function setUp(mode: string, env: Record<string, string> = {}, providers: (clock: FakeClock) => Provider[] = () => []) {
   const clock = new FakeClock('2026-05-04T00:00:00Z');
   const ledger = new FakeLedger();
-  const h = await startHarness({ karpenter: true, clock, steeringSources: ledger, env: { ...STEERING_ENV, STEERING_MODE: mode, ...env } });
+  const h = await startHarness({ karpenter: true, clock, steeringSources: ledger, env: { ...STEERING_ENV, STEERING_MODE: mode, ...env }, providers: providers(clock) });
   for (const [name, requirements] of [['general', GENERAL], ['only-a', ONLY_A]] as const) {
     const pool = aNodePool({ metadata: { name } });
     (pool.spec.template.spec as { requirements: Requirement[] }).requirements = requirements;
@@ -228,5 +229,34 @@ describe('steering with steer=manual', () => {
     expect(t.patches()).toBe(1);
     expect(await t.requirements('general')).toEqual([...GENERAL, req('node.kubernetes.io/instance-type', 'NotIn', 'm5.large')]);
     expect(await t.requirements('only-a')).toEqual(ONLY_A);
+  }, 120_000);
+});
+
+describe('steering while the fleet-wide pause holds', () => {
+  let t: Awaited<ReturnType<typeof setUp>>;
+  let gate: PauseGate;
+  beforeAll(async () => {
+    t = await setUp('execute', {}, (clock) => {
+      gate = new PauseGate({
+        service: 'karpenter-gateway',
+        source: async () => ({ pause: { reason: 'incident review', scope: 'disruptive', pausedBy: 'alice', pausedAt: '2026-05-03T23:00:00.000Z', until: null, source: 'api' } }),
+        clock,
+        logger: new JsonLogger('karpenter-gateway', 'error'),
+        intervalMs: 20 * 24 * HOUR, // below the 2^31 ms a timer takes; the reading stays fresh over the test
+      });
+      return [{ provide: PAUSE_GATE, useValue: gate }];
+    });
+    await gate.refresh();
+  }, 60_000);
+  afterAll(async () => {
+    await t?.h.stop();
+  });
+
+  it('decides and records, but no steering write starts', async () => {
+    await t.hours(14);
+    expect(t.patches()).toBe(0);
+    const plans = (await t.h.db.query(`SELECT node_pool, status, detail FROM nodes.steering_plans ORDER BY node_pool`)) as any[];
+    expect(plans.map((p) => p.status)).toEqual(['paused', 'paused']);
+    expect(plans[0].detail).toContain('incident review');
   }, 120_000);
 });

@@ -4,6 +4,7 @@ import { approvalModeFor, windowState } from '@nodes-manager/disruption';
 import { CLOCK, LOGGER, newMeta, PAUSE_GATE, type ApprovalStore, type Clock, type JsonLogger, type PauseGate } from '@nodes-manager/platform';
 import {
   CAPACITY_TYPE_KEY,
+  nameLabels,
   planNodePoolEdit,
   poolKeyOf,
   samplesFromLedger,
@@ -90,7 +91,8 @@ export class SteeringService {
       this.kube.installed(),
     ]);
     const nodePools = installed ? await this.kube.listNodePools() : [];
-    return { samples: samplesFromLedger(rows), market, previous, recentAvoid, records, installed, nodePools };
+    const samples = samplesFromLedger(rows);
+    return { samples, market: { prices: market.prices, offerings: withKnownPools(market.offerings, [...samples.keys(), ...previous.keys()]) }, previous, recentAvoid, records, installed, nodePools };
   }
 
   private async passLocked(): Promise<SteeringPass> {
@@ -276,6 +278,22 @@ export class SteeringService {
       recommendations: this.recommendations,
     };
   }
+}
+
+/**
+ * withKnownPools — the catalogue with every pool the ledger or a previous decision knows, priced or not: a pool the
+ * price list leaves out (a stale or partial answer) must still be seen as avoided, or its exclusion would be undone.
+ */
+function withKnownPools(offerings: readonly Offering[], keys: readonly string[]): Offering[] {
+  const have = new Set(offerings.map((o) => `${poolKeyOf(o)}/${o.capacityType}`));
+  const out = [...offerings];
+  for (const key of new Set(keys)) {
+    const [instanceType, zone] = key.split('/') as [string, string];
+    for (const capacityType of ['spot', 'on-demand'] as const) {
+      if (!have.has(`${key}/${capacityType}`)) out.push({ instanceType, zone, capacityType, labels: nameLabels(instanceType) });
+    }
+  }
+  return out;
 }
 
 function healthView(health: readonly PoolHealth[]): Map<string, PoolHealthView> {
