@@ -218,7 +218,7 @@ export class SteeringService {
     offerings: Offering[],
     record: SteeringRecord | null,
     health: PoolHealth[],
-    approval: { id: string; after: Requirement[] } | null,
+    approval: { id: string; after: Requirement[]; evidence: unknown } | null,
     meta: CommandMeta,
   ): Promise<{ status: PlanStatus; detail: string }> {
     const pool = await this.kube.getNodePool(name);
@@ -240,7 +240,9 @@ export class SteeringService {
       throw err;
     }
     const replaceOnDemand = plan.returnToSpot ? await this.onDemandSince(name, plan.returnToSpot.fallbackSince) : [];
-    await this.repo.recordSteer({ plan, resourceVersion: written.metadata.resourceVersion ?? '', approvalId: approval?.id ?? null, replaceOnDemand, evidence: evidenceOf(plan, health), meta, now });
+    // An approved write keeps the evidence the operator approved on.
+    const evidence = approval ? approval.evidence : evidenceOf(plan, health);
+    await this.repo.recordSteer({ plan, resourceVersion: written.metadata.resourceVersion ?? '', approvalId: approval?.id ?? null, replaceOnDemand, evidence, meta, now });
     this.logger.info('nodepool steered', { nodePool: name, changes: plan.changes.join(','), actor: meta.actor, correlationId: meta.correlationId });
     return { status: 'written', detail: plan.sentence };
   }
@@ -269,8 +271,9 @@ export class SteeringService {
         const now = this.clock.now();
         const s = await this.load(now, meta);
         const previous = [...s.previous.entries()].map(([k, p]) => [k, { state: p.state }] as const);
-        const after = ((await this.approvals.extra(approvalId)).after ?? []) as Requirement[];
-        result = await this.write(name, new Map(previous), s.market.offerings, s.records.get(name) ?? null, [], { id: approvalId, after }, meta);
+        const extra = await this.approvals.extra(approvalId);
+        const after = (extra.after ?? []) as Requirement[];
+        result = await this.write(name, new Map(previous), s.market.offerings, s.records.get(name) ?? null, [], { id: approvalId, after, evidence: extra.evidence ?? [] }, meta);
       } catch (err) {
         result = { status: 'failed', detail: (err as Error).message };
       }
