@@ -1,5 +1,6 @@
 import { approvalEntity } from '@nodes-manager/platform';
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { steeringEntities } from './steering.entities.js';
 
 /** NodePoolChangeEntity — `nodes.nodepool_changes`: every NodePool change and who asked for it. */
 @Entity({ schema: 'nodes', name: 'nodepool_changes' })
@@ -20,4 +21,7 @@ export class NodePoolChangeEntity {
 /** CONSOLIDATION_APPROVALS_TABLE — `nodes.consolidation_approvals`: approvals of NodePool consolidations (docs/approvals.md). */
 export const CONSOLIDATION_APPROVALS_TABLE = 'consolidation_approvals';
 
-export const entities = [NodePoolChangeEntity, approvalEntity(CONSOLIDATION_APPROVALS_TABLE)];
+/** STEER_APPROVALS_TABLE — `nodes.steer_approvals`: approvals of steering's NodePool writes (docs/steering.md). */
+export const STEER_APPROVALS_TABLE = 'steer_approvals';
+
+export const entities = [NodePoolChangeEntity, approvalEntity(CONSOLIDATION_APPROVALS_TABLE), approvalEntity(STEER_APPROVALS_TABLE), ...steeringEntities];
