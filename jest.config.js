@@ -13,6 +13,12 @@ const swc = [
   },
 ];
 
+// The projects that use RabbitMQ: one vhost per Jest worker, so test files run side by side (scripts/jest/rabbitmq-vhosts.mjs).
+const broker = {
+  globalSetup: '<rootDir>/scripts/jest/vhosts-setup.mjs',
+  globalTeardown: '<rootDir>/scripts/jest/vhosts-teardown.mjs',
+};
+
 const common = {
   extensionsToTreatAsEsm: ['.ts'],
   transform: { '^.+\\.ts$': swc },
@@ -35,16 +41,20 @@ export default {
       displayName: 'integration',
       // CommonJS dependencies that require ES-module-only packages: scripts/jest/resolver.cjs.
       resolver: '<rootDir>/scripts/jest/resolver.cjs',
-      setupFiles: ['<rootDir>/scripts/jest/esm-modules.mjs'],
+      setupFiles: ['<rootDir>/scripts/jest/esm-modules.mjs', '<rootDir>/scripts/jest/worker-vhost.mjs'],
+      ...broker,
       testMatch: ['<rootDir>/{libs,services,test}/**/*.int.ts'],
+      testTimeout: 90_000,
       slowTestThreshold: 30,
     },
     {
       ...common,
       displayName: 'e2e',
       resolver: '<rootDir>/scripts/jest/resolver.cjs',
-      setupFiles: ['<rootDir>/scripts/jest/esm-modules.mjs'],
+      setupFiles: ['<rootDir>/scripts/jest/esm-modules.mjs', '<rootDir>/scripts/jest/worker-vhost.mjs'],
+      ...broker,
       testMatch: ['<rootDir>/test/e2e/**/*.e2e.ts'],
+      testTimeout: 180_000,
       slowTestThreshold: 60,
     },
     {
@@ -59,7 +69,10 @@ export default {
     {
       ...common,
       displayName: 'fault',
+      setupFiles: ['<rootDir>/scripts/jest/worker-vhost.mjs'],
+      ...broker,
       testMatch: ['<rootDir>/test/fault/**/*.fault.ts'],
+      testTimeout: 300_000,
       slowTestThreshold: 120,
     },
   ],
