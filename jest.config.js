@@ -14,9 +14,11 @@ const swc = [
 ];
 
 // The projects that use RabbitMQ: one vhost per Jest worker, so test files run side by side (scripts/jest/rabbitmq-vhosts.mjs).
+// Their timeouts per test (90 s, 180 s, 300 s) are set by scripts/jest/timeouts.mjs.
 const broker = {
   globalSetup: '<rootDir>/scripts/jest/vhosts-setup.mjs',
   globalTeardown: '<rootDir>/scripts/jest/vhosts-teardown.mjs',
+  setupFilesAfterEnv: ['<rootDir>/scripts/jest/timeouts.mjs'],
 };
 
 const common = {
@@ -44,7 +46,6 @@ export default {
       setupFiles: ['<rootDir>/scripts/jest/esm-modules.mjs', '<rootDir>/scripts/jest/worker-vhost.mjs'],
       ...broker,
       testMatch: ['<rootDir>/{libs,services,test}/**/*.int.ts'],
-      testTimeout: 90_000,
       slowTestThreshold: 30,
     },
     {
@@ -54,7 +55,6 @@ export default {
       setupFiles: ['<rootDir>/scripts/jest/esm-modules.mjs', '<rootDir>/scripts/jest/worker-vhost.mjs'],
       ...broker,
       testMatch: ['<rootDir>/test/e2e/**/*.e2e.ts'],
-      testTimeout: 180_000,
       slowTestThreshold: 60,
     },
     {
@@ -72,7 +72,6 @@ export default {
       setupFiles: ['<rootDir>/scripts/jest/worker-vhost.mjs'],
       ...broker,
       testMatch: ['<rootDir>/test/fault/**/*.fault.ts'],
-      testTimeout: 300_000,
       slowTestThreshold: 120,
     },
   ],
