@@ -2,7 +2,7 @@
 // the fault suite (docs/reliability.md), and one closing line "tests: N passed, N failed". Exits non-zero if anything
 // failed. `node scripts/test.mjs unit e2e` runs only those suites (after the typecheck and the build).
 //
-// What does not depend on each other runs at the same time (docs/stack.md, "The suite in parallel"): both typechecks
+// What does not depend on each other runs at the same time (docs/design.md#tests): both typechecks
 // beside the build and the tests (the tests run the sources, not what tsc checks); once the build is there, two Jest
 // runs side by side — unit with integration, and end-to-end with fault — each with two workers. Test files that run
 // at the same time do not share a queue: each Jest worker has its own RabbitMQ vhost (scripts/jest/rabbitmq-vhosts.mjs).
