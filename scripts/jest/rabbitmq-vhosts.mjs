@@ -54,6 +54,7 @@ async function httpApi(url) {
   const call = async (method, path, body) => {
     const res = await fetch(`${base}/api${path}`, { method, headers, body: body && JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
     if (!res.ok && !(method === 'DELETE' && res.status === 404)) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+    return method === 'GET' ? res.json() : undefined;
   };
   const up = await fetch(`${base}/api/overview`, { headers, signal: AbortSignal.timeout(2_000) }).then((r) => r.ok, () => false);
   if (!up) return null;
@@ -64,6 +65,9 @@ async function httpApi(url) {
         await call('PUT', `/vhosts/${encodeURIComponent(v)}`, {});
         await call('PUT', `/permissions/${encodeURIComponent(v)}/${encodeURIComponent(user)}`, { configure: '.*', write: '.*', read: '.*' });
       }
+    },
+    async list() {
+      return (await call('GET', '/vhosts?columns=name')).map((v) => v.name);
     },
     async remove(vhosts) {
       await Promise.all(vhosts.map((v) => call('DELETE', `/vhosts/${encodeURIComponent(v)}`)));
@@ -94,7 +98,12 @@ async function ctl(url) {
         rmSync(file, { force: true });
       }
     },
+    async list() {
+      const { stdout } = await run('rabbitmqctl', ['-q', 'list_vhosts', 'name'], { timeout: 60_000 });
+      return stdout.split('\n').map((l) => l.trim()).filter((l) => l && l !== 'name');
+    },
     async remove(vhosts) {
+      if (!vhosts.length) return;
       const list = vhosts.map((v) => `<<${JSON.stringify(v)}>>`).join(', ');
       const erl = `lists:foreach(fun(V) -> rabbit_vhost:delete(V, <<"jest">>) end, [${list}]).`;
       await run('rabbitmqctl', ['-q', 'eval', erl], { timeout: 60_000 }).catch(() =>
@@ -109,14 +118,26 @@ export async function isolation(url = baseUrl()) {
   return (await httpApi(url)) ?? (await ctl(url));
 }
 
+const alive = (pid) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err.code === 'EPERM';
+  }
+};
+
 /**
  * createWorkerVhosts — `workers` vhosts under a prefix unique to this process (`<base vhost>_j<pid>`), made through
- * `tool`; returns the prefix and the names.
+ * `tool`; returns the prefix, the names, and the vhosts a run that ended without its teardown left behind (same
+ * base, a process of this machine that is gone), for the teardown to remove with its own.
  */
 export async function createWorkerVhosts(tool, workers, url = baseUrl()) {
   const base = vhostOf(url) === '/' ? 'nm' : vhostOf(url);
   const prefix = `${base}_j${process.pid}`;
   const vhosts = Array.from({ length: workers }, (_, i) => workerVhost(prefix, i + 1));
-  await tool.create(vhosts);
-  return { prefix, vhosts };
+  const ours = new RegExp(`^${base.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}_j(\\d+)_w\\d+$`);
+  const [, existing] = await Promise.all([tool.create(vhosts), tool.list().catch(() => [])]);
+  const stale = existing.filter((v) => ours.test(v) && !alive(Number(ours.exec(v)[1])));
+  return { prefix, vhosts, stale };
 }

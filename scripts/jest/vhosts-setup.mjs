@@ -15,8 +15,8 @@ export default async function setup(globalConfig) {
     process.stderr.write('\nRabbitMQ: no vhost per worker (neither the management API nor rabbitmqctl could make them): test files running at the same time share one vhost.\n');
     return;
   }
-  const { prefix, vhosts } = made;
+  const { prefix, vhosts, stale } = made;
   process.stderr.write(`\nRabbitMQ: a vhost per worker (${vhosts.join(', ')}), made through ${tool.how}\n`);
   process.env[PREFIX_VARIABLE] = prefix;
-  globalThis.__nmVhosts = { tool, vhosts };
+  globalThis.__nmVhosts = { tool, vhosts: [...vhosts, ...stale] };
 }

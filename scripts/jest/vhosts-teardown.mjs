@@ -1,4 +1,5 @@
-// Jest globalTeardown: removes the vhosts scripts/jest/vhosts-setup.mjs made (once, however many projects ran).
+// Jest globalTeardown: removes the vhosts scripts/jest/vhosts-setup.mjs made (once, however many projects ran), and
+// those an earlier run killed before its teardown left behind.
 import { PREFIX_VARIABLE } from './rabbitmq-vhosts.mjs';
 
 export default async function teardown() {
