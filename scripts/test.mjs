@@ -80,9 +80,13 @@ if (build !== 0) broken = true;
 if (!broken || process.env.CONTINUE_ON_BUILD_ERROR) {
   const fast = ['unit', 'integration'].filter(wanted);
   const slow = ['e2e', 'fault'].filter(wanted);
+  // Workers of each run: TEST_WORKERS (unit + integration) and TEST_SYSTEM_WORKERS (end-to-end + fault; each file
+  // starts six to twelve service processes, about 4 s of CPU each to load), 2 by default.
+  const workers = (variable) => Math.max(1, Number(process.env[variable] ?? 2) || 2);
+  const systemWorkers = isolated ? workers('TEST_SYSTEM_WORKERS') : 1;
   await Promise.all([
-    fast.length && jest(fast.join(' + '), fast, ['--maxWorkers=2', '--forceExit']),
-    slow.length && jest(slow.join(' + '), slow, [...(isolated ? ['--maxWorkers=2'] : ['--runInBand']), '--forceExit']),
+    fast.length && jest(fast.join(' + '), fast, [`--maxWorkers=${workers('TEST_WORKERS')}`, '--forceExit']),
+    slow.length && jest(slow.join(' + '), slow, [systemWorkers > 1 ? `--maxWorkers=${systemWorkers}` : '--runInBand', '--forceExit']),
   ]);
 }
 if ((await typechecks).some((s) => s !== 0)) broken = true;
