@@ -13,6 +13,14 @@ const swc = [
   },
 ];
 
+// The projects that use RabbitMQ: one vhost per Jest worker, so test files run side by side (scripts/jest/rabbitmq-vhosts.mjs).
+// Their timeouts per test (90 s, 180 s, 300 s) are set by scripts/jest/timeouts.mjs.
+const broker = {
+  globalSetup: '<rootDir>/scripts/jest/vhosts-setup.mjs',
+  globalTeardown: '<rootDir>/scripts/jest/vhosts-teardown.mjs',
+  setupFilesAfterEnv: ['<rootDir>/scripts/jest/timeouts.mjs'],
+};
+
 const common = {
   extensionsToTreatAsEsm: ['.ts'],
   transform: { '^.+\\.ts$': swc },
@@ -35,7 +43,8 @@ export default {
       displayName: 'integration',
       // CommonJS dependencies that require ES-module-only packages: scripts/jest/resolver.cjs.
       resolver: '<rootDir>/scripts/jest/resolver.cjs',
-      setupFiles: ['<rootDir>/scripts/jest/esm-modules.mjs'],
+      setupFiles: ['<rootDir>/scripts/jest/esm-modules.mjs', '<rootDir>/scripts/jest/worker-vhost.mjs'],
+      ...broker,
       testMatch: ['<rootDir>/{libs,services,test}/**/*.int.ts'],
       slowTestThreshold: 30,
     },
@@ -43,7 +52,8 @@ export default {
       ...common,
       displayName: 'e2e',
       resolver: '<rootDir>/scripts/jest/resolver.cjs',
-      setupFiles: ['<rootDir>/scripts/jest/esm-modules.mjs'],
+      setupFiles: ['<rootDir>/scripts/jest/esm-modules.mjs', '<rootDir>/scripts/jest/worker-vhost.mjs'],
+      ...broker,
       testMatch: ['<rootDir>/test/e2e/**/*.e2e.ts'],
       slowTestThreshold: 60,
     },
@@ -59,6 +69,8 @@ export default {
     {
       ...common,
       displayName: 'fault',
+      setupFiles: ['<rootDir>/scripts/jest/worker-vhost.mjs'],
+      ...broker,
       testMatch: ['<rootDir>/test/fault/**/*.fault.ts'],
       slowTestThreshold: 120,
     },

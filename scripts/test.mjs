@@ -1,46 +1,101 @@
-// The README's test command: typecheck, build, unit + integration tests, then the end-to-end suite (six processes)
-// and the fault suite (docs/reliability.md),
-// and one closing line "tests: N passed, N failed". Exits non-zero if anything failed.
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
+// The README's test command: typecheck, build, unit and integration tests, the end-to-end suite (six processes) and
+// the fault suite (docs/reliability.md), and one closing line "tests: N passed, N failed". Exits non-zero if anything
+// failed. `node scripts/test.mjs unit e2e` runs only those suites (after the typecheck and the build).
+//
+// What does not depend on each other runs at the same time (docs/design.md#tests): both typechecks
+// beside the build and the tests (the tests run the sources, not what tsc checks); once the build is there, two Jest
+// runs side by side — unit with integration, and end-to-end with fault — each with two workers. Test files that run
+// at the same time do not share a queue: each Jest worker has its own RabbitMQ vhost (scripts/jest/rabbitmq-vhosts.mjs).
+// Where no vhost can be made, the end-to-end and fault files run one at a time, as their queue names are global.
+// Each job's output is printed as it ends, with its wall time; a table of the suites' times closes the run.
+import { spawn } from 'node:child_process';
+import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isolation } from './jest/rabbitmq-vhosts.mjs';
 
-const env = { ...process.env, NODE_OPTIONS: '--experimental-vm-modules', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
+const env = { ...process.env, NODE_OPTIONS: '--experimental-vm-modules', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', FORCE_COLOR: process.stdout.isTTY ? '1' : '0' };
 const out = mkdtempSync(join(tmpdir(), 'nodes-manager-test-'));
-const run = (label, cmd, args, extraEnv = {}) => {
-  process.stdout.write(`\n=== ${label}\n`);
-  const r = spawnSync(cmd, args, { stdio: 'inherit', env: { ...env, ...extraEnv } });
-  return r.status ?? 1;
-};
+const t0 = performance.now();
+const seconds = (ms) => `${(ms / 1000).toFixed(0)} s`;
+const wall = [];
+
+/** job — runs a command with its output kept aside, printed in one piece when it ends; resolves to its exit status. */
+function job(label, args) {
+  const log = join(out, `${label.replace(/\W+/g, '-')}.log`);
+  const start = performance.now();
+  process.stdout.write(`[${seconds(start - t0)}] started: ${label}\n`);
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const file = createWriteStream(log);
+    child.stdout.pipe(file, { end: false });
+    child.stderr.pipe(file, { end: false });
+    child.on('close', (code, signal) => {
+      file.end(() => {
+        const took = performance.now() - start;
+        wall.push({ label, ms: took });
+        process.stdout.write(`\n=== ${label} (${seconds(took)}, ended at ${seconds(performance.now() - t0)})\n${readFileSync(log, 'utf8')}`);
+        resolve(code ?? (signal ? 1 : 0));
+      });
+    });
+  });
+}
+
+const tsc = (project) => ['node_modules/typescript/bin/tsc', '--noEmit', '-p', project];
 
 let passed = 0;
 let failed = 0;
 let broken = false;
+const suites = [];
 
-if (run('typecheck', process.execPath, ['node_modules/typescript/bin/tsc', '--noEmit', '-p', 'tsconfig.json']) !== 0) broken = true;
-if (run('typecheck (console)', process.execPath, ['node_modules/typescript/bin/tsc', '--noEmit', '-p', 'console/tsconfig.json']) !== 0) broken = true;
-if (run('build', process.execPath, ['scripts/build.mjs']) !== 0) broken = true;
+/** The suite of a test file, by its name. */
+const suiteOf = (file) => (/\.spec\.ts$/.test(file) ? 'unit' : /\.int\.ts$/.test(file) ? 'integration' : /\.e2e\.ts$/.test(file) ? 'e2e' : 'fault');
 
-const jest = (label, projects, extra) => {
-  const file = join(out, `${label}.json`);
-  const status = run(label, process.execPath, ['node_modules/jest/bin/jest.js', '--selectProjects', ...projects, '--json', '--outputFile', file, ...extra]);
-  if (existsSync(file)) {
-    const r = JSON.parse(readFileSync(file, 'utf8'));
-    passed += r.numPassedTests;
-    failed += r.numFailedTests + (r.numRuntimeErrorTestSuites ?? 0);
-    if (r.numTotalTests === 0) broken = true;
-  } else broken = true;
-  if (status !== 0) broken = true;
-};
-
-const only = process.argv.slice(2);
-if (!broken || process.env.CONTINUE_ON_BUILD_ERROR) {
-  if (only.length === 0 || only.includes('unit')) jest('unit', ['unit'], ['--maxWorkers=2']);
-  if (only.length === 0 || only.includes('integration')) jest('integration', ['integration'], ['--maxWorkers=2', '--testTimeout=90000', '--forceExit']);
-  if (only.length === 0 || only.includes('e2e')) jest('e2e', ['e2e'], ['--runInBand', '--testTimeout=180000', '--forceExit']);
-  if (only.length === 0 || only.includes('fault')) jest('fault', ['fault'], ['--runInBand', '--testTimeout=300000', '--forceExit']);
+/** jest — one Jest run over `projects`; its counts added, and each suite's span and summed file time kept. */
+async function jest(label, projects, extra) {
+  const file = join(out, `${label.replace(/\W+/g, '-')}.json`);
+  const status = await job(label, ['node_modules/jest/bin/jest.js', '--selectProjects', ...projects, '--json', '--outputFile', file, ...extra]);
+  if (!existsSync(file)) return void (broken = true);
+  const r = JSON.parse(readFileSync(file, 'utf8'));
+  passed += r.numPassedTests;
+  failed += r.numFailedTests + (r.numRuntimeErrorTestSuites ?? 0);
+  if (r.numTotalTests === 0 || status !== 0) broken = true;
+  for (const suite of projects) {
+    const files = r.testResults.filter((t) => suiteOf(t.name) === suite && t.endTime);
+    if (!files.length) continue;
+    const span = Math.max(...files.map((t) => t.endTime)) - Math.min(...files.map((t) => t.startTime));
+    const slowest = files.reduce((a, b) => (b.endTime - b.startTime > a.endTime - a.startTime ? b : a));
+    suites.push({ suite, files: files.length, span, summed: files.reduce((s, t) => s + t.endTime - t.startTime, 0), slowest });
+  }
 }
 
+const only = process.argv.slice(2);
+const wanted = (suite) => only.length === 0 || only.includes(suite);
+const isolated = (await isolation()) !== null;
+
+const typechecks = Promise.all([job('typecheck', tsc('tsconfig.json')), job('typecheck (console)', tsc('console/tsconfig.json'))]);
+const build = await job('build', ['scripts/build.mjs']);
+if (build !== 0) broken = true;
+
+if (!broken || process.env.CONTINUE_ON_BUILD_ERROR) {
+  const fast = ['unit', 'integration'].filter(wanted);
+  const slow = ['e2e', 'fault'].filter(wanted);
+  // Workers of each run: TEST_WORKERS (unit + integration) and TEST_SYSTEM_WORKERS (end-to-end + fault; each file
+  // starts six to twelve service processes, about 4 s of CPU each to load), 2 by default.
+  const workers = (variable) => Math.max(1, Number(process.env[variable] ?? 2) || 2);
+  const systemWorkers = isolated ? workers('TEST_SYSTEM_WORKERS') : 1;
+  await Promise.all([
+    fast.length && jest(fast.join(' + '), fast, [`--maxWorkers=${workers('TEST_WORKERS')}`, '--forceExit']),
+    slow.length && jest(slow.join(' + '), slow, [systemWorkers > 1 ? `--maxWorkers=${systemWorkers}` : '--runInBand', '--forceExit']),
+  ]);
+}
+if ((await typechecks).some((s) => s !== 0)) broken = true;
+
+const rows = [
+  ...wall.map((w) => `  ${w.label.padEnd(24)} ${seconds(w.ms).padStart(6)} wall`),
+  ...suites.map((s) => `  ${s.suite.padEnd(24)} ${seconds(s.span).padStart(6)} from its first file to its last, ${s.files} files, ${seconds(s.summed)} summed; slowest ${s.slowest.name.replace(`${process.cwd()}/`, '')} ${seconds(s.slowest.endTime - s.slowest.startTime)}`),
+];
+process.stdout.write(`\ntimes (total ${seconds(performance.now() - t0)}):\n${rows.join('\n')}\n`);
+rmSync(out, { recursive: true, force: true });
 process.stdout.write(`\ntests: ${passed} passed, ${failed} failed\n`);
 process.exit(broken || failed > 0 ? 1 : 0);

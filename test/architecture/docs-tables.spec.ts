@@ -109,4 +109,15 @@ describe('docs/design.md', () => {
     expect(planted.split('\n').slice(t.start, t.end)).not.toEqual(generatedServicesTable(new Map(t.rows.map((r) => [r[0]!, r[1]!]))));
     expect(regenerate(planted)).toBe(regenerate(page));
   });
+
+  it.each([
+    ['a table dropped from a row', (p: string) => p.replace('| spot-advisor | `spot_price_samples`, `provisioning_requests` |', '| spot-advisor | `spot_price_samples` |')],
+    ['a row dropped', (p: string) => p.replace('| karpenter-gateway | `nodepool_changes`, `consolidation_approvals` |\n', '')],
+  ])('fails on a planted drift of the Data table: %s', (_what, drift) => {
+    const planted = drift(page);
+    expect(planted).not.toBe(page);
+    const t = tableIn(planted, DATA_HEADER);
+    expect(planted.split('\n').slice(t.start, t.end)).not.toEqual(generatedDataTable());
+    expect(regenerate(planted)).toBe(regenerate(page));
+  });
 });
