@@ -65,7 +65,7 @@ describe('a service refuses to start, and says why', () => {
     } finally {
       await lying.drop();
     }
-  });
+  }, 60_000);
 
   it('refuses a maintenance window it cannot read, naming the variable, with exit code 78', async () => {
     const { code, output } = await runToExit('scheduler-scoring', splitSystemEnv({ databaseUrl: db.url, kube }, { SCAN_INTERVAL_SECONDS: '5', DISRUPTION_WINDOWS: '0 2 * * 1-5 3h Europe/Atlantis' }));

@@ -165,7 +165,7 @@ async function statementsOf(migration: MigrationInterface): Promise<string[]> {
  * says it does. Each migration the migrations table lists as applied is read (its SQL recorded, not run) for the
  * tables it creates or drops and the columns it adds or drops; every table and column the history leaves must
  * exist. A lying history (the initial migration recorded, its tables missing) is refused here with the list of what
- * does not match, before a pending migration fails against a table that is not there (docs/runtime.md#start-up).
+ * does not match, before a pending migration fails against a table that is not there (docs/architecture.md#data).
  * An empty or absent migrations table is a new database: nothing to check.
  */
 export async function checkHistory(ds: DataSource, spec: ServiceDatabaseSpec): Promise<SchemaProblem[]> {
