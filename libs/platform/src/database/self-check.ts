@@ -146,7 +146,7 @@ function undeclared(tableName: string, table: ReadonlyMap<string, string>, decla
 }
 
 /** What a recorded migration's SQL leaves behind, as far as the history check reads it: tables and added columns. */
-const CREATE_TABLE = new RegExp(`^\\s*CREATE\\s+TABLE\\s+(?:IF\\s+NOT\\s+EXISTS\\s+)?${DB_SCHEMA}\\.(\\w+)`, 'i');
+const CREATE_TABLE = new RegExp(`^\\s*CREATE\\s+(?:UNLOGGED\\s+)?TABLE\\s+(?:IF\\s+NOT\\s+EXISTS\\s+)?${DB_SCHEMA}\\.(\\w+)`, 'i');
 const DROP_TABLE = new RegExp(`^\\s*DROP\\s+TABLE\\s+(?:IF\\s+EXISTS\\s+)?${DB_SCHEMA}\\.(\\w+)`, 'i');
 const ALTER_TABLE = new RegExp(`^\\s*ALTER\\s+TABLE\\s+(?:IF\\s+EXISTS\\s+)?${DB_SCHEMA}\\.(\\w+)\\s+([\\s\\S]*)$`, 'i');
 const ADD_COLUMN = /\bADD\s+COLUMN\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)/gi;
