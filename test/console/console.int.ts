@@ -97,7 +97,7 @@ afterAll(async () => {
   await ec2?.stop();
   await kube?.stop();
   await db?.drop();
-});
+}, 60_000);
 
 describe('the console is served by the gateway', () => {
   it('serves index.html and its bundled assets at / with a strict CSP and no token, and nothing from elsewhere', async () => {

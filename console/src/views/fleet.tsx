@@ -320,10 +320,10 @@ function NodeTable({
               >
                 <span role="cell" className="mono">
                   {n.name}
+                  {stale.has(n.name) && <StaleMark at={seenAt.get(n.name)} />}
                 </span>
                 <span role="cell">
                   <span className={`badge state-${n.state}`}>{n.state}</span>
-                  {stale.has(n.name) && <StaleMark at={seenAt.get(n.name)} />}
                 </span>
                 <span role="cell">{n.zone ?? '—'}</span>
                 <span role="cell">{n.instanceType ?? '—'}</span>
