@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import fc from 'fast-check';
-import { LIST_CURSORS, type PaginatedRoute } from '@nodes-manager/contracts';
+import { LIST_CURSORS, type PaginatedList } from '@nodes-manager/contracts';
 import { createRuntime } from '@nodes-manager/platform';
 import { createTestDatabase, testToken, waitFor, type TestDatabase } from '@nodes-manager/platform/testing';
 import { generateFleet, startEc2Sim, startKubeSim, type Ec2Sim, type KubeSim } from '@nodes-manager/sim';
@@ -346,7 +346,7 @@ const UUID0 = '00000000-0000-4000-8000-000000000000';
 const WRONG_PARTS: unknown[] = ['x', 'not-a-uuid', 1, 1.5, -1, null, true, {}, [], '', '2026-01-01', 'soon', `optimize-${UUID0}x`, '\u0000'];
 
 /** forgedCursors — cursors a list did not issue but which are well-formed base64url JSON, for a list whose key has `arity` parts. */
-function forgedCursors(route: PaginatedRoute): string[] {
+function forgedCursors(route: PaginatedList): string[] {
   const arity = LIST_CURSORS[route].parts.length;
   const filler = (i: number): unknown => (i === 0 ? '2026-01-01T00:00:00Z' : UUID0);
   const forged = [
@@ -373,7 +373,7 @@ describe('a forged cursor answers 400 naming cursor on every paginated list', ()
   const paginated = () => operations().filter(({ op }) => op.parameters?.some((p) => p.in === 'query' && p.name === 'cursor'));
 
   it('every list with a cursor has its codec (and no codec lacks its list)', () => {
-    expect(paginated().map(({ path }) => path).sort()).toEqual(Object.keys(LIST_CURSORS).sort());
+    expect(paginated().map(({ path }) => path).sort()).toEqual(Object.keys(LIST_CURSORS).map((list) => `/api/v1/${list}`).sort());
   });
 
   it.each([
@@ -391,7 +391,7 @@ describe('a forged cursor answers 400 naming cursor on every paginated list', ()
     const failures: string[] = [];
     let requests = 0;
     for (const { key, path } of paginated()) {
-      const route = path as PaginatedRoute;
+      const route = path.replace('/api/v1/', '') as PaginatedList;
       const base = new URLSearchParams(validRequest(key).query ?? '');
       const ask = async (cursor: string, expect400: boolean) => {
         requests++;

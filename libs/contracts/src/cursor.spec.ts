@@ -5,7 +5,7 @@ import { LIST_CURSORS } from './list-cursors.js';
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64url');
 const byTime = cursorCodec(p.timestamp, p.uuid);
 const byName = cursorCodec(p.text);
-const bySortTimeName = LIST_CURSORS['/api/v1/nodes'];
+const bySortTimeName = LIST_CURSORS['nodes'];
 const byCount = cursorCodec(p.integer, p.text);
 
 describe('keyset cursors', () => {
@@ -16,7 +16,7 @@ describe('keyset cursors', () => {
     ['a sort, a time and a name', bySortTimeName, ['created', '1970-01-01T00:00:00.000Z', 'node-a']],
     ['a count and a name', byCount, [42, 'node-a']],
     ['a key with non-ASCII text', byName, ['ns/pod-ü']],
-    ['an approval key', LIST_CURSORS['/api/v1/approvals'], ['2026-12-01T10:00:00+02:00', 'fence-0b9f6f3e-6b7c-4d38-9a55-2f9b1f7b5c11']],
+    ['an approval key', LIST_CURSORS['approvals'], ['2026-12-01T10:00:00+02:00', 'fence-0b9f6f3e-6b7c-4d38-9a55-2f9b1f7b5c11']],
   ])('give back the key they were made from: %s', (_what, codec, key) => {
     const c = codec as unknown as ReturnType<typeof cursorCodec>;
     expect(c.decode(c.encode(key as never))).toEqual(key);
@@ -37,7 +37,7 @@ describe('keyset cursors', () => {
     ['a fraction where an integer goes', byCount, b64('[1.5,"a"]'), 'part 1'],
     ['a sort no list has', bySortTimeName, b64('["size",null,"a"]'), 'part 1 of its key is not one of name'],
     ['a time that is text', bySortTimeName, b64('["created","soon","a"]'), 'part 2 of its key is not an RFC 3339 time or null'],
-    ['an approval id of no kind', LIST_CURSORS['/api/v1/approvals'], b64('["2026-01-01T00:00:00Z","x-0b9f6f3e-6b7c-4d38-9a55-2f9b1f7b5c11"]'), 'part 2'],
+    ['an approval id of no kind', LIST_CURSORS['approvals'], b64('["2026-01-01T00:00:00Z","x-0b9f6f3e-6b7c-4d38-9a55-2f9b1f7b5c11"]'), 'part 2'],
     ['a cursor with padding added', byName, `${byName.encode(['node-a'])}==`, 'altered'],
     ['a cursor with spaces in its JSON', byName, b64('[ "node-a" ]'), 'altered'],
     ['an empty cursor', byName, '', 'not base64url'],

@@ -5,23 +5,25 @@ import { cursorCodec, cursorParts as p } from './cursor.js';
 export const NODE_SORTS = ['name', '-name', 'created', '-created'] as const;
 
 /**
- * LIST_CURSORS — the cursor of every paginated list, by route (docs/design.md#pagination): the one place a list's
- * sort key is declared, used by the list to issue and read its cursors and by the contract tests to forge them.
+ * LIST_CURSORS — the cursor of every paginated list, by its route under `/api/v1/` (docs/design.md#pagination): the
+ * one place a list's sort key is declared, used by the list to issue and read its cursors and by the contract tests
+ * to forge them.
  */
 export const LIST_CURSORS = {
   /** `GET /api/v1/nodes`: the sort, the created time (null when sorted by name) and the name. */
-  '/api/v1/nodes': cursorCodec(p.oneOf(NODE_SORTS), p.nullable(p.timestamp), p.text),
+  nodes: cursorCodec(p.oneOf(NODE_SORTS), p.nullable(p.timestamp), p.text),
   /** `GET /api/v1/cordons`: the node name. */
-  '/api/v1/cordons': cursorCodec(p.text),
+  cordons: cursorCodec(p.text),
   /** `GET /api/v1/events`: created time and id. */
-  '/api/v1/events': cursorCodec(p.timestamp, p.uuid),
+  events: cursorCodec(p.timestamp, p.uuid),
   /** `GET /api/v1/decisions`: created time and id. */
-  '/api/v1/decisions': cursorCodec(p.timestamp, p.uuid),
+  decisions: cursorCodec(p.timestamp, p.uuid),
   /** `GET /api/v1/workloads/placement`: `namespace/name` of the pod. */
-  '/api/v1/workloads/placement': cursorCodec(p.text),
+  'workloads/placement': cursorCodec(p.text),
   /** `GET /api/v1/rebalances`: seen time and id. */
-  '/api/v1/rebalances': cursorCodec(p.timestamp, p.uuid),
+  rebalances: cursorCodec(p.timestamp, p.uuid),
   /** `GET /api/v1/approvals`: requested time and approval id (`optimize-<uuid>`…). */
-  '/api/v1/approvals': cursorCodec(p.timestamp, p.custom<string>('an approval id', (id) => approvalKindOf(id) !== undefined)),
+  approvals: cursorCodec(p.timestamp, p.custom<string>('an approval id', (id) => approvalKindOf(id) !== undefined)),
 } as const;
-export type PaginatedRoute = keyof typeof LIST_CURSORS;
+/** PaginatedList — a paginated list by its route under `/api/v1/` (`nodes`, `workloads/placement`). */
+export type PaginatedList = keyof typeof LIST_CURSORS;

@@ -1,6 +1,6 @@
 import { LIST_CURSORS } from '@nodes-manager/contracts';
 
-const PLACEMENT_CURSOR = LIST_CURSORS['/api/v1/workloads/placement'];
+const PLACEMENT_CURSOR = LIST_CURSORS['workloads/placement'];
 import { classifyWorkload, scoreNode, type ScoringContext, type ScoringNode, type ScoringPod, type WorkloadClass } from '@nodes-manager/scoring';
 import { terminal } from './cluster.js';
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { LIST_CURSORS } from '@nodes-manager/contracts';
 
-const EVENTS_CURSOR = LIST_CURSORS['/api/v1/events'];
+const EVENTS_CURSOR = LIST_CURSORS['events'];
 import type { CloudEvent } from '@nodes-manager/contracts';
 import type { Outbox, SqlRunner } from '@nodes-manager/platform';
 

@@ -41,7 +41,7 @@ import type { NodeSource } from '../adapters/outbound/node-source.adapter.js';
 import { UNCORDON_ACTION, type ObservationRow, type PendingUncordon, type UncordonRepository } from './uncordon.repository.js';
 import { KUBE_NODES, NODE_SOURCE, UNCORDON_CONFIG, UNCORDON_LEADER, UNCORDON_REPOSITORY } from '../tokens.js';
 
-const CORDONS_CURSOR = LIST_CURSORS['/api/v1/cordons'];
+const CORDONS_CURSOR = LIST_CURSORS['cordons'];
 import { RebalanceLedgerService, type PoolMeasure } from '../rebalance-ledger/rebalance-ledger.service.js';
 import type { RebalanceFigures } from '@nodes-manager/contracts';
 

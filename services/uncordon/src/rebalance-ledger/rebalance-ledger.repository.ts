@@ -4,7 +4,7 @@ import type { CloudEvent } from '@nodes-manager/contracts';
 import type { Outbox, SqlRunner } from '@nodes-manager/platform';
 import type { LedgerEntry } from './domain/advance-ledger.js';
 
-const REBALANCES_CURSOR = LIST_CURSORS['/api/v1/rebalances'];
+const REBALANCES_CURSOR = LIST_CURSORS['rebalances'];
 
 /** RebalanceLedgerEntity — `nodes.rebalance_ledger`: one Spot rebalance recommendation seen on one Node object. */
 @Entity({ schema: 'nodes', name: 'rebalance_ledger' })

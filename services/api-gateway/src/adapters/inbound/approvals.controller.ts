@@ -27,7 +27,7 @@ interface Key {
   id: string;
 }
 const byKeyDesc = (a: Key, b: Key) => (a.requestedAt !== b.requestedAt ? (a.requestedAt < b.requestedAt ? 1 : -1) : a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
-const APPROVALS_CURSOR = LIST_CURSORS['/api/v1/approvals'];
+const APPROVALS_CURSOR = LIST_CURSORS['approvals'];
 function decodeKey(cursor: string): Key {
   const [requestedAt, id] = APPROVALS_CURSOR.decode(cursor);
   return { requestedAt, id };

@@ -65,7 +65,7 @@ interface Cursor {
   k: string | null;
   n: string;
 }
-const NODES_CURSOR = LIST_CURSORS['/api/v1/nodes'];
+const NODES_CURSOR = LIST_CURSORS['nodes'];
 const encodeNodeCursor = (c: Cursor): string => NODES_CURSOR.encode([c.s as NodesListQuery['sort'], c.k, c.n]);
 /** decodeNodeCursor — a cursor issued for `sort`: by created time it carries a time, by name none. */
 function decodeNodeCursor(cursor: string, sort: string): Cursor {

@@ -32,7 +32,7 @@ export interface PlanRow {
   executedAt: string | null;
 }
 
-const DECISIONS_CURSOR = LIST_CURSORS['/api/v1/decisions'];
+const DECISIONS_CURSOR = LIST_CURSORS['decisions'];
 
 const T_DECISIONS = 'nodes.scheduling_decisions';
 const T_PLANS = 'nodes.consolidation_plans';
