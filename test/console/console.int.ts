@@ -97,7 +97,7 @@ afterAll(async () => {
   await ec2?.stop();
   await kube?.stop();
   await db?.drop();
-});
+}, 60_000);
 
 describe('the console is served by the gateway', () => {
   it('serves index.html and its bundled assets at / with a strict CSP and no token, and nothing from elsewhere', async () => {
@@ -340,6 +340,76 @@ describe('Approvals', () => {
     await ctx.close();
     expect(errors).toEqual([]);
     expect((await (await fetch(`${system.url}/api/v1/approvals/${pending.id}`, auth)).json()) as { status: string }).toMatchObject({ status: 'pending' });
+  }, 60_000);
+});
+
+describe('through failures and repeats', () => {
+  it('Fleet: a node whose re-read fails stays, marked stale with when it was last seen in the viewer’s zone; a good re-read clears it', async () => {
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, timezoneId: 'Asia/Kolkata', locale: 'en-GB' });
+    const errors: string[] = [];
+    const page = await newPage(ctx, errors);
+    await page.goto(`${system.url}/#token=${testToken('nodes:read', 'erin')}`);
+    await page.getByTestId('fleet-row').first().waitFor();
+    const target = (await page.getByTestId('fleet-row').first().getAttribute('data-node'))!;
+    const row = page.locator(`[data-testid=fleet-row][data-node="${target}"]`);
+    // Its next re-read fails (the API answers 503); a change to the node makes the view re-read it.
+    await page.route(`**/api/v1/nodes/${target}`, (route) => route.fulfill({ status: 503, contentType: 'application/json', body: '{"code":"SERVICE_UNAVAILABLE","message":"node-sync unavailable"}' }));
+    kube.scenario.addTaint(target, { key: 'example.com/touched', value: 'once', effect: 'PreferNoSchedule' });
+    await row.and(page.locator('[data-stale=true]')).waitFor({ timeout: 30_000 });
+    const at = (await row.getByTestId('stale').locator('time').getAttribute('datetime'))!;
+    const inKolkata = new Date(at).toLocaleTimeString('en-GB', { timeZone: 'Asia/Kolkata', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+    await expect(row.getByTestId('stale').textContent()).resolves.toBe(`stale · last seen ${inKolkata}`);
+    await expect(page.getByTestId('fleet-stale-notice').textContent()).resolves.toContain('1 node could not be refreshed');
+    await shot(page, '10-fleet-stale');
+
+    await page.unroute(`**/api/v1/nodes/${target}`);
+    kube.scenario.removeTaint(target, 'example.com/touched');
+    await page.locator(`[data-testid=fleet-row][data-node="${target}"]:not([data-stale])`).waitFor({ timeout: 30_000 });
+    await expect(page.getByTestId('fleet-stale-notice').count()).resolves.toBe(0);
+    await ctx.close();
+    expect(errors.filter((e) => !e.includes('503'))).toEqual([]);
+  }, 90_000);
+
+  it('Activity: an event the stream delivers twice, and again after a reconnect, and the stored row a refresh brings, show once', async () => {
+    const node = 'ip-10-9-9-9.ec2.internal';
+    const at = new Date(Date.now() - 60_000).toISOString();
+    const event = { specversion: '1.0', id: '5f0c2f3e-0000-4000-8000-00000000d0b1', source: 'nodes-manager/uncordon', type: 'node.uncordoned', time: at, subject: node, actor: 'system:uncordon', data: { node, reason: 'UNCORDON' } };
+    let stored = false;
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const errors: string[] = [];
+    const page = await newPage(ctx, errors);
+    // The stream: the event twice on the first connection; on every reconnect the gateway replays it, and once the
+    // row is stored, says events were lost (`reset`), so the view re-reads the API.
+    let connections = 0;
+    await page.route('**/api/v1/stream**', (route) => {
+      connections++;
+      const message = `id: ${event.id}\ndata: ${JSON.stringify(event)}\n\n`;
+      const body = `event: hello\ndata: {"epoch":"e1"}\n\n${message}${connections === 1 ? message : ''}${stored ? 'event: reset\ndata: {"reason":"test"}\n\n' : ''}`;
+      return route.fulfill({ status: 200, headers: { 'content-type': 'text/event-stream' }, body });
+    });
+    await page.goto(`${system.url}/#token=${testToken('nodes:read', 'erin')}`);
+    await page.keyboard.press('3');
+    await page.getByRole('heading', { name: 'Activity' }).waitFor();
+    const entries = page.locator(`[data-testid=activity-entry][data-subject="${node}"]`);
+    await entries.first().waitFor();
+    await waitFor(() => connections >= 2 || undefined, 'a reconnect (the replay)', 10_000, 100);
+    expect(await entries.count()).toBe(1);
+
+    // The same uncordon is now stored (its scaling event: same node, same instant); a refresh brings it.
+    await db.query(
+      `INSERT INTO nodes.scaling_events (id, node_name, action, decision, reason, actor, dry_run, evidence, created_at) VALUES ($1, $2, 'uncordon', 'uncordon', 'UNCORDON', 'system:uncordon', false, '{}', $3)`,
+      ['5f0c2f3e-0000-4000-8000-00000000d0b2', node, at],
+    );
+    stored = true;
+    await entries.filter({ hasText: 'Reversed a Spot rebalance cordon' }).waitFor({ timeout: 15_000 });
+    const shown = await waitFor(async () => {
+      const n = await entries.count();
+      return connections >= 4 ? n : undefined;
+    }, 'two more reconnects, each with a refresh', 15_000, 200);
+    expect(shown).toBe(1);
+    await shot(page, '11-activity-once');
+    await ctx.close();
+    expect(errors).toEqual([]);
   }, 60_000);
 });
 

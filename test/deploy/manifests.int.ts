@@ -139,7 +139,8 @@ describe('deploy/ manifests', () => {
     const port = dep.spec.template.spec.containers[0].ports[0].containerPort;
     const egressPorts = (): number[] => (policy?.spec.egress ?? []).flatMap((r: any) => (r.ports ?? []).map((p: any) => p.port));
     const talksToApiServer = deriveAccess(runtimeGraph([serviceEntry(svc)]).files).needs.length > 0;
-    const usesDatabase = configKeys(svc).has('DATABASE_URL') && svc !== 'api-gateway';
+    // The gateway owns no tables; its replicas share their rate-limit counts in the database (RATE_LIMIT_DATABASE_URL).
+    const usesDatabase = (configKeys(svc).has('DATABASE_URL') && svc !== 'api-gateway') || configKeys(svc).has('RATE_LIMIT_DATABASE_URL');
 
     it('selects its pods and restricts both directions', () => {
       expect(policy).toBeDefined();

@@ -48,6 +48,25 @@ describe('a service refuses to start, and says why', () => {
     }
   });
 
+  it('refuses a lying migrations table (the initial migration recorded, its tables missing) with exit 78 and what does not match', async () => {
+    const lying = await createTestDatabase();
+    try {
+      await lying.query(`CREATE SCHEMA nodes`);
+      await lying.query(`CREATE TABLE nodes.migrations_karpenter_gateway (id serial PRIMARY KEY, "timestamp" bigint NOT NULL, name varchar NOT NULL)`);
+      await lying.query(`INSERT INTO nodes.migrations_karpenter_gateway ("timestamp", name) VALUES (1764500000000, 'KarpenterGatewayInitial1764500000000')`);
+      const { code, output } = await runToExit('karpenter-gateway', splitSystemEnv({ databaseUrl: lying.url, kube }, {}));
+      expect(output).toContain('does not match its recorded migrations');
+      expect(output).toContain('TABLE_MISSING: table nodes.nodepool_changes does not exist, though migration KarpenterGatewayInitial1764500000000 that creates it is recorded as applied');
+      expect(output).toContain('TABLE_MISSING: table nodes.outbox_karpenter_gateway does not exist');
+      expect(code).toBe(78);
+      // Nothing pending was applied on top of the lie.
+      const history = await lying.query<{ name: string }>(`SELECT name FROM nodes.migrations_karpenter_gateway`);
+      expect(history.map((r) => r.name)).toEqual(['KarpenterGatewayInitial1764500000000']);
+    } finally {
+      await lying.drop();
+    }
+  }, 60_000);
+
   it('refuses a maintenance window it cannot read, naming the variable, with exit code 78', async () => {
     const { code, output } = await runToExit('scheduler-scoring', splitSystemEnv({ databaseUrl: db.url, kube }, { SCAN_INTERVAL_SECONDS: '5', DISRUPTION_WINDOWS: '0 2 * * 1-5 3h Europe/Atlantis' }));
     expect(code).toBe(78);

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import fc from 'fast-check';
+import { LIST_CURSORS, type PaginatedList } from '@nodes-manager/contracts';
 import { createRuntime } from '@nodes-manager/platform';
 import { createTestDatabase, testToken, waitFor, type TestDatabase } from '@nodes-manager/platform/testing';
 import { generateFleet, startEc2Sim, startKubeSim, type Ec2Sim, type KubeSim } from '@nodes-manager/sim';
@@ -13,7 +14,9 @@ import { simulatedAllInOneEnv } from '../support/all-in-one.js';
  * - contract: every documented operation called with a valid request answers its documented success status, with a
  *   body valid against its documented schema;
  * - fuzz: every operation called with hostile path, query and body values (fast-check, a bounded number of runs)
- *   never answers 5xx, every 400 names the field it is about, and no answer carries internal error text.
+ *   never answers 5xx, every 400 names the field it is about, and no answer carries internal error text;
+ * - forged cursors: every paginated list given cursors that decode cleanly but hold the wrong key (wrong-typed parts,
+ *   another arity, JSON that is not a key, text that is not JSON) answers 400 naming `cursor`, never 5xx.
  */
 
 type Schema = Record<string, unknown>;
@@ -333,4 +336,87 @@ describe('hostile input never reaches a 5xx, and every 400 names its field', () 
     }
     expect(requests).toBeGreaterThan(300);
   }, 240_000);
+});
+
+// ---- forged cursors ----
+
+const b64 = (text: string): string => Buffer.from(text, 'utf8').toString('base64url');
+const UUID0 = '00000000-0000-4000-8000-000000000000';
+/** A wrong value for each kind of part: a word, a number, null, an object, a list, a time where text goes and back. */
+const WRONG_PARTS: unknown[] = ['x', 'not-a-uuid', 1, 1.5, -1, null, true, {}, [], '', '2026-01-01', 'soon', `optimize-${UUID0}x`, '\u0000'];
+
+/** forgedCursors — cursors a list did not issue but which are well-formed base64url JSON, for a list whose key has `arity` parts. */
+function forgedCursors(route: PaginatedList): string[] {
+  const arity = LIST_CURSORS[route].parts.length;
+  const filler = (i: number): unknown => (i === 0 ? '2026-01-01T00:00:00Z' : UUID0);
+  const forged = [
+    // The reproductions of the issue: wrong-typed parts that once reached Postgres.
+    b64('["x","y"]'),
+    b64('["2026-01-01T00:00:00Z","not-a-uuid"]'),
+    // Another arity.
+    b64('[]'),
+    b64(JSON.stringify(Array.from({ length: arity + 1 }, (_, i) => filler(i)))),
+    ...(arity > 1 ? [b64(JSON.stringify(['2026-01-01T00:00:00Z']))] : []),
+    // JSON that is not a key, text that is not JSON.
+    b64('{"at":"2026-01-01T00:00:00Z"}'),
+    b64('"2026-01-01T00:00:00Z"'),
+    b64('null'),
+    b64('not json'),
+    b64('["unterminated'),
+    // Each part in turn replaced by a wrong value.
+    ...Array.from({ length: arity }, (_, i) => WRONG_PARTS.map((w) => b64(JSON.stringify(Array.from({ length: arity }, (_, j) => (j === i ? w : filler(j))))))).flat(),
+  ];
+  return [...new Set(forged)].filter((c) => !LIST_CURSORS[route].check(c).ok);
+}
+
+describe('a forged cursor answers 400 naming cursor on every paginated list', () => {
+  const paginated = () => operations().filter(({ op }) => op.parameters?.some((p) => p.in === 'query' && p.name === 'cursor'));
+
+  it('every list with a cursor has its codec (and no codec lacks its list)', () => {
+    expect(paginated().map(({ path }) => path).sort()).toEqual(Object.keys(LIST_CURSORS).map((list) => `/api/v1/${list}`).sort());
+  });
+
+  it.each([
+    ['/api/v1/events', '["x","y"]'],
+    ['/api/v1/events', '["2026-01-01T00:00:00Z","not-a-uuid"]'],
+    ['/api/v1/rebalances', '["x","y"]'],
+    ['/api/v1/rebalances', '["2026-01-01T00:00:00Z","not-a-uuid"]'],
+  ])('GET %s with the cursor of %s answers 400 naming cursor (it answered 500)', async (path, key) => {
+    const res = await api('GET', `${path}?cursor=${b64(key)}`);
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ code: 'VALIDATION_FAILED', details: { errors: [{ in: 'query', field: 'cursor' }] } });
+  });
+
+  it('every list, with wrong-typed parts, another arity, non-key JSON and non-JSON: 0 × 5xx, each a 400 naming cursor', async () => {
+    const failures: string[] = [];
+    let requests = 0;
+    for (const { key, path } of paginated()) {
+      const route = path.replace('/api/v1/', '') as PaginatedList;
+      const base = new URLSearchParams(validRequest(key).query ?? '');
+      const ask = async (cursor: string, expect400: boolean) => {
+        requests++;
+        const q = new URLSearchParams(base);
+        q.set('cursor', cursor);
+        const res = await api('GET', `${path}?${q.toString()}`);
+        try {
+          check(key, `cursor=${cursor} (${Buffer.from(cursor, 'base64url').toString('utf8').slice(0, 80)})`, res, { in: 'query', name: 'cursor' });
+          if (expect400 && res.status !== 400) throw new Error(`${key} cursor ${Buffer.from(cursor, 'base64url').toString('utf8')} → ${res.status}, not 400`);
+        } catch (err) {
+          failures.push((err as Error).message);
+        }
+      };
+      for (const cursor of forgedCursors(route)) await ask(cursor, true);
+      // Schema-driven: arrays of arbitrary JSON values of the list's arity (and one off), base64url-encoded.
+      const arity = LIST_CURSORS[route].parts.length;
+      await fc.assert(
+        fc.asyncProperty(fc.array(fc.jsonValue({ maxDepth: 2 }), { minLength: Math.max(0, arity - 1), maxLength: arity + 1 }), async (parts) => {
+          const cursor = b64(JSON.stringify(parts));
+          await ask(cursor, !LIST_CURSORS[route].check(cursor).ok);
+        }),
+        { numRuns: RUNS, seed: SEED },
+      );
+    }
+    expect(failures).toEqual([]);
+    expect(requests).toBeGreaterThan(100);
+  }, 120_000);
 });

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { DataSource } from 'typeorm';
-import { checkSchema, createDataSource, runMigrations, type ServiceDatabaseSpec } from '@nodes-manager/platform';
+import { assertHistory, checkHistory, checkSchema, createDataSource, runMigrations, SchemaCheckError, type ServiceDatabaseSpec } from '@nodes-manager/platform';
 import { createTestDatabase, type TestDatabase } from '@nodes-manager/platform/testing';
 import { entities as nodeSyncEntities } from '../../services/node-sync/src/adapters/outbound/node-sync.entities.js';
 import { entities as uncordonEntities } from '../../services/uncordon/src/adapters/outbound/uncordon.entities.js';
@@ -148,5 +148,45 @@ describe('migrations and the start-up schema check', () => {
     // Of the two replicas of each service, exactly one applied its migrations.
     const appliedCount = results.reduce((n, r) => n + r.length, 0);
     expect(appliedCount).toBe(SERVICES.reduce((n, s) => n + s.migrations.length, 0));
+  });
+
+  it('refuses a lying history before any pending migration: the initial migration recorded, its tables missing', async () => {
+    db = await createTestDatabase();
+    const s = SERVICES[3];
+    const spec = specFor(s);
+    const initial = new s.migrations[0]!().name!;
+    // The migrations table says the initial migration ran; none of its tables are there.
+    await db.query(`CREATE SCHEMA IF NOT EXISTS nodes`);
+    await db.query(`CREATE TABLE nodes.migrations_karpenter_gateway (id serial PRIMARY KEY, "timestamp" bigint NOT NULL, name varchar NOT NULL)`);
+    await db.query(`INSERT INTO nodes.migrations_karpenter_gateway ("timestamp", name) VALUES (1764500000000, $1)`, [initial]);
+    const ds = await dataSource(spec);
+
+    expect(await checkHistory(ds, spec)).toEqual([
+      { kind: 'TABLE_MISSING', message: `table nodes.nodepool_changes does not exist, though migration ${initial} that creates it is recorded as applied` },
+      { kind: 'TABLE_MISSING', message: `table nodes.outbox_karpenter_gateway does not exist, though migration ${initial} that creates it is recorded as applied` },
+      { kind: 'TABLE_MISSING', message: `table nodes.inbox_karpenter_gateway does not exist, though migration ${initial} that creates it is recorded as applied` },
+    ]);
+    const refused = await runMigrations(ds, spec, { beforePending: () => assertHistory(ds, spec) }).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(refused).toBeInstanceOf(SchemaCheckError);
+    expect((refused as SchemaCheckError).message).toContain('does not match its recorded migrations');
+    // Nothing of the pending migrations was applied.
+    const history = await db.query<{ name: string }>(`SELECT name FROM nodes.migrations_karpenter_gateway`);
+    expect(history.map((r) => r.name)).toEqual([initial]);
+  });
+
+  it('finds a column a recorded migration added missing, and a new or honest database has nothing to report', async () => {
+    db = await createTestDatabase();
+    const s = SERVICES[1];
+    const ds = await dataSource(specFor(s));
+    expect(await checkHistory(ds, specFor(s))).toEqual([]);
+    await runMigrations(ds, specFor(s), { beforePending: () => assertHistory(ds, specFor(s)) });
+    expect(await checkHistory(ds, specFor(s))).toEqual([]);
+    await db.query(`ALTER TABLE nodes.drain_operations DROP COLUMN state`);
+    expect(await checkHistory(ds, specFor(s))).toEqual([
+      { kind: 'COLUMN_MISSING', message: expect.stringMatching(/^column drain_operations\.state does not exist, though migration \w+ that adds it is recorded as applied$/) },
+    ]);
   });
 });

@@ -4,9 +4,14 @@ import { ago, dateTime, EVENT_WORDS, reasonWords, usd } from '../format';
 import type { Decision, DrainOperation, ScalingEvent } from '../types';
 import type { StreamEvent } from '../stream';
 
-/** Entry — one line of the timeline, whichever source it came from. */
+/**
+ * Entry — one line of the timeline, whichever source it came from. `key` is its id in its source (`ev-<event id>`,
+ * `se-<scaling event id>`); `same`, when set, names the happening across sources — an uncordon is both a
+ * `node.uncordoned` event and a scaling event, of the same node at the same instant — so each shows once.
+ */
 interface Entry {
   key: string;
+  same?: string;
   at: string;
   kind: 'uncordon' | 'drain' | 'plan' | 'nodepool' | 'other';
   title: string;
@@ -16,6 +21,23 @@ interface Entry {
   drainId?: string;
 }
 
+/** The instant of an uncordon (its event's time is its scaling event's creation time), to the millisecond. */
+const sameUncordon = (node: string, at: string): string => `uncordon ${node} ${Date.parse(at)}`;
+
+/**
+ * distinct — each happening once: the first of the entries with the same key (an event the stream delivered twice,
+ * a replay after a reconnect) or the same happening (the live event and the stored row a refresh brought).
+ */
+function distinct(entries: readonly Entry[]): Entry[] {
+  const seen = new Set<string>();
+  return entries.filter((e) => {
+    if (seen.has(e.key) || (e.same !== undefined && seen.has(e.same))) return false;
+    seen.add(e.key);
+    if (e.same !== undefined) seen.add(e.same);
+    return true;
+  });
+}
+
 const SHOWN_TYPES = (t: string) => t === 'node.uncordoned' || t.startsWith('node.drain.') || t.startsWith('optimize.') || t.startsWith('nodepool.') || t === 'instance.provisioned';
 const KEEP = 300;
 
@@ -23,6 +45,7 @@ function fromScalingEvent(e: ScalingEvent): Entry {
   const drain = e.action.startsWith('drain');
   return {
     key: `se-${e.id}`,
+    ...(e.action === 'uncordon' && !e.dryRun ? { same: sameUncordon(e.node, e.createdAt) } : {}),
     at: e.createdAt,
     kind: drain ? 'drain' : e.action === 'uncordon' ? 'uncordon' : 'other',
     title: `${e.action}${e.dryRun ? ' (dry run)' : ''}`,
@@ -47,12 +70,14 @@ function fromStream(e: StreamEvent): Entry {
   else if (typeof d['description'] === 'string') detail = d['description'];
   else if (typeof d['message'] === 'string') detail = d['message'];
   else if (typeof d['reason'] === 'string') detail = reasonWords(d['reason']);
+  const subject = (d['node'] as string | undefined) ?? (d['nodePool'] as string | undefined) ?? e.subject;
   return {
     key: `ev-${e.id}`,
+    ...(e.type === 'node.uncordoned' && subject ? { same: sameUncordon(subject, e.time) } : {}),
     at: e.time,
     kind,
     title: EVENT_WORDS[e.type] ?? e.type,
-    subject: (d['node'] as string | undefined) ?? (d['nodePool'] as string | undefined) ?? e.subject,
+    subject,
     ...(detail ? { detail } : {}),
     ...(e.actor ? { actor: e.actor } : {}),
     ...(typeof d['operationId'] === 'string' ? { drainId: d['operationId'] } : {}),
@@ -82,10 +107,11 @@ export function ActivityView() {
   useEffect(() => {
     void load();
   }, [load]);
-  useLive(SHOWN_TYPES, (e) => setLive((l) => [fromStream(e), ...l].slice(0, KEEP)), () => void load());
+  useLive(SHOWN_TYPES, (e) => setLive((l) => (l.some((x) => x.key === `ev-${e.id}`) ? l : [fromStream(e), ...l].slice(0, KEEP))), () => void load());
 
   const entries = useMemo(() => {
-    const all = [...liveEntries, ...stored].sort((a, b) => b.at.localeCompare(a.at));
+    // Stored rows first: where a live event and a stored row are the same happening, the stored one is kept.
+    const all = distinct([...stored, ...liveEntries]).sort((a, b) => b.at.localeCompare(a.at));
     return kind ? all.filter((e) => e.kind === kind) : all;
   }, [stored, liveEntries, kind]);
   // The latest entry per drain carries its progress.
@@ -118,7 +144,7 @@ export function ActivityView() {
       )}
       <ol className="timeline" data-testid="activity">
         {entries.map((e) => (
-          <li key={e.key} className={`kind-${e.kind}`}>
+          <li key={e.key} className={`kind-${e.kind}`} data-testid="activity-entry" data-subject={e.subject}>
             <time dateTime={e.at} title={dateTime(e.at)}>
               {ago(e.at, now)}
             </time>

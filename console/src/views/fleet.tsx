@@ -1,7 +1,8 @@
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useApp, useDebounced, useLive, useNow } from '../context';
-import { ago, cores, dateTime, gib, pct, reasonWords } from '../format';
+import { ago, clock, cores, dateTime, gib, pct, reasonWords } from '../format';
+import { ApiError } from '../api';
 import type { Cordon, Node, NodeDetail, ScalingEvent } from '../types';
 
 const STATES = ['Ready', 'Cordoned', 'Draining', 'NotReady'] as const;
@@ -34,6 +35,16 @@ export function FleetView({ selected }: { selected?: string }) {
   const [error, setError] = useState<string | undefined>();
   const [filters, setFilters] = useState<Filters>(NO_FILTERS);
   const dirty = useRef(new Set<string>());
+  /** When each node was last read from the API (ISO), and the nodes whose latest re-read failed (kept, shown stale). */
+  const seenAt = useRef(new Map<string, string>());
+  const stale = useRef(new Set<string>());
+  const seen = (names: Iterable<string>) => {
+    const at = new Date().toISOString();
+    for (const name of names) {
+      seenAt.current.set(name, at);
+      stale.current.delete(name);
+    }
+  };
   const firstPaint = useRef(false);
   const filterBox = useRef<HTMLInputElement>(null);
 
@@ -44,13 +55,17 @@ export function FleetView({ selected }: { selected?: string }) {
     try {
       await api.pages<Node>('/api/v1/nodes', (items, done) => {
         for (const n of items) fresh.set(n.name, n);
+        seen(items.map((n) => n.name));
         // Show what has arrived: the first page paints at once, the others fill in.
         nodes.current = new Map([...nodes.current, ...fresh]);
         if (done) nodes.current = fresh;
         setVersion((v) => v + 1);
       });
     } catch (err) {
-      setError((err as Error).message);
+      // The nodes this read did not reach stay as last seen, marked stale; none is dropped for a failed read.
+      for (const name of nodes.current.keys()) if (!fresh.has(name)) stale.current.add(name);
+      setError(`Could not refresh the fleet (${(err as Error).message}); nodes not re-read are shown as last seen.`);
+      setVersion((v) => v + 1);
     } finally {
       setLoading(false);
     }
@@ -77,10 +92,13 @@ export function FleetView({ selected }: { selected?: string }) {
         try {
           const n = await api.get<NodeDetail>(`/api/v1/nodes/${encodeURIComponent(name)}`);
           const { pods: _pods, drain: _drain, ...node } = n;
+          seen([name]);
           if (node.state === 'Deleted') nodes.current.delete(name);
           else nodes.current.set(name, node);
-        } catch {
-          nodes.current.delete(name);
+        } catch (err) {
+          // Gone (404): removed. Any other failure says nothing about the node: keep it as last seen, marked stale.
+          if (err instanceof ApiError && err.status === 404) nodes.current.delete(name);
+          else if (nodes.current.has(name)) stale.current.add(name);
         }
       }),
     );
@@ -213,7 +231,12 @@ export function FleetView({ selected }: { selected?: string }) {
             </button>
           )}
         </div>
-        <NodeTable nodes={shown} selected={selected} onOpen={open} />
+        {stale.current.size > 0 && (
+          <p className="notice warn" data-testid="fleet-stale-notice">
+            {stale.current.size === 1 ? '1 node' : `${stale.current.size} nodes`} could not be refreshed: shown as last seen, marked stale.
+          </p>
+        )}
+        <NodeTable nodes={shown} selected={selected} onOpen={open} stale={stale.current} seenAt={seenAt.current} />
       </div>
       {selected && <NodeDetailPanel name={selected} onClose={() => navigate('#/fleet')} />}
     </section>
@@ -236,7 +259,19 @@ function Select({ label, value, options, onChange }: { label: string; value: str
   );
 }
 
-function NodeTable({ nodes, selected, onOpen }: { nodes: Node[]; selected: string | undefined; onOpen: (name: string) => void }) {
+function NodeTable({
+  nodes,
+  selected,
+  onOpen,
+  stale,
+  seenAt,
+}: {
+  nodes: Node[];
+  selected: string | undefined;
+  onOpen: (name: string) => void;
+  stale: ReadonlySet<string>;
+  seenAt: ReadonlyMap<string, string>;
+}) {
   const scroller = useRef<HTMLDivElement>(null);
   const v = useVirtualizer({ count: nodes.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_PX, overscan: 12 });
   const onKey = (e: KeyboardEvent<HTMLDivElement>, i: number) => {
@@ -274,15 +309,18 @@ function NodeTable({ nodes, selected, onOpen }: { nodes: Node[]; selected: strin
                 tabIndex={0}
                 data-index={item.index}
                 data-testid="fleet-row"
+                data-node={n.name}
+                data-stale={stale.has(n.name) || undefined}
                 aria-rowindex={item.index + 2}
                 aria-selected={n.name === selected}
-                className={`vrow ${n.name === selected ? 'selected' : ''}`}
+                className={`vrow ${n.name === selected ? 'selected' : ''} ${stale.has(n.name) ? 'stale' : ''}`}
                 style={{ position: 'absolute', top: 0, left: 0, right: 0, height: ROW_PX, transform: `translateY(${item.start}px)` }}
                 onClick={() => onOpen(n.name)}
                 onKeyDown={(e) => onKey(e, item.index)}
               >
                 <span role="cell" className="mono">
                   {n.name}
+                  {stale.has(n.name) && <StaleMark at={seenAt.get(n.name)} />}
                 </span>
                 <span role="cell">
                   <span className={`badge state-${n.state}`}>{n.state}</span>
@@ -307,6 +345,16 @@ function NodeTable({ nodes, selected, onOpen }: { nodes: Node[]; selected: strin
         {nodes.length === 0 && <p className="muted pad">No node matches.</p>}
       </div>
     </div>
+  );
+}
+
+/** StaleMark — a node whose latest re-read failed: what is shown is as of `at`, in the viewer's time zone. */
+function StaleMark({ at }: { at: string | undefined }) {
+  return (
+    <span className="badge stale" data-testid="stale" title={at ? `Could not be refreshed; last seen ${dateTime(at)}` : 'Could not be refreshed'}>
+      stale{at ? ' · last seen ' : ''}
+      {at && <time dateTime={at}>{clock(at)}</time>}
+    </span>
   );
 }
 

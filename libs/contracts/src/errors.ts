@@ -26,6 +26,11 @@ export const ErrorCodes = [
   'UNSUPPORTED_MEDIA_TYPE',
   /** The request body is larger than the gateway accepts: 413. */
   'PAYLOAD_TOO_LARGE',
+  /**
+   * A change was made (in the cluster) but its record could not be written: 500 whose `details`
+   * ({@link AppliedNotRecordedDetails}) say what was applied — never a plain INTERNAL, never a refusal (docs/api.md).
+   */
+  'APPLIED_NOT_RECORDED',
   'INTERNAL',
 ] as const;
 export type ErrorCode = (typeof ErrorCodes)[number];
@@ -39,6 +44,29 @@ export interface FieldProblem {
   in: 'path' | 'query' | 'body' | 'header' | 'command';
   field: string;
   message: string;
+}
+
+/**
+ * AppliedNotRecordedDetails — the `details` of APPLIED_NOT_RECORDED: the change is in effect (do not repeat it
+ * blindly), its history row and its event are missing, and why recording failed in words (`database unavailable`).
+ */
+export interface AppliedNotRecordedDetails {
+  applied: true;
+  recorded: false;
+  change: {
+    /** What was changed: `nodepool`. */
+    resource: string;
+    name: string;
+    action: string;
+    /** The outcome that would have been recorded (`applied`, `partial`, `awaiting-approval`). */
+    result: string;
+    actor: string;
+    correlationId: string;
+    /** The object (or consolidation result) as it is after the change; null after a delete. */
+    after: unknown;
+  };
+  /** Why the record failed, without addresses or internal text. */
+  recordError: string;
 }
 
 /** ValidationDetails — the `details` of every VALIDATION_FAILED, from the gateway and from the services alike. */

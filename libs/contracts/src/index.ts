@@ -9,6 +9,7 @@ export * from './event-schemas.js';
 export * from './event-sources.js';
 export * from './asyncapi.js';
 export * from './cursor.js';
+export * from './list-cursors.js';
 export * from './fencing.js';
 export * from './rebalance.js';
 export * from './approvals.js';

@@ -11,7 +11,7 @@ import type { DataSource } from 'typeorm';
 import { heartbeatType, serviceStatusPattern, type ServiceName } from '@nodes-manager/contracts';
 import { TypeOrmModule, getDataSourceToken } from '@nestjs/typeorm';
 import { dataSourceOptions, runMigrations, type EntityTarget, type MigrationClass } from './database/database.js';
-import { assertSchema } from './database/self-check.js';
+import { assertHistory, assertSchema } from './database/self-check.js';
 import { JsonLogger, type LogLevel } from './logging/logger.js';
 import { brokerCheck, type AmqpConnection } from './messaging/amqp-connection.js';
 import { AmqpEventPublisher, EVENT_PUBLISHER, type EventPublisher } from './messaging/event-publisher.js';
@@ -140,7 +140,7 @@ export class PlatformModule {
         inject: [getDataSourceToken(dataSourceName), RUNTIME, LOGGER],
         useFactory: async (ds: DataSource, rt: Runtime, logger: JsonLogger) => {
           try {
-            const applied = await runMigrations(ds, dbSpec);
+            const applied = await runMigrations(ds, dbSpec, { beforePending: () => assertHistory(ds, dbSpec) });
             if (applied.length) logger.info('migrations applied', { migrations: applied });
             await assertSchema(ds, dbSpec);
           } catch (err) {

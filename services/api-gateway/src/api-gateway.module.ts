@@ -39,6 +39,7 @@ import { Forwarder } from './adapters/inbound/forwarder.js';
 import { requestLog } from './adapters/inbound/request-log.middleware.js';
 import { MediaTypeMiddleware, registerJsonParser } from './adapters/inbound/media-type.middleware.js';
 import { RateLimitGuard, rateLimitOptions } from './adapters/inbound/rate-limit.guard.js';
+import { RATE_LIMIT_STORAGE, RateLimitStoreModule, type SharedRateLimitStorage } from './adapters/outbound/shared-rate-limit.storage.js';
 import type { ApiGatewayConfig } from './config.js';
 
 export const GATEWAY_CONFIG = Symbol('GATEWAY_CONFIG');
@@ -100,7 +101,14 @@ export class ApiGatewayModule implements NestModule {
     };
     return {
       module: ApiGatewayModule,
-      imports: [PassportModule, ThrottlerModule.forRoot(rateLimitOptions(config))],
+      imports: [
+        PassportModule,
+        ThrottlerModule.forRootAsync({
+          imports: [RateLimitStoreModule.forRoot(config)],
+          inject: [RATE_LIMIT_STORAGE],
+          useFactory: (storage: SharedRateLimitStorage | null) => ({ ...rateLimitOptions(config), ...(storage ? { storage } : {}) }),
+        }),
+      ],
       controllers: [
         GatewayHealthController,
         NodesController,

@@ -17,6 +17,11 @@ export const apiGatewayConfigSpec = defineConfigSpec({
     RATE_LIMIT_WRITES: env.number({ dflt: 60, min: 1, max: 100000, int: true }),
     /** Requests to the expensive routes (drain, instances, simulate, optimize/trigger) per actor and window. */
     RATE_LIMIT_EXPENSIVE: env.number({ dflt: 20, min: 1, max: 100000, int: true }),
+    /**
+     * The Postgres database the gateway replicas share their rate-limit counts in (the system's database; the gateway
+     * keeps one table there, `rate_limit_windows`). Unset: each replica counts on its own (docs/api.md#rate-limits).
+     */
+    RATE_LIMIT_DATABASE_URL: env.url(['postgres', 'postgresql']).optional(),
   },
   secrets: [...COMMON_SECRETS],
 });

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Commands, EventTypes, type CommandMeta, type EventType, type OptimizePlan } from '@nodes-manager/contracts';
+import { Commands, EventTypes, type AppliedNotRecordedDetails, type CommandMeta, type EventType, type OptimizePlan } from '@nodes-manager/contracts';
 import { approvalModeFor, windowState, type ApprovalPolicy, type MaintenanceWindow } from '@nodes-manager/disruption';
 import { CLOCK, CodedError, COMMAND_BUS, LOGGER, type ApprovalStore, type Clock, type CommandBus, type JsonLogger, validationFailed } from '@nodes-manager/platform';
 import { KARPENTER_KUBE, KubeFailure, type KarpenterKube } from './adapters/outbound/karpenter-kube.adapter.js';
@@ -52,6 +52,29 @@ class AppliedNotRecorded extends Error {
   ) {
     super('applied but not recorded');
   }
+}
+
+/**
+ * appliedNotRecorded — the answer to a change made in the cluster whose record failed: APPLIED_NOT_RECORDED with the
+ * change that is in effect (docs/karpenter.md#applied-but-not-recorded). A dry run changed nothing: its failed record
+ * is answered as the failure it is (the database unavailable).
+ */
+function appliedNotRecorded({ change, cause }: AppliedNotRecorded): CodedError {
+  const why = CodedError.from(cause);
+  if (change.dryRun) return why;
+  const recordError = why.code === 'INTERNAL' ? 'the record could not be written' : why.message;
+  const details: AppliedNotRecordedDetails = {
+    applied: true,
+    recorded: false,
+    change: { resource: 'nodepool', name: change.nodePool, action: change.action, result: change.result, actor: change.meta.actor, correlationId: change.meta.correlationId, after: change.after ?? null },
+    recordError,
+  };
+  return new CodedError(
+    'APPLIED_NOT_RECORDED',
+    `the ${change.action} of NodePool ${change.nodePool} was applied, but recording it failed (${recordError}): it is in effect; its history row and event are missing`,
+    details,
+    { cause },
+  );
 }
 
 const validationError = (errors: readonly FieldError[]) => validationFailed(errors.map((e) => ({ in: 'body', field: e.field || '""', message: e.message })));
@@ -414,11 +437,7 @@ export class KarpenterGatewayService {
     try {
       return await fn();
     } catch (err) {
-      if (err instanceof AppliedNotRecorded) {
-        throw new CodedError('INTERNAL', `the ${err.change.action} of NodePool ${err.change.nodePool} was applied, but recording it failed: ${(err.cause as Error)?.message ?? err.cause}`, {
-          applied: true,
-        });
-      }
+      if (err instanceof AppliedNotRecorded) throw appliedNotRecorded(err);
       const coded = this.coded(err);
       await this.changes
         .record({ ...base, before: base.before, now: this.clock.now(), after: coded.toBody(), result: `refused:${coded.code}` })

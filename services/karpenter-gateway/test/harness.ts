@@ -2,7 +2,7 @@ import type { INestApplication, Provider } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import { Commands, type CloudEvent, type CommandRequest } from '@nodes-manager/contracts';
 import { CommandController, createRuntime, type Clock, type Runtime, CommandHandler } from '@nodes-manager/platform';
-import { createTestDatabase, testEnv, type TestDatabase } from '@nodes-manager/platform/testing';
+import { createTestDatabase, TcpProxy, testEnv, type TestDatabase } from '@nodes-manager/platform/testing';
 import { startKubeSim, type KubeSim } from '@nodes-manager/sim';
 import { startBehindGateway } from '../../../test/support/gateway.js';
 import { loadKarpenterGatewayConfig } from '../src/config.js';
@@ -42,6 +42,8 @@ export interface Harness {
   app: INestApplication;
   events: CloudEvent[];
   scheduler: FakeScheduler;
+  /** With `proxyDatabase`: the fault proxy between karpenter-gateway and Postgres. */
+  dbLink?: TcpProxy;
   call(method: string, path: string, body?: unknown, token?: string): Promise<{ status: number; body: any }>;
   writesSeen(): number;
   /** controllersSettled — resolves once the service's controllers have nothing queued or reconciling (timers aside). */
@@ -56,13 +58,14 @@ export const WRITE_VERBS = ['create', 'update', 'patch', 'delete', 'deletecollec
  * test runs never share RabbitMQ queues), real Postgres, the Kubernetes simulator over HTTP, and a fake
  * scheduler-scoring. Discovery is cached for 1 s.
  */
-export async function startHarness(opts: { karpenter: boolean; clock?: Clock; commandTimeoutMs?: number; env?: Record<string, string>; steeringSources?: SteeringSources; providers?: Provider[] }): Promise<Harness> {
+export async function startHarness(opts: { karpenter: boolean; clock?: Clock; commandTimeoutMs?: number; env?: Record<string, string>; steeringSources?: SteeringSources; providers?: Provider[]; proxyDatabase?: boolean }): Promise<Harness> {
   const db = await createTestDatabase('nm_karpenter');
+  const dbLink = opts.proxyDatabase ? await TcpProxy.forUrl(db.url) : undefined;
   const sim = await startKubeSim({ karpenter: opts.karpenter });
   const runtime = createRuntime({ mode: 'all-in-one', logLevel: 'warn', ...(opts.clock ? { clock: opts.clock } : {}) });
   const cfg = loadKarpenterGatewayConfig(
-        // Steering reads uncordon and spot-advisor, which this harness does not run: off unless a test turns it on.
-    testEnv(db.url, { KUBECONFIG: sim.kubeconfigPath, KARPENTER_DISCOVERY_CACHE_SECONDS: '1', COMMAND_TIMEOUT_MS: String(opts.commandTimeoutMs ?? 10_000), STEERING_MODE: 'off', ...opts.env }),
+    // Steering reads uncordon and spot-advisor, which this harness does not run: off unless a test turns it on.
+    testEnv(dbLink ? dbLink.url(db.url) : db.url, { KUBECONFIG: sim.kubeconfigPath, KARPENTER_DISCOVERY_CACHE_SECONDS: '1', COMMAND_TIMEOUT_MS: String(opts.commandTimeoutMs ?? 10_000), STEERING_MODE: 'off', ...opts.env }),
   );
   const fake = new FakeScheduler();
   scheduler.current = fake;
@@ -80,6 +83,7 @@ export async function startHarness(opts: { karpenter: boolean; clock?: Clock; co
     app,
     events,
     scheduler: fake,
+    ...(dbLink ? { dbLink } : {}),
     call,
     controllersSettled: () => app.get(ConsolidationApprovalsController, { strict: false }).approvals.controller.settled(),
     writesSeen() {
@@ -87,7 +91,9 @@ export async function startHarness(opts: { karpenter: boolean; clock?: Clock; co
       return WRITE_VERBS.reduce((n, v) => n + (s[v] ?? 0), 0);
     },
     async stop() {
+      dbLink?.restore();
       await app.close();
+      await dbLink?.stop();
       await sim.stop();
       await db.drop();
     },

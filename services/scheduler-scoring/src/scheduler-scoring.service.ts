@@ -38,7 +38,7 @@ import type { CatalogSource } from './adapters/outbound/catalog-source.adapter.j
 import type { ClusterCache } from './adapters/outbound/cluster-cache.adapter.js';
 import type { Drainer } from './adapters/outbound/drainer.adapter.js';
 import type { PriceSource } from './adapters/outbound/price-source.adapter.js';
-import { EXECUTION_LOCK, InvalidCursorError, type DecisionView, type PlanRow, type SchedulingRepository } from './adapters/outbound/scheduling.repository.js';
+import { EXECUTION_LOCK, type DecisionView, type PlanRow, type SchedulingRepository } from './adapters/outbound/scheduling.repository.js';
 import { decidePublishPlan, plannedContent, type PlanFacts, type PlannedContent } from './domain/planned-content.js';
 import { CATALOG_SOURCE, CLUSTER_CACHE, DRAINER, OPTIMIZE_APPROVALS_STORE, PRICE_SOURCE, SCHEDULER_SCORING_CONFIG, SCHEDULING_REPOSITORY } from './tokens.js';
 
@@ -156,7 +156,6 @@ export class SchedulerScoringService {
     const snap = this.snapshot();
     const prices = await this.prices(snap, meta);
     const after = q.cursor === undefined ? undefined : placementAfter(q.cursor);
-    if (q.cursor !== undefined && after === undefined) throw validationFailed([{ in: 'query', field: 'cursor', message: 'is not one this API returned' }]);
     const page = placementPage(snap.pods, snap.nodes, this.context(snap, prices), {
       limit: q.limit ?? 50,
       ...(after !== undefined ? { after } : {}),
@@ -168,17 +167,12 @@ export class SchedulerScoringService {
   }
 
   async decisions(q: Partial<DecisionsListQuery>) {
-    try {
-      return await this.repo.listDecisions({
-        limit: q.limit ?? 50,
-        ...(q.cursor ? { cursor: q.cursor } : {}),
-        ...(q.kind ? { kind: q.kind } : {}),
-        ...(q.subject ? { subject: q.subject } : {}),
-      });
-    } catch (err) {
-      if (err instanceof InvalidCursorError) throw validationFailed([{ in: 'query', field: 'cursor', message: err.message }]);
-      throw err;
-    }
+    return this.repo.listDecisions({
+      limit: q.limit ?? 50,
+      ...(q.cursor ? { cursor: q.cursor } : {}),
+      ...(q.kind ? { kind: q.kind } : {}),
+      ...(q.subject ? { subject: q.subject } : {}),
+    });
   }
 
   private consolidate(snap: ClusterSnapshot, prices: PriceSnapshot, nodePool?: string): ConsolidationPlan {

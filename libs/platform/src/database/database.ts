@@ -66,8 +66,10 @@ export const MIGRATION_LOCK_KEY = 0x6e6d6d67; // "nmmg"
 /**
  * runMigrations — applies the service's pending migrations under a Postgres advisory lock, so replicas (and
  * services) starting together apply each migration exactly once. Returns the names applied by this call.
+ * `beforePending` runs under the same lock before any pending migration (the start-up history check,
+ * self-check.ts `assertHistory`): what it throws refuses the start with nothing applied.
  */
-export async function runMigrations(ds: DataSource, spec: ServiceDatabaseSpec): Promise<string[]> {
+export async function runMigrations(ds: DataSource, spec: ServiceDatabaseSpec, o: { beforePending?: () => Promise<void> } = {}): Promise<string[]> {
   const client = new pg.Client({ connectionString: spec.url, application_name: `nodes-manager/${spec.service}/migrate` });
   // A connection lost while migrating fails the queries below (and so the start); it must not also crash the process.
   client.on('error', () => undefined);
@@ -75,6 +77,7 @@ export async function runMigrations(ds: DataSource, spec: ServiceDatabaseSpec): 
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${DB_SCHEMA}`);
+    await o.beforePending?.();
     const applied = await ds.runMigrations({ transaction: 'each' });
     return applied.map((m) => m.name);
   } finally {

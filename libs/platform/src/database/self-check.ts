@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import type { DataSource, MigrationInterface, QueryRunner } from 'typeorm';
 import { DB_SCHEMA, migrationsTable, outboxTable, type ServiceDatabaseSpec } from './database.js';
 
 /** SchemaProblem — one way the database does not match what this build's code expects. */
@@ -11,9 +11,10 @@ export class SchemaCheckError extends Error {
   constructor(
     readonly service: string,
     readonly problems: readonly SchemaProblem[],
+    against = 'this build',
   ) {
     super(
-      `${service}: refusing to start, the database does not match this build:\n` +
+      `${service}: refusing to start, the database does not match ${against}:\n` +
         problems.map((p) => `  - ${p.kind}: ${p.message}`).join('\n'),
     );
     this.name = 'SchemaCheckError';
@@ -144,7 +145,79 @@ function undeclared(tableName: string, table: ReadonlyMap<string, string>, decla
     .map((c) => ({ kind: 'COLUMN_NOT_DECLARED' as const, message: `column ${tableName}.${c} exists but the code does not declare it (add it to the entity, or drop it in a migration)` }));
 }
 
-/** migrateAndCheck — migrations under the lock, then the self-check; throws SchemaCheckError on any problem. */
+/** What a recorded migration's SQL leaves behind, as far as the history check reads it: tables and added columns. */
+const CREATE_TABLE = new RegExp(`^\\s*CREATE\\s+(?:UNLOGGED\\s+)?TABLE\\s+(?:IF\\s+NOT\\s+EXISTS\\s+)?${DB_SCHEMA}\\.(\\w+)`, 'i');
+const DROP_TABLE = new RegExp(`^\\s*DROP\\s+TABLE\\s+(?:IF\\s+EXISTS\\s+)?${DB_SCHEMA}\\.(\\w+)`, 'i');
+const ALTER_TABLE = new RegExp(`^\\s*ALTER\\s+TABLE\\s+(?:IF\\s+EXISTS\\s+)?${DB_SCHEMA}\\.(\\w+)\\s+([\\s\\S]*)$`, 'i');
+const ADD_COLUMN = /\bADD\s+COLUMN\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)/gi;
+const DROP_COLUMN = /\bDROP\s+COLUMN\s+(?:IF\s+EXISTS\s+)?(\w+)/gi;
+
+/** The SQL statements a migration's `up` runs, recorded instead of run (migrations here are raw SQL text only). */
+async function statementsOf(migration: MigrationInterface): Promise<string[]> {
+  const sql: string[] = [];
+  const recorder = { query: async (text: string) => void sql.push(text) } as unknown as QueryRunner;
+  await migration.up(recorder);
+  return sql;
+}
+
+/**
+ * checkHistory — the self-check that runs before pending migrations: the database holds what its recorded history
+ * says it does. Each migration the migrations table lists as applied is read (its SQL recorded, not run) for the
+ * tables it creates or drops and the columns it adds or drops; every table and column the history leaves must
+ * exist. A lying history (the initial migration recorded, its tables missing) is refused here with the list of what
+ * does not match, before a pending migration fails against a table that is not there (docs/architecture.md#data).
+ * An empty or absent migrations table is a new database: nothing to check.
+ */
+export async function checkHistory(ds: DataSource, spec: ServiceDatabaseSpec): Promise<SchemaProblem[]> {
+  const recorded = await ds
+    .query(`SELECT name FROM ${DB_SCHEMA}.${migrationsTable(spec.service)}`)
+    .then((rows: { name: string }[]) => new Set(rows.map((r) => r.name)))
+    .catch(() => new Set<string>());
+  if (recorded.size === 0) return [];
+  /** table → the migration that created it and the columns later migrations added (with who added each). */
+  const expected = new Map<string, { by: string; columns: Map<string, string> }>();
+  for (const m of ds.migrations) {
+    const name = m.name ?? m.constructor.name;
+    if (!recorded.has(name)) continue;
+    for (const sql of await statementsOf(m)) {
+      const created = CREATE_TABLE.exec(sql);
+      if (created) expected.set(created[1]!, { by: name, columns: new Map() });
+      const dropped = DROP_TABLE.exec(sql);
+      if (dropped) expected.delete(dropped[1]!);
+      const altered = ALTER_TABLE.exec(sql);
+      const table = altered ? expected.get(altered[1]!) : undefined;
+      if (!altered || !table) continue;
+      for (const [, column] of altered[2]!.matchAll(ADD_COLUMN)) table.columns.set(column!, name);
+      for (const [, column] of altered[2]!.matchAll(DROP_COLUMN)) table.columns.delete(column!);
+    }
+  }
+  const cols: { table_name: string; column_name: string }[] = await ds.query(
+    `SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = $1`,
+    [DB_SCHEMA],
+  );
+  const present = new Map<string, Set<string>>();
+  for (const c of cols) present.set(c.table_name, (present.get(c.table_name) ?? new Set()).add(c.column_name));
+  const problems: SchemaProblem[] = [];
+  for (const [tableName, { by, columns }] of expected) {
+    const table = present.get(tableName);
+    if (!table) {
+      problems.push({ kind: 'TABLE_MISSING', message: `table ${DB_SCHEMA}.${tableName} does not exist, though migration ${by} that creates it is recorded as applied` });
+      continue;
+    }
+    for (const [column, addedBy] of columns) {
+      if (!table.has(column)) problems.push({ kind: 'COLUMN_MISSING', message: `column ${tableName}.${column} does not exist, though migration ${addedBy} that adds it is recorded as applied` });
+    }
+  }
+  return problems;
+}
+
+/** assertHistory — {@link checkHistory}; throws SchemaCheckError on any problem (the start is refused with exit 78). */
+export async function assertHistory(ds: DataSource, spec: ServiceDatabaseSpec): Promise<void> {
+  const problems = await checkHistory(ds, spec);
+  if (problems.length > 0) throw new SchemaCheckError(spec.service, problems, 'its recorded migrations');
+}
+
+/** assertSchema — the self-check after migrations; throws SchemaCheckError on any problem. */
 export async function assertSchema(ds: DataSource, spec: ServiceDatabaseSpec): Promise<void> {
   const problems = await checkSchema(ds, spec);
   if (problems.length > 0) throw new SchemaCheckError(spec.service, problems);

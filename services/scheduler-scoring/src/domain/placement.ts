@@ -1,4 +1,6 @@
-import { decodeCursor, encodeCursor } from '@nodes-manager/contracts';
+import { LIST_CURSORS } from '@nodes-manager/contracts';
+
+const PLACEMENT_CURSOR = LIST_CURSORS['workloads/placement'];
 import { classifyWorkload, scoreNode, type ScoringContext, type ScoringNode, type ScoringPod, type WorkloadClass } from '@nodes-manager/scoring';
 import { terminal } from './cluster.js';
 
@@ -20,11 +22,8 @@ export interface Placement {
   readonly dimensions?: Readonly<Record<string, number>>;
 }
 
-/** placementAfter — the `namespace/name` a placement cursor points after; undefined when it is not one (docs/design.md#pagination). */
-export function placementAfter(cursor: string): string | undefined {
-  const [key] = decodeCursor(cursor, 1) ?? [];
-  return typeof key === 'string' && key.length > 0 ? key : undefined;
-}
+/** placementAfter — the `namespace/name` a placement cursor points after; throws InvalidCursorError (400 on `cursor`) when it is not one (docs/design.md#pagination). */
+export const placementAfter = (cursor: string): string => PLACEMENT_CURSOR.decode(cursor)[0];
 
 const keyOf = (p: ScoringPod): string => `${p.namespace}/${p.name}`;
 
@@ -53,7 +52,7 @@ export function placementPage(
   matches.sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0));
   const page = matches.slice(0, q.limit);
   const items = page.map((p) => placementOf(p, byName.get(p.nodeName!), ctx));
-  return matches.length > q.limit ? { items, nextCursor: encodeCursor([keyOf(page[page.length - 1]!)]) } : { items };
+  return matches.length > q.limit ? { items, nextCursor: PLACEMENT_CURSOR.encode([keyOf(page[page.length - 1]!)]) } : { items };
 }
 
 /** placementOf — one pod's score on its node, with the node's requests minus its own. */

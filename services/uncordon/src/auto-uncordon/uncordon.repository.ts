@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { decodeCursor, encodeCursor } from '@nodes-manager/contracts';
+import { LIST_CURSORS } from '@nodes-manager/contracts';
+
+const EVENTS_CURSOR = LIST_CURSORS['events'];
 import type { CloudEvent } from '@nodes-manager/contracts';
 import type { Outbox, SqlRunner } from '@nodes-manager/platform';
 
@@ -216,8 +218,7 @@ export class UncordonRepository {
       where.push(`action = $${params.length}`);
     }
     if (q.cursor) {
-      const [at, id] = decodeCursor(q.cursor, 2) ?? [];
-      if (!at || !id) throw new InvalidCursorError();
+      const [at, id] = EVENTS_CURSOR.decode(q.cursor);
       params.push(at, id);
       where.push(`(created_at, id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`);
     }
@@ -244,12 +245,6 @@ export class UncordonRepository {
       }),
     );
     const last = page.at(-1);
-    return rows.length > q.limit && last ? { items: page, nextCursor: encodeCursor([last.createdAt, last.id]) } : { items: page };
-  }
-}
-
-export class InvalidCursorError extends Error {
-  constructor() {
-    super('cursor is not one this API issued');
+    return rows.length > q.limit && last ? { items: page, nextCursor: EVENTS_CURSOR.encode([last.createdAt, last.id]) } : { items: page };
   }
 }

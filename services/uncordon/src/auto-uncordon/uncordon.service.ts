@@ -4,8 +4,7 @@ import type { V1Node } from '@kubernetes/client-node';
 import {
   UNCORDONED_AT_ANNOTATION,
   EventTypes,
-  decodeCursor,
-  encodeCursor,
+  LIST_CURSORS,
   NTH_REBALANCE_TAINT_KEY,
   UncordonReason,
   type NodeUncordonedData,
@@ -14,7 +13,6 @@ import {
 import {
   CLOCK,
   CodedError,
-  validationFailed,
   LOGGER,
   makeEvent,
   METRICS,
@@ -42,6 +40,8 @@ import type { KubeNodes } from '../adapters/outbound/kube-nodes.adapter.js';
 import type { NodeSource } from '../adapters/outbound/node-source.adapter.js';
 import { UNCORDON_ACTION, type ObservationRow, type PendingUncordon, type UncordonRepository } from './uncordon.repository.js';
 import { KUBE_NODES, NODE_SOURCE, UNCORDON_CONFIG, UNCORDON_LEADER, UNCORDON_REPOSITORY } from '../tokens.js';
+
+const CORDONS_CURSOR = LIST_CURSORS['cordons'];
 import { RebalanceLedgerService, type PoolMeasure } from '../rebalance-ledger/rebalance-ledger.service.js';
 import type { RebalanceFigures } from '@nodes-manager/contracts';
 
@@ -376,11 +376,10 @@ export class UncordonService {
         };
       });
     if (q.cursor) {
-      const [after] = decodeCursor(q.cursor, 1) ?? [];
-      if (typeof after !== 'string') throw validationFailed([{ in: 'query', field: 'cursor', message: 'is not one this API returned' }]);
+      const [after] = CORDONS_CURSOR.decode(q.cursor);
       views = views.filter((v) => v.node > after);
     }
     const page = views.slice(0, q.limit);
-    return views.length > q.limit ? { items: page, nextCursor: encodeCursor([page.at(-1)!.node]) } : { items: page };
+    return views.length > q.limit ? { items: page, nextCursor: CORDONS_CURSOR.encode([page.at(-1)!.node]) } : { items: page };
   }
 }

@@ -1,9 +1,10 @@
 import { Column, Entity, PrimaryColumn, type DataSource } from 'typeorm';
-import { decodeCursor, encodeCursor, type RebalanceEvidence, type RebalanceOutcome, type RebalanceView, type RebalancesListQuery } from '@nodes-manager/contracts';
+import { LIST_CURSORS, type RebalanceEvidence, type RebalanceOutcome, type RebalanceView, type RebalancesListQuery } from '@nodes-manager/contracts';
 import type { CloudEvent } from '@nodes-manager/contracts';
 import type { Outbox, SqlRunner } from '@nodes-manager/platform';
 import type { LedgerEntry } from './domain/advance-ledger.js';
-import { InvalidCursorError } from '../auto-uncordon/uncordon.repository.js';
+
+const REBALANCES_CURSOR = LIST_CURSORS['rebalances'];
 
 /** RebalanceLedgerEntity — `nodes.rebalance_ledger`: one Spot rebalance recommendation seen on one Node object. */
 @Entity({ schema: 'nodes', name: 'rebalance_ledger' })
@@ -177,8 +178,7 @@ export class RebalanceLedgerRepository {
     if (q.from) add('seen_at >= ?::timestamptz', q.from);
     if (q.to) add('seen_at < ?::timestamptz', q.to);
     if (q.cursor) {
-      const [at, id] = decodeCursor(q.cursor, 2) ?? [];
-      if (!at || !id) throw new InvalidCursorError();
+      const [at, id] = REBALANCES_CURSOR.decode(q.cursor);
       params.push(at, id);
       where.push(`(seen_at, id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`);
     }
@@ -189,7 +189,7 @@ export class RebalanceLedgerRepository {
     );
     const page = rows.slice(0, q.limit).map(rowToEntry);
     const last = page.at(-1);
-    return rows.length > q.limit && last ? { items: page, nextCursor: encodeCursor([last.seenAt.toISOString(), last.id]) } : { items: page };
+    return rows.length > q.limit && last ? { items: page, nextCursor: REBALANCES_CURSOR.encode([last.seenAt.toISOString(), last.id]) } : { items: page };
   }
 }
 

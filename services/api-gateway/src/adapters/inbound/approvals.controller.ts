@@ -6,14 +6,13 @@ import {
   approvalKindOf,
   ApprovalKinds,
   ApprovalStatuses,
-  decodeCursor,
-  encodeCursor,
+  LIST_CURSORS,
   page as jsonPage,
   type ApprovalKind,
   type ApprovalView,
   type ServiceName,
 } from '@nodes-manager/contracts';
-import { Actor, CodedError, RequiresWrite, validationFailed } from '@nodes-manager/platform';
+import { Actor, CodedError, RequiresWrite } from '@nodes-manager/platform';
 import { Forwarder } from './forwarder.js';
 import { ApiRoute } from './api-docs.js';
 import { pageShape, parseInput, parseParam } from './validation.js';
@@ -28,11 +27,10 @@ interface Key {
   id: string;
 }
 const byKeyDesc = (a: Key, b: Key) => (a.requestedAt !== b.requestedAt ? (a.requestedAt < b.requestedAt ? 1 : -1) : a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+const APPROVALS_CURSOR = LIST_CURSORS['approvals'];
 function decodeKey(cursor: string): Key {
-  const key = decodeCursor(cursor, 2);
-  const [requestedAt, id] = key ?? [];
-  if (typeof requestedAt === 'string' && !Number.isNaN(Date.parse(requestedAt)) && typeof id === 'string' && approvalKindOf(id)) return { requestedAt, id };
-  throw validationFailed([{ in: 'query', field: 'cursor', message: 'is not one this API returned' }]);
+  const [requestedAt, id] = APPROVALS_CURSOR.decode(cursor);
+  return { requestedAt, id };
 }
 
 const owners = (kind?: ApprovalKind): ServiceName[] => [...new Set(kind ? [APPROVAL_OWNERS[kind]] : Object.values(APPROVAL_OWNERS))];
@@ -96,7 +94,7 @@ export class ApprovalsController {
     const items = merged.slice(0, q.limit);
     const more = merged.length > q.limit || pages.some((p) => p.more);
     const last = items[items.length - 1];
-    return { items, ...(more && last ? { nextCursor: encodeCursor([last.requestedAt, last.id]) } : {}), ...(unavailable.length ? { unavailable } : {}) };
+    return { items, ...(more && last ? { nextCursor: APPROVALS_CURSOR.encode([last.requestedAt, last.id]) } : {}), ...(unavailable.length ? { unavailable } : {}) };
   }
 
   @Get(':id')

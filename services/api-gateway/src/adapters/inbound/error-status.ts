@@ -25,6 +25,8 @@ export function httpStatusOf(code: ErrorCode): number {
     case 'RATE_LIMITED':
       return 429;
     case 'INTERNAL':
+    // The change is in effect but unrecorded: a server failure, with what was applied in `details` (docs/api.md).
+    case 'APPLIED_NOT_RECORDED':
       return 500;
     case 'NOT_IMPLEMENTED':
       return 501;

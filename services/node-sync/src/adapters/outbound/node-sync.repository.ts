@@ -3,9 +3,9 @@ import { pipeline } from 'node:stream/promises';
 import type { PoolClient } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { DataSource, EntityManager } from 'typeorm';
-import { decodeCursor, encodeCursor, type NodeDetail, type NodesListQuery, type NodeView, type Page } from '@nodes-manager/contracts';
+import { InvalidCursorError, LIST_CURSORS, type NodeDetail, type NodesListQuery, type NodeView, type Page } from '@nodes-manager/contracts';
 import type { CloudEvent } from '@nodes-manager/contracts';
-import { CodedError, type Outbox, validationFailed } from '@nodes-manager/platform';
+import { CodedError, type Outbox } from '@nodes-manager/platform';
 import type { NodeState, NodeTaintRow } from '../../domain/project-node.js';
 import type { LivePod, NodeWrite, StoredNode } from '../../domain/plan-sync.js';
 import { POD_COPY_COLUMNS } from './pod-copy.mapper.js';
@@ -65,10 +65,13 @@ interface Cursor {
   k: string | null;
   n: string;
 }
-const encodeNodeCursor = (c: Cursor): string => encodeCursor([c.s, c.k, c.n]);
-function decodeNodeCursor(cursor: string, sort: string): Cursor | undefined {
-  const [s, k, n] = decodeCursor(cursor, 3) ?? [];
-  return s === sort && typeof n === 'string' && k !== undefined ? { s, k, n } : undefined;
+const NODES_CURSOR = LIST_CURSORS['nodes'];
+const encodeNodeCursor = (c: Cursor): string => NODES_CURSOR.encode([c.s as NodesListQuery['sort'], c.k, c.n]);
+/** decodeNodeCursor — a cursor issued for `sort`: by created time it carries a time, by name none. */
+function decodeNodeCursor(cursor: string, sort: string): Cursor {
+  const [s, k, n] = NODES_CURSOR.decode(cursor);
+  if (s !== sort || (k === null) !== !sort.endsWith('created')) throw new InvalidCursorError('is not valid for this query: it was issued for another sort');
+  return { s, k, n };
 }
 
 const EPOCH = '1970-01-01T00:00:00.000Z';
@@ -269,7 +272,6 @@ export class NodeSyncRepository {
     const key = byCreated ? `COALESCE(k8s_created_at, '${EPOCH}'::timestamptz)` : 'name';
     if (q.cursor) {
       const c = decodeNodeCursor(q.cursor, q.sort);
-      if (!c) throw validationFailed([{ in: 'query', field: 'cursor', message: 'is not valid for this query' }]);
       const op = desc ? '<' : '>';
       where.push(byCreated ? `(${key}, name) ${op} (${p(c.k ?? EPOCH)}::timestamptz, ${p(c.n)})` : `name ${op} ${p(c.n)}`);
     }

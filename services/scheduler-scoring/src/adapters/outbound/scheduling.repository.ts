@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
-import { decodeCursor, encodeCursor, type CloudEvent } from '@nodes-manager/contracts';
+import { LIST_CURSORS, type CloudEvent } from '@nodes-manager/contracts';
 import type { Outbox } from '@nodes-manager/platform';
 import type { DecisionDraft } from '../../domain/decisions.js';
 
@@ -32,7 +32,7 @@ export interface PlanRow {
   executedAt: string | null;
 }
 
-export class InvalidCursorError extends Error {}
+const DECISIONS_CURSOR = LIST_CURSORS['decisions'];
 
 const T_DECISIONS = 'nodes.scheduling_decisions';
 const T_PLANS = 'nodes.consolidation_plans';
@@ -93,8 +93,7 @@ export class SchedulingRepository {
     if (q.kind) where.push(`kind = $${params.push(q.kind)}`);
     if (q.subject) where.push(`subject = $${params.push(q.subject)}`);
     if (q.cursor) {
-      const [at, id] = decodeCursor(q.cursor, 2) ?? [];
-      if (!at || !id || Number.isNaN(Date.parse(at)) || !/^[0-9a-f-]{36}$/.test(id)) throw new InvalidCursorError('cursor is not one this API returned');
+      const [at, id] = DECISIONS_CURSOR.decode(q.cursor);
       where.push(`(created_at, id) < ($${params.push(at)}::timestamptz, $${params.push(id)}::uuid)`);
     }
     const rows: any[] = await this.ds.query(
@@ -118,7 +117,7 @@ export class SchedulingRepository {
     );
     if (rows.length <= q.limit) return { items };
     const last = items[items.length - 1]!;
-    return { items, nextCursor: encodeCursor([last.createdAt, last.id]) };
+    return { items, nextCursor: DECISIONS_CURSOR.encode([last.createdAt, last.id]) };
   }
 
   /**

@@ -1,14 +1,8 @@
 import { Inject } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import { Commands, type CommandRequest, type RebalancesListQuery, type RebalancesSummaryQuery } from '@nodes-manager/contracts';
-import { CommandController, validationFailed, CommandHandler } from '@nodes-manager/platform';
+import { CommandController, CommandHandler } from '@nodes-manager/platform';
 import { RebalanceLedgerService } from '../../rebalance-ledger/rebalance-ledger.service.js';
-import { InvalidCursorError } from '../../auto-uncordon/uncordon.repository.js';
-
-const invalidCursor = (err: unknown): never => {
-  if (err instanceof InvalidCursorError) throw validationFailed([{ in: 'query', field: 'cursor', message: err.message }]);
-  throw err;
-};
 
 /** RebalanceCommands — the rebalance ledger's commands on `nodes-manager.uncordon`. Thin: the gateway validated the query. */
 @CommandController()
@@ -19,7 +13,7 @@ export class RebalanceCommands {
   @CommandHandler(Commands.rebalancesList)
   list(@Payload() req: CommandRequest<Partial<RebalancesListQuery>>) {
     const q = req.data ?? {};
-    return this.ledger.list({ ...q, limit: q.limit ?? 50 }).catch(invalidCursor);
+    return this.ledger.list({ ...q, limit: q.limit ?? 50 });
   }
 
   /** rebalances.summary — the figures per pool, rolled up by type, zone, node pool and cluster (also asked by spot-advisor). */

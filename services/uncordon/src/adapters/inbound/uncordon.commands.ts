@@ -1,17 +1,12 @@
 import { Payload } from '@nestjs/microservices';
 import { Commands, type CommandRequest, type DrainRequest, type EventsListQuery } from '@nodes-manager/contracts';
-import { CodedError, CommandController, validationFailed, CommandHandler } from '@nodes-manager/platform';
+import { CodedError, CommandController, CommandHandler } from '@nodes-manager/platform';
 import { DrainService } from '../../drain/drain.service.js';
 import { DrainController } from '../../drain/drain.controller.js';
 import { UncordonService } from '../../auto-uncordon/uncordon.service.js';
-import { InvalidCursorError, type UncordonRepository } from '../../auto-uncordon/uncordon.repository.js';
+import { type UncordonRepository } from '../../auto-uncordon/uncordon.repository.js';
 import { Inject } from '@nestjs/common';
 import { UNCORDON_REPOSITORY } from '../../tokens.js';
-
-const invalidCursor = (err: unknown): never => {
-  if (err instanceof InvalidCursorError) throw validationFailed([{ in: 'query', field: 'cursor', message: err.message }]);
-  throw err;
-};
 
 /** UncordonCommands — the uncordon service's commands on `nodes-manager.uncordon`. */
 @CommandController()
@@ -35,8 +30,7 @@ export class UncordonCommands {
   events(@Payload() req: CommandRequest<Partial<EventsListQuery>>) {
     const q = req.data ?? {};
     return this.repo
-      .listEvents({ limit: q.limit ?? 50, ...(q.cursor ? { cursor: q.cursor } : {}), ...(q.node ? { node: q.node } : {}), ...(q.action ? { action: q.action } : {}) })
-      .catch(invalidCursor);
+      .listEvents({ limit: q.limit ?? 50, ...(q.cursor ? { cursor: q.cursor } : {}), ...(q.node ? { node: q.node } : {}), ...(q.action ? { action: q.action } : {}) });
   }
 
   /** node.drain — records a drain operation and answers at once; the leader carries it on (at once when it is this replica). */
