@@ -76,6 +76,14 @@ async function newPage(ctx: BrowserContext, errors = pageErrors): Promise<Page> 
   return page;
 }
 
+/**
+ * unreadable — what in a view's text is for machines, not people: an ISO timestamp, a float with more than four
+ * decimals (prices show four), or a snake_case reason code. Every view a person reads must come back empty.
+ */
+function unreadable(text: string): string[] {
+  return [...text.matchAll(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}|\d+\.\d{5,}|\b[a-z]+_[a-z]+(?:_[a-z]+)*\b/g)].map((m) => m[0]);
+}
+
 const shot = (page: Page, name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: false });
 
 beforeAll(async () => {
@@ -239,6 +247,7 @@ describe('the operator’s views, live', () => {
     }, 'the page to show the plan’s hourly and monthly savings', 15_000, 500);
     await page.getByRole('button', { name: 'Dry run now' }).click();
     await page.getByRole('status').filter({ hasText: 'Dry run recorded' }).waitFor();
+    expect(unreadable((await page.locator('main').textContent()) ?? '')).toEqual([]);
     await shot(page, '06-optimize');
   });
 
@@ -259,7 +268,14 @@ describe('the operator’s views, live', () => {
       expect(z.points.length).toBeGreaterThan(2);
     }
     expect((await fetch(`${system.url}/api/v1/spot/history?instanceType=M5`, auth)).status).toBe(400);
-    await expect(page.locator('main').textContent()).resolves.toMatch(/price-volatility|spot-advisor-snapshot|EC2 publishes no interruption data/);
+    await expect(page.locator('main').textContent()).resolves.toMatch(/from price movement|from price and Spot Advisor|measured in this cluster|too little price history/);
+    // The ledger's headline cards: figures with their units, the horizon as a duration, times in the viewer's zone.
+    const ledger = page.getByTestId('rebalance-ledger');
+    await ledger.getByText('Follow-up horizon').waitFor();
+    const cards = (await ledger.textContent()) ?? '';
+    expect(cards).not.toMatch(/horizon hours|\bfrom\b\s*\d{4}-/i);
+    expect(cards).toMatch(/Rebalance recommendations\s*\d/);
+    expect(unreadable((await page.locator('main').textContent()) ?? '')).toEqual([]);
     await shot(page, '07-spot');
     await page.getByRole('link', { name: 'NodePools' }).click();
     await page.getByRole('heading', { name: 'NodePools' }).waitFor();
