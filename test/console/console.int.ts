@@ -271,7 +271,7 @@ describe('the operator’s views, live', () => {
     await expect(page.locator('main').textContent()).resolves.toMatch(/from price movement|from price and Spot Advisor|measured in this cluster|too little price history/);
     // The ledger's headline cards: figures with their units, the horizon as a duration, times in the viewer's zone.
     const ledger = page.getByTestId('rebalance-ledger');
-    await ledger.getByText('Follow-up horizon').waitFor();
+    await ledger.getByText('Follow-up horizon', { exact: true }).waitFor();
     const cards = (await ledger.textContent()) ?? '';
     expect(cards).not.toMatch(/horizon hours|\bfrom\b\s*\d{4}-/i);
     expect(cards).toMatch(/Rebalance recommendations\s*\d/);

@@ -189,18 +189,18 @@ function RebalanceLedger() {
         ['Rebalance recommendations', count(c.rebalances), c.open > 0 ? `${count(c.open)} still within the follow-up horizon` : undefined],
         [
           'Followed by an interruption',
-          c.interruptedShare === null ? 'no known follow-up yet' : pct(c.interruptedShare, 1),
-          c.interval95 ? `${count(c.interrupted)} of ${count(c.samples)} known · 95% interval ${pct(c.interval95[0], 1)}–${pct(c.interval95[1], 1)}` : undefined,
+          c.interruptedShare === null ? '—' : pct(c.interruptedShare, 1),
+          c.interval95 ? `${count(c.interrupted)} of ${count(c.samples)} known · 95% interval ${pct(c.interval95[0], 1)}–${pct(c.interval95[1], 1)}` : 'no follow-up known yet',
         ],
         ['Lead time to the interruption', c.leadTimeMinutes ? `${minutes(c.leadTimeMinutes.median)} median` : '—', c.leadTimeMinutes ? `90th percentile ${minutes(c.leadTimeMinutes.p90)}` : undefined],
         ['Node-hours given back', `${round(c.nodeHoursGivenBack, c.nodeHoursGivenBack >= 10 ? 0 : 1)} h`, 'by uncordoning rebalance cordons'],
-        ['Follow-up horizon', duration(s.horizonHours * 3_600_000), 'a rebalance is counted as survived after this'],
-        ['Period', s.from ? `${dateTime(s.from)} – ${dateTime(s.to)}` : `until ${dateTime(s.to)}`],
+        ['Follow-up horizon', Number.isInteger(s.horizonHours) ? `${s.horizonHours} h` : duration(s.horizonHours * 3_600_000), 'a rebalance is counted as survived after this'],
       ]
     : [];
   return (
     <div className="ledger" data-testid="rebalance-ledger">
       <h2>Rebalance recommendations: what happened after</h2>
+      {s && <p className="muted small-text">{s.from ? `From ${dateTime(s.from)} to ${dateTime(s.to)}` : `Every rebalance recorded, as of ${dateTime(s.to)}`}</p>}
       {summary.error && <p className="notice error">{summary.error}</p>}
       <div className="cards">
         {cards.map(([label, value, note]) => (

@@ -64,6 +64,8 @@ export interface SpotPricesReply extends Freshness {
     readonly spotUsdPerHour?: number;
     readonly onDemandUsdPerHour?: number;
     readonly interruptionBucket?: '<5%' | '5-10%' | '10-15%' | '15-20%' | '>20%';
+    /** This cluster's measurement of the pool: rebalances with a known follow-up, how many were interrupted, the share. */
+    readonly measured?: { readonly samples: number; readonly interrupted: number; readonly share: number };
   }[];
 }
 
