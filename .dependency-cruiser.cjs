@@ -26,7 +26,7 @@ module.exports = {
       to: {
         pathNot: [
           '^services/$1/src/(domain|[^/]+/domain)/',
-          '^libs/(contracts|kube|scoring|disruption)/src/',
+          '^libs/(contracts|kube|scoring|disruption|steering)/src/',
           '^(node:)?crypto$',
         ],
         dependencyTypesNot: ['type-only'],
@@ -41,7 +41,7 @@ module.exports = {
       from: { path: '^services/([^/]+)/src/(domain|[^/]+/domain)/', pathNot: TESTS },
       to: {
         dependencyTypes: ['type-only'],
-        pathNot: ['^services/$1/src/(domain|[^/]+/domain)/', '^libs/(contracts|kube|scoring|disruption)/src/', npm('@kubernetes/client-node')],
+        pathNot: ['^services/$1/src/(domain|[^/]+/domain)/', '^libs/(contracts|kube|scoring|disruption|steering)/src/', npm('@kubernetes/client-node')],
       },
     },
     {
@@ -149,10 +149,19 @@ module.exports = {
       to: { pathNot: '^libs/(disruption|contracts)/' },
     },
     {
+      name: 'steering-is-pure',
+      comment:
+        'libs/steering (the pool-health rule and the NodePool edit planner, docs/steering.md) is pure functions: it ' +
+        'imports itself, libs/contracts and libs/kube only — time is an argument, never a clock.',
+      severity: 'error',
+      from: { path: '^libs/steering/', pathNot: TESTS },
+      to: { pathNot: '^libs/(steering|contracts|kube)/' },
+    },
+    {
       name: 'no-io-in-pure-code',
       comment: 'No node built-in that does I/O or keeps time in domain/, libs/contracts, libs/kube, libs/scoring or libs/disruption.',
       severity: 'error',
-      from: { path: '^(services/[^/]+/src/(domain|[^/]+/domain)/|libs/(contracts|kube|scoring|disruption)/)', pathNot: TESTS },
+      from: { path: '^(services/[^/]+/src/(domain|[^/]+/domain)/|libs/(contracts|kube|scoring|disruption|steering)/)', pathNot: TESTS },
       to: { path: IO_BUILTINS },
     },
     {

@@ -19,7 +19,7 @@ const common = {
   moduleNameMapper: {
     '^@nodes-manager/platform/testing$': '<rootDir>/libs/platform/src/testing/index.ts',
     '^@nodes-manager/kube/testing$': '<rootDir>/libs/kube/src/testing/index.ts',
-    '^@nodes-manager/(contracts|disruption|kube|platform|scoring|sim)$': '<rootDir>/libs/$1/src/index.ts',
+    '^@nodes-manager/(contracts|disruption|kube|platform|scoring|sim|steering)$': '<rootDir>/libs/$1/src/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
   testEnvironment: 'node',

@@ -6,7 +6,7 @@ import type { ServiceName } from './events.js';
  */
 
 /** The disruptive actions that pass the approval and maintenance-window gate (DISRUPTION_APPROVAL names these). */
-export const DisruptionKinds = ['optimize', 'consolidate', 'fence'] as const;
+export const DisruptionKinds = ['optimize', 'consolidate', 'fence', 'steer'] as const;
 export type DisruptionKind = (typeof DisruptionKinds)[number];
 
 /**
@@ -24,6 +24,7 @@ export const APPROVAL_OWNERS: Readonly<Record<ApprovalKind, ServiceName>> = {
   optimize: 'scheduler-scoring',
   consolidate: 'karpenter-gateway',
   fence: 'uncordon',
+  steer: 'karpenter-gateway',
   drain: 'uncordon',
 };
 
@@ -35,7 +36,7 @@ export const approvalId = (kind: ApprovalKind, uuid: string): string => `${kind}
 
 /** approvalKindOf — the kind an approval id names, or undefined for an id no service issued. */
 export function approvalKindOf(id: string): ApprovalKind | undefined {
-  const m = /^(optimize|consolidate|fence|drain)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.exec(id);
+  const m = /^(optimize|consolidate|fence|steer|drain)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.exec(id);
   return m ? (m[1] as ApprovalKind) : undefined;
 }
 

@@ -102,6 +102,7 @@ export interface CommandTypes {
   'nodepool.delete': { request: Names; reply: { nodePool: string; deleted: true } };
   'nodeclaims.list': { request: Names; reply: JsonObject };
   'nodepool.consolidate': { request: Names & { dryRun: boolean }; reply: JsonObject };
+  'steering.status': { request: Record<string, never>; reply: JsonObject };
   'spot.market': { request: SpotMarketQuery; reply: JsonObject };
   'spot.prices': { request: SpotMarketQuery; reply: SpotPricesReply };
   'spot.history': { request: { instanceType: string; region?: string }; reply: JsonObject };

@@ -10,7 +10,7 @@ import { ApprovalKinds, ApprovalStatuses } from './approvals.js';
 import { DrainFailureReason, DrainPodOutcome, DrainStatus, UNCORDON_REASONS } from './uncordon.js';
 import { FENCING_ACTIONS, PRESSURE_MODES, PressureReliefOutcome } from './fencing.js';
 import { PauseScopes, PauseSources } from './pause.js';
-import { anyObject, arrayOf, bool, closed, int, nullableStr, nullableTime, num, str, time, uuid, type JsonSchema } from './json-schema.js';
+import { anyObject, arrayOf, bool, closed, int, nullable, nullableNum, nullableStr, nullableTime, num, oneOf, str, time, uuid, type JsonSchema } from './json-schema.js';
 import { INTERRUPTION_SOURCES, REBALANCE_EVIDENCE_KINDS, REBALANCE_OUTCOMES, REBALANCE_SIGNALS, REBALANCE_TIME_SOURCES } from './rebalance.js';
 
 export type { JsonSchema } from './json-schema.js';
@@ -307,6 +307,53 @@ export const EVENT_DATA_SCHEMAS: Readonly<Record<EventType, JsonSchema>> = {
   }),
   [EventTypes.nodepoolDeleted]: closed({ nodePool: str(), uid: nullableStr() }),
   [EventTypes.nodepoolConsolidationRequested]: consolidationResult,
+  [EventTypes.poolHealthChanged]: closed(
+    {
+      pool: str('instanceType/zone'),
+      instanceType: str(),
+      zone: str(),
+      from: nullable(oneOf(['healthy', 'watch', 'avoid'])),
+      to: oneOf(['healthy', 'watch', 'avoid']),
+      since: time(),
+      reason: str('the rule\'s reason: burst, share-above-avoid, cool-off-ended, … (docs/steering.md#the-rule)'),
+      sentence: str('why, for a person'),
+      restoreAt: nullableTime('in avoid: the earliest time it may be restored'),
+      evidence: closed(
+        {
+          samples: int('rebalances with a known follow-up counted'),
+          interrupted: int(),
+          share: nullableNum('interrupted / samples'),
+          interval95: nullable(arrayOf(num(), 'the 95% Wilson interval of the share: [lower, upper]')),
+          bursts: int('bursts of interruptions in the window'),
+          lastInterruptionAt: nullableTime(),
+          leadTimeMinutes: nullable(closed({ samples: int(), median: num(), p90: num() })),
+          priceRatio: nullableNum('Spot / on-demand price'),
+        },
+        [],
+        'The figures behind the decision.',
+      ),
+      mode: oneOf(['off', 'plan', 'execute'], 'STEERING_MODE when it was decided'),
+    },
+    [],
+    "A Spot pool's health changed (healthy, watch, avoid).",
+  ),
+  [EventTypes.nodepoolSteered]: closed(
+    {
+      nodePool: str(),
+      changes: arrayOf(oneOf(['narrow', 'restore', 'fallback-to-on-demand', 'return-to-spot', 'replan-after-foreign-edit'])),
+      before: arrayOf(anyObject('a requirement'), "spec.template.spec.requirements before the write"),
+      after: arrayOf(anyObject('a requirement'), 'spec.template.spec.requirements as written'),
+      original: arrayOf(anyObject('a requirement'), "the owner's requirements, which an undo restores exactly"),
+      exclusions: arrayOf(closed({ kind: oneOf(['instance-type', 'zone']), value: str(), covers: arrayOf(str('instanceType/zone')), loses: int('offerings lost that were not avoided'), sentence: str() })),
+      fallback: bool('on on-demand because every Spot offering is avoided'),
+      replaceOnDemand: arrayOf(str('node'), 'on returning to Spot: the on-demand nodes launched during the fallback, to be replaced gradually'),
+      sentence: str(),
+      resourceVersion: str(),
+      approvalId: nullableStr('the steer approval carried out, if one was needed'),
+    },
+    [],
+    "Steering changed a NodePool's requirements.",
+  ),
   [EventTypes.spotPricesRefreshed]: closed(
     {
       region: str(),

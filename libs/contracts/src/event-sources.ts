@@ -31,6 +31,8 @@ export const EVENT_SOURCES: Readonly<Record<EventType, ServiceName | readonly Se
   'optimize.executed': 'scheduler-scoring',
   'nodepool.created': 'karpenter-gateway',
   'nodepool.updated': 'karpenter-gateway',
+  'pool.health.changed': 'karpenter-gateway',
+  'nodepool.steered': 'karpenter-gateway',
   'nodepool.deleted': 'karpenter-gateway',
   'nodepool.consolidation.requested': 'karpenter-gateway',
   'spot.prices.refreshed': 'spot-advisor',

@@ -32,6 +32,8 @@ export const EventTypes = {
   nodepoolUpdated: 'nodepool.updated',
   nodepoolDeleted: 'nodepool.deleted',
   nodepoolConsolidationRequested: 'nodepool.consolidation.requested',
+  poolHealthChanged: 'pool.health.changed',
+  nodepoolSteered: 'nodepool.steered',
   spotPricesRefreshed: 'spot.prices.refreshed',
   instanceProvisioned: 'instance.provisioned',
   nodeFenced: 'node.fenced',

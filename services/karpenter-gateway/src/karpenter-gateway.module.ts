@@ -1,4 +1,4 @@
-import { Module, type DynamicModule } from '@nestjs/common';
+import { Module, type DynamicModule, type Provider } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import {
   approvalCommands,
@@ -15,7 +15,12 @@ import {
   type JsonLogger,
 } from '@nodes-manager/platform';
 import { migrations } from '../../../migrations/karpenter-gateway/index.js';
-import { CONSOLIDATION_APPROVALS_TABLE, entities } from './adapters/outbound/karpenter-gateway.entities.js';
+import { CONSOLIDATION_APPROVALS_TABLE, entities, STEER_APPROVALS_TABLE } from './adapters/outbound/karpenter-gateway.entities.js';
+import { SteeringCommands } from './adapters/inbound/steering.commands.js';
+import { CommandSteeringSources, STEERING_SOURCES } from './steering/steering-sources.adapter.js';
+import { SteeringController } from './steering/steering.controller.js';
+import { SteeringRepository } from './steering/steering.repository.js';
+import { STEER_APPROVALS, SteeringService } from './steering/steering.service.js';
 import { KarpenterGatewayLoop } from './adapters/inbound/karpenter-gateway.loop.js';
 import { ConsolidationApprovalsController } from './consolidation-approvals.controller.js';
 import { KARPENTER_KUBE, KarpenterKube } from './adapters/outbound/karpenter-kube.adapter.js';
@@ -27,17 +32,18 @@ import { KARPENTER_GATEWAY_CONFIG } from './tokens.js';
 
 export { KARPENTER_GATEWAY_CONFIG } from './tokens.js';
 
-/** The service's approvals (one store: `consolidate`), for the shared approval commands. */
+/** The service's approvals (two stores: `consolidate`, `steer`), for the shared approval commands. */
 const KARPENTER_APPROVALS = Symbol('KARPENTER_APPROVALS');
 
 /** KarpenterGatewayModule — wiring only: Karpenter NodePools and NodeClaims through the dynamic client. */
 @Module({})
 export class KarpenterGatewayModule {
-  static forRoot(config: KarpenterGatewayConfig): DynamicModule {
+  /** `opts.steeringSources`: what steering reads from the other services (tests hand-write one; default the command bus). */
+  static forRoot(config: KarpenterGatewayConfig, opts: { steeringSources?: Provider } = {}): DynamicModule {
     return {
       module: KarpenterGatewayModule,
       imports: [PlatformModule.forService({ service: 'karpenter-gateway', config, entities, migrations })],
-      controllers: [KarpenterGatewayCommands, approvalCommands('karpenter-gateway', KARPENTER_APPROVALS)],
+      controllers: [KarpenterGatewayCommands, SteeringCommands, approvalCommands('karpenter-gateway', KARPENTER_APPROVALS)],
       providers: [
         { provide: KARPENTER_GATEWAY_CONFIG, useValue: config },
         {
@@ -60,7 +66,12 @@ export class KarpenterGatewayModule {
         ...commandBusProviders('karpenter-gateway'),
         { provide: DISRUPTION_GATE, useValue: { policy: config.DISRUPTION_APPROVAL, windows: config.DISRUPTION_WINDOWS } },
         approvalStoreProvider(CONSOLIDATION_APPROVALS, { service: 'karpenter-gateway', kind: 'consolidate', table: CONSOLIDATION_APPROVALS_TABLE, config }),
-        serviceApprovalsProvider(KARPENTER_APPROVALS, [CONSOLIDATION_APPROVALS]),
+        approvalStoreProvider(STEER_APPROVALS, { service: 'karpenter-gateway', kind: 'steer', table: STEER_APPROVALS_TABLE, config }),
+        serviceApprovalsProvider(KARPENTER_APPROVALS, [CONSOLIDATION_APPROVALS, STEER_APPROVALS]),
+        opts.steeringSources ?? { provide: STEERING_SOURCES, useClass: CommandSteeringSources },
+        SteeringRepository,
+        SteeringService,
+        SteeringController,
         NodePoolChangesRepository,
         KarpenterGatewayService,
         ConsolidationApprovalsController,

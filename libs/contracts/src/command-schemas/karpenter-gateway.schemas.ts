@@ -99,4 +99,23 @@ export const KARPENTER_GATEWAY_COMMAND_SCHEMAS = {
     request: closed({ name: poolName, dryRun: bool() }),
     reply: CONSOLIDATION_RESULT_SCHEMA,
   },
+  'steering.status': {
+    summary: "Steering's last pass: each Spot pool's health with its evidence, and each NodePool's plan — or, without Karpenter, the instance types and zones to drop (docs/steering.md).",
+    request: closed({}),
+    reply: open(
+      {
+        mode: { type: 'string', enum: ['off', 'plan', 'execute'] },
+        karpenterInstalled: installed,
+        decidedAt: nullableStr('when the last pass ran (null: none yet)'),
+        pools: arrayOf(anyObject("a pool's health: pool, instanceType, zone, state, since, reason, sentence, evidence, restoreAt")),
+        nodePools: arrayOf(anyObject("a NodePool's plan: nodePool, status, detail, changes, before, after, original, exclusions, fallback, heldBack, sentence")),
+        recommendations: closed(
+          { instanceTypes: arrayOf(str()), zones: arrayOf(str()), pools: arrayOf(str('instanceType/zone')) },
+          [],
+          'without Karpenter (or in plan mode): what to drop, as the NodePool edit would — every avoided pool, its type and zone',
+        ),
+      },
+      [],
+    ),
+  },
 } as const satisfies Record<string, CommandSchema>;

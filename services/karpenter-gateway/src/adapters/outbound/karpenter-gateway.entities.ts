@@ -20,4 +20,7 @@ export class NodePoolChangeEntity {
 /** CONSOLIDATION_APPROVALS_TABLE — `nodes.consolidation_approvals`: approvals of NodePool consolidations (docs/approvals.md). */
 export const CONSOLIDATION_APPROVALS_TABLE = 'consolidation_approvals';
 
-export const entities = [NodePoolChangeEntity, approvalEntity(CONSOLIDATION_APPROVALS_TABLE)];
+/** STEER_APPROVALS_TABLE — `nodes.steer_approvals`: approvals of steering's NodePool writes (docs/steering.md). */
+export const STEER_APPROVALS_TABLE = 'steer_approvals';
+
+export const entities = [NodePoolChangeEntity, approvalEntity(CONSOLIDATION_APPROVALS_TABLE), approvalEntity(STEER_APPROVALS_TABLE)];

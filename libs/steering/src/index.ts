@@ -1,0 +1,7 @@
+export * from './pool-health-config.js';
+export * from './pool-health.js';
+export * from './requirements.js';
+export * from './nodepool-edit.js';
+export * from './rails.js';
+export * from './fleet.js';
+export { wilsonInterval, quantile } from './stats.js';

@@ -1,0 +1,219 @@
+import { describe, expect, it } from '@jest/globals';
+import { DEFAULT_POOL_HEALTH_CONFIG, poolHealthConfigFrom, validatePoolHealthConfig, type PoolHealthConfig } from './pool-health-config.js';
+import { decidePoolHealth, findBursts, type PoolHealthInput, type PoolHealthPrevious, type PoolSample } from './pool-health.js';
+
+const MIN = 60_000;
+const HOUR = 60 * MIN;
+const NOW = new Date('2026-06-10T12:00:00Z');
+const at = (msAgo: number) => new Date(NOW.getTime() - msAgo);
+const config: PoolHealthConfig = { ...DEFAULT_POOL_HEALTH_CONFIG };
+
+/** aSample — a rebalance seen `hoursAgo`, survived unless told; an interruption 30 min later by default. */
+function aSample(o: { hoursAgo: number; interrupted?: boolean; leadMin?: number; unknown?: boolean }): PoolSample {
+  const seenAt = at(o.hoursAgo * HOUR);
+  if (o.unknown) return { seenAt, outcome: 'unknown', interruptedAt: null, leadTimeMs: null };
+  if (!o.interrupted) return { seenAt, outcome: 'survived', interruptedAt: null, leadTimeMs: null };
+  const lead = (o.leadMin ?? 30) * MIN;
+  return { seenAt, outcome: 'interrupted', interruptedAt: new Date(seenAt.getTime() + lead), leadTimeMs: lead };
+}
+
+/** samples — `k` interrupted and `n − k` survived, spread one a day hours apart (no two interruptions close). */
+function samples(k: number, n: number, fromHoursAgo = 150): PoolSample[] {
+  return Array.from({ length: n }, (_, i) => aSample({ hoursAgo: fromHoursAgo - i * 3, interrupted: i < k }));
+}
+
+/** recentSamples — like {@link samples}, within the last 8 hours (half an hour apart). */
+function recentSamples(k: number, n: number): PoolSample[] {
+  return Array.from({ length: n }, (_, i) => aSample({ hoursAgo: 7.5 - i * 0.5, interrupted: i < k, leadMin: 1 }));
+}
+
+/** burst — `size` interruptions `spacingMin` apart, the last `lastMinAgo` minutes ago. */
+function burst(size: number, lastMinAgo: number, spacingMin = 1): PoolSample[] {
+  return Array.from({ length: size }, (_, i) => {
+    const interruptedAt = at((lastMinAgo + (size - 1 - i) * spacingMin) * MIN);
+    return { seenAt: new Date(interruptedAt.getTime() - 20 * MIN), outcome: 'interrupted' as const, interruptedAt, leadTimeMs: 20 * MIN };
+  });
+}
+
+const prev = (state: PoolHealthPrevious['state'], hoursAgo: number, basisHoursAgo?: number): PoolHealthPrevious => ({
+  state,
+  since: at(hoursAgo * HOUR),
+  basisFrom: basisHoursAgo !== undefined ? at(basisHoursAgo * HOUR) : null,
+});
+
+function decide(o: Partial<PoolHealthInput> & { cfg?: Partial<PoolHealthConfig> }) {
+  return decidePoolHealth(
+    { pool: { instanceType: 'm5.large', zone: 'us-east-1a' }, samples: o.samples ?? [], price: o.price ?? null, previous: o.previous ?? null, now: o.now ?? NOW },
+    { ...config, ...o.cfg },
+  );
+}
+
+describe('decidePoolHealth', () => {
+  it.each([
+    ['no samples is healthy', { samples: [] }, 'healthy', 'no-samples'],
+    ['1 of 20 interrupted is healthy', { samples: samples(1, 20) }, 'healthy', 'share-below-watch'],
+    ['10 of 20 interrupted (lower bound 30% ≥ 25%) enters watch', { samples: samples(10, 20) }, 'watch', 'share-above-watch'],
+    ['16 of 20 interrupted (lower bound ≥ 50%) enters avoid straight from healthy', { samples: samples(16, 20) }, 'avoid', 'share-above-avoid'],
+    ['16 of 20 interrupted enters avoid from watch', { samples: samples(16, 20), previous: prev('watch', 10) }, 'avoid', 'share-above-avoid'],
+    ['12 of 20 (60%, lower bound 39%) is watch, not avoid', { samples: samples(12, 20) }, 'watch', 'share-above-watch'],
+  ] as const)('entry: %s', (_, input, state, reason) => {
+    const h = decide(input as Partial<PoolHealthInput>);
+    expect([h.state, h.reason]).toEqual([state, reason]);
+    expect(h.sentence).not.toMatch(/\d\.\d{3,}/);
+  });
+
+  it.each([
+    ['3 of 3 interrupted, days apart', samples(3, 3)],
+    ['9 of 9 interrupted, days apart (one fewer than the 10 needed)', samples(9, 9)],
+  ])('too few samples never avoid on the share alone: %s', (_, s) => {
+    const h = decide({ samples: s });
+    expect(h.state).toBe('healthy');
+    expect(h.reason).toBe('too-few-samples');
+    expect(h.sentence).toContain('fewer than the 10 needed');
+  });
+
+  it.each([
+    ['3 interruptions within 2 min, 10 min ago', burst(3, 10), 'avoid'],
+    ['3 interruptions within 10 min (wider than the 5 min burst window)', burst(3, 10, 5), 'healthy'],
+    ['2 interruptions within 1 min (smaller than a burst of 3)', burst(2, 10), 'healthy'],
+    ['a burst 7 h ago, longer than the 6 h cool-off', burst(3, 7 * 60), 'healthy'],
+  ] as const)('burst: %s', (_, s, state) => {
+    const h = decide({ samples: s });
+    expect(h.state).toBe(state);
+    if (state === 'avoid') {
+      expect(h.reason).toBe('burst');
+      expect(h.evidence.lastBurst?.size).toBe(3);
+      expect(h.restoreAt).toEqual(new Date(NOW.getTime() + 6 * HOUR)); // the later of entry and last interruption
+      expect(h.sentence).toMatch(/3 interruptions came within 2 min \(a burst\), the last 10 min ago/);
+    }
+  });
+
+  it('a burst enters avoid with too few samples for the share', () => {
+    const h = decide({ samples: [...burst(3, 5)] });
+    expect(h.evidence.samples).toBe(3);
+    expect(h.state).toBe('avoid');
+  });
+
+  it.each([
+    ['the last interruption 2 h ago: still cooling off', [...samples(16, 20, 160), ...burst(1, 120)], 'avoid', 'cooling-off'],
+    ['entered 3 h ago on old evidence: the cool-off counts from the entry', samples(16, 20, 160), 'avoid', 'cooling-off'],
+  ] as const)('cool-off: %s', (_, s, state, reason) => {
+    const h = decide({ samples: s, previous: prev('avoid', 3) });
+    expect([h.state, h.reason]).toEqual([state, reason]);
+    expect(h.changed).toBe(false);
+    expect(h.since).toEqual(at(3 * HOUR));
+    expect(h.restoreAt!.getTime()).toBeGreaterThan(NOW.getTime());
+    expect(h.sentence).toMatch(/in about \d+ h/);
+  });
+
+  it('cool-off over with no new samples: restored to watch, never straight to healthy', () => {
+    const h = decide({ samples: samples(16, 20, 160), previous: prev('avoid', 7) });
+    expect([h.state, h.reason, h.changed, h.from]).toEqual(['watch', 'cool-off-ended', true, 'avoid']);
+    expect(h.basisFrom).toEqual(at(7 * HOUR));
+    expect(h.since).toEqual(NOW);
+  });
+
+  it('cool-off over but 6 of 12 rebalances since the entry interrupted: still avoided', () => {
+    const since = 60;
+    const recent = Array.from({ length: 12 }, (_, i) => aSample({ hoursAgo: since - 1 - i * 4, interrupted: i < 6, leadMin: 10 }));
+    const h = decide({ samples: [...samples(16, 20, 160), ...recent], previous: prev('avoid', since) });
+    expect([h.state, h.reason]).toEqual(['avoid', 'recovery-share-high']);
+    expect(h.evidence.recovery).toMatchObject({ samples: 12, interrupted: 6 });
+  });
+
+  it("cool-off over and A's later recommendations all survived: restored", () => {
+    const recent = Array.from({ length: 12 }, (_, i) => aSample({ hoursAgo: 30 - i * 2 }));
+    const h = decide({ samples: [...samples(16, 20, 160), ...recent], previous: prev('avoid', 40) });
+    expect([h.state, h.reason]).toEqual(['watch', 'cool-off-ended']);
+    expect(h.sentence).toContain('0 of 12 rebalances');
+  });
+
+  it('hysteresis: restored pool does not go back to avoid on the evidence that put it there', () => {
+    const old = samples(16, 20, 160);
+    const h = decide({ samples: old, previous: prev('watch', 1, 8) });
+    expect(h.state).toBe('watch');
+    expect(h.reason).toBe('recovering');
+    expect(h.evidence.samples).toBe(0);
+  });
+
+  it.each([
+    ['upper bound still ≥ 25% (3 of 15)', recentSamples(3, 15), 'watch', 'share-unclear'],
+    ['upper bound under 25% (0 of 15)', recentSamples(0, 15), 'healthy', 'share-below-watch'],
+  ] as const)('hysteresis: leaving watch needs the %s', (_, s, state, reason) => {
+    const h = decide({ samples: s, previous: prev('watch', 1, 8) });
+    expect([h.state, h.reason]).toEqual([state, reason]);
+  });
+
+  it('hysteresis: a share between the thresholds enters nothing from healthy but keeps watch', () => {
+    const s = samples(6, 20); // 30%, interval 15–52%: lower < 25%, upper ≥ 25%
+    expect(decide({ samples: s }).state).toBe('healthy');
+    expect(decide({ samples: s, previous: prev('watch', 5) }).state).toBe('watch');
+  });
+
+  it.each([
+    ['Spot at 95% of on-demand, no samples: watch', { spotPerHour: 0.0912, onDemandPerHour: 0.096 }, 'watch', 'price-near-on-demand'],
+    ['Spot at 40% of on-demand: healthy', { spotPerHour: 0.0384, onDemandPerHour: 0.096 }, 'healthy', 'no-samples'],
+    ['Spot above on-demand: watch, never avoid', { spotPerHour: 0.2, onDemandPerHour: 0.096 }, 'watch', 'price-near-on-demand'],
+    ['on-demand price unknown: healthy', { spotPerHour: 0.2, onDemandPerHour: null }, 'healthy', 'no-samples'],
+  ] as const)('price only: %s', (_, price, state, reason) => {
+    const h = decide({ price });
+    expect([h.state, h.reason]).toEqual([state, reason]);
+    if (reason === 'price-near-on-demand') expect(h.sentence).toMatch(/\$0\.\d{3}\/h, is \d+% of on-demand \(\$0\.096\/h\)/);
+  });
+
+  it('price alone never holds or enters avoid', () => {
+    const h = decide({ price: { spotPerHour: 1, onDemandPerHour: 0.1 }, previous: prev('avoid', 7) });
+    expect(h.state).toBe('watch');
+  });
+
+  it('samples outside the window, after now, and with unknown outcomes are not counted', () => {
+    const s = [...samples(16, 20, 24 * 8 + 60), aSample({ hoursAgo: 1, unknown: true }), aSample({ hoursAgo: -1, interrupted: true })];
+    const h = decide({ samples: s });
+    expect(h.evidence.samples).toBe(0);
+    expect(h.state).toBe('healthy');
+  });
+
+  it('the evidence carries share, interval, samples, bursts and lead times', () => {
+    const h = decide({ samples: [...samples(16, 20), ...burst(3, 30)] });
+    expect(h.evidence).toMatchObject({ samples: 23, interrupted: 19, bursts: 1, interruptions: 19 });
+    expect(h.evidence.interval95![0]).toBeGreaterThan(0.5);
+    expect(h.evidence.leadTimeMinutes).toMatchObject({ samples: 19 });
+  });
+
+  it('a first decision of healthy is no transition; of watch or avoid it is', () => {
+    expect(decide({}).changed).toBe(false);
+    expect(decide({ samples: samples(16, 20) }).changed).toBe(true);
+  });
+});
+
+describe('findBursts', () => {
+  it.each([
+    ['four interruptions within the window count once', [0, 1, 2, 3].map((m) => m * MIN), [{ size: 4 }]],
+    ['two separate bursts', [0, 1, 2, 60, 61, 62].map((m) => m * MIN), [{ size: 3 }, { size: 3 }]],
+    ['spread out: none', [0, 10, 20].map((m) => m * MIN), []],
+  ] as const)('%s', (_, times, want) => {
+    expect(findBursts(times, 3, 5 * MIN)).toMatchObject(want);
+  });
+});
+
+describe('pool-health configuration', () => {
+  it('the defaults are sound', () => expect(validatePoolHealthConfig(DEFAULT_POOL_HEALTH_CONFIG)).toEqual([]));
+
+  it.each([
+    ['STEERING_WATCH_SHARE above the avoid share', { STEERING_WATCH_SHARE: '0.6' }, /STEERING_WATCH_SHARE \(0\.6\) must be below STEERING_AVOID_SHARE/],
+    ['a share above 1', { STEERING_AVOID_SHARE: '1.5' }, /STEERING_AVOID_SHARE must be a number above 0 and at most 1/],
+    ['a burst of one', { STEERING_BURST_SIZE: '1' }, /STEERING_BURST_SIZE must be a whole number of at least 2/],
+    ['text for a number', { STEERING_COOL_OFF_HOURS: 'six' }, /STEERING_COOL_OFF_HOURS must be a number \(got "six"\)/],
+    ['a window no longer than the cool-off', { STEERING_WINDOW_HOURS: '6' }, /STEERING_WINDOW_HOURS must be longer than STEERING_COOL_OFF_HOURS/],
+    ['zero samples', { STEERING_MIN_SAMPLES: '0' }, /STEERING_MIN_SAMPLES must be a whole number of at least 1/],
+  ])('refuses %s', (_, env, problem) => {
+    const { problems } = poolHealthConfigFrom(env);
+    expect(problems.join('\n')).toMatch(problem);
+  });
+
+  it('reads minutes and hours', () => {
+    const { config: c, problems } = poolHealthConfigFrom({ STEERING_COOL_OFF_HOURS: '2', STEERING_BURST_WINDOW_MINUTES: '3' });
+    expect(problems).toEqual([]);
+    expect([c.coolOffMs, c.burstWindowMs]).toEqual([2 * HOUR, 3 * MIN]);
+  });
+});

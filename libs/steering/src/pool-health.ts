@@ -1,0 +1,293 @@
+import type { PoolHealthConfig } from './pool-health-config.js';
+import { duration, pct, quantile, round, wilsonInterval } from './stats.js';
+
+/** PoolHealthState — what steering makes of a Spot pool: launch freely, keep an eye on it, stop launching into it. */
+export type PoolHealthState = 'healthy' | 'watch' | 'avoid';
+export const POOL_HEALTH_STATES: readonly PoolHealthState[] = ['healthy', 'watch', 'avoid'];
+
+/** PoolRef — a Spot pool: one instance type in one availability zone. */
+export interface PoolRef {
+  instanceType: string;
+  zone: string;
+}
+
+/**
+ * PoolSample — one rebalance recommendation of the pool, from the rebalance ledger. `outcome` is `interrupted` or
+ * `survived` once the follow-up is known; `unknown` for a row still open or `removed` (censored: counted in no share).
+ * `interruptedAt` is the interruption's time (bursts and cool-off count from it); `leadTimeMs` interruption − rebalance.
+ */
+export interface PoolSample {
+  seenAt: Date;
+  outcome: 'interrupted' | 'survived' | 'unknown';
+  interruptedAt: Date | null;
+  leadTimeMs: number | null;
+}
+
+/** PoolPrice — the pool's current prices in USD per hour; null when unknown. */
+export interface PoolPrice {
+  spotPerHour: number | null;
+  onDemandPerHour: number | null;
+}
+
+/**
+ * PoolHealthPrevious — what the last decision left: its state, since when, and `basisFrom`, the time from which
+ * samples count for the share (set when a pool leaves `avoid`, so the evidence that put it there cannot put it back).
+ */
+export interface PoolHealthPrevious {
+  state: PoolHealthState;
+  since: Date;
+  basisFrom: Date | null;
+}
+
+export interface PoolHealthInput {
+  pool: PoolRef;
+  samples: readonly PoolSample[];
+  price: PoolPrice | null;
+  previous: PoolHealthPrevious | null;
+  now: Date;
+}
+
+/** PoolHealthReason — why the state is what it is; stored, published, and turned into the sentence. */
+export type PoolHealthReason =
+  | 'no-samples'
+  | 'too-few-samples'
+  | 'share-below-watch'
+  | 'share-above-watch'
+  | 'share-unclear'
+  | 'price-near-on-demand'
+  | 'recovering'
+  | 'share-above-avoid'
+  | 'burst'
+  | 'cooling-off'
+  | 'recovery-share-high'
+  | 'cool-off-ended'
+  /** Set by {@link limitAvoidEntries}: the pool would enter `avoid`, but the hourly rail is spent. */
+  | 'avoid-rate-rail';
+
+/** ShareFigures — interrupted over interrupted + survived, with the 95% Wilson interval. */
+export interface ShareFigures {
+  samples: number;
+  interrupted: number;
+  share: number | null;
+  interval95: [number, number] | null;
+}
+
+/** PoolEvidence — every figure the decision read, kept with each transition. */
+export interface PoolEvidence extends ShareFigures {
+  /** Samples are read from here (now − window)… */
+  windowFrom: Date;
+  /** …and count for the share from here (later than windowFrom after a pool left `avoid`). */
+  basisFrom: Date;
+  leadTimeMinutes: { samples: number; median: number; p90: number } | null;
+  /** Interruptions in the window, and how many bursts they made. */
+  interruptions: number;
+  bursts: number;
+  lastBurst: { at: Date; size: number; spanMs: number } | null;
+  lastInterruptionAt: Date | null;
+  price: (PoolPrice & { ratio: number | null }) | null;
+  /** In `avoid`: the samples seen since the pool entered it — what its return is judged on. */
+  recovery: ShareFigures | null;
+}
+
+/** PoolHealth — the decision: the state, since when, why (a code and a sentence), the evidence, and when it may end. */
+export interface PoolHealth {
+  pool: PoolRef;
+  state: PoolHealthState;
+  since: Date;
+  /** The state before this decision (null on a first decision); `changed` is a transition to record and publish. */
+  from: PoolHealthState | null;
+  changed: boolean;
+  reason: PoolHealthReason;
+  sentence: string;
+  evidence: PoolEvidence;
+  basisFrom: Date | null;
+  /** In `avoid`: the earliest time it may be restored (cool-off after the last interruption); null otherwise. */
+  restoreAt: Date | null;
+}
+
+const ms = (d: Date) => d.getTime();
+
+function shareOf(samples: readonly PoolSample[]): ShareFigures {
+  let n = 0;
+  let k = 0;
+  for (const s of samples) {
+    if (s.outcome === 'unknown') continue;
+    n += 1;
+    if (s.outcome === 'interrupted') k += 1;
+  }
+  const iv = wilsonInterval(k, n);
+  return { samples: n, interrupted: k, share: n > 0 ? round(k / n) : null, interval95: iv ? [round(iv[0]), round(iv[1])] : null };
+}
+
+/** interruptionTime — when an interrupted sample's interruption happened (its own time, else seen + lead time). */
+function interruptionTime(s: PoolSample): number | null {
+  if (s.outcome !== 'interrupted') return null;
+  if (s.interruptedAt) return ms(s.interruptedAt);
+  return s.leadTimeMs !== null ? ms(s.seenAt) + s.leadTimeMs : ms(s.seenAt);
+}
+
+/**
+ * findBursts — runs of at least `size` interruptions whose first and last are at most `windowMs` apart, taken greedily
+ * from the earliest so that no interruption counts in two bursts.
+ */
+export function findBursts(times: readonly number[], size: number, windowMs: number): Array<{ at: number; size: number; spanMs: number }> {
+  const t = [...times].sort((a, b) => a - b);
+  const bursts: Array<{ at: number; size: number; spanMs: number }> = [];
+  let i = 0;
+  while (i < t.length) {
+    let j = i;
+    while (j + 1 < t.length && t[j + 1]! - t[i]! <= windowMs) j += 1;
+    if (j - i + 1 >= size) {
+      bursts.push({ at: t[j]!, size: j - i + 1, spanMs: t[j]! - t[i]! });
+      i = j + 1;
+    } else {
+      i += 1;
+    }
+  }
+  return bursts;
+}
+
+function money(x: number): string {
+  return `$${x.toFixed(x < 1 ? 3 : 2)}/h`;
+}
+
+function shareText(f: ShareFigures): string {
+  if (f.samples === 0 || f.share === null) return 'no rebalance with a known follow-up';
+  const iv = f.interval95 ? `, 95% interval ${pct(f.interval95[0])}–${pct(f.interval95[1])}` : '';
+  return `${f.interrupted} of ${f.samples} rebalances (${pct(f.share)}${iv}) were followed by an interruption`;
+}
+
+/**
+ * decidePoolHealth — a pool's health from its ledger samples, its price, the previous decision and `now`
+ * (docs/steering.md#the-rule). Pure: no clock, no I/O.
+ *
+ * - `avoid` is entered (from either other state) on a burst — `burstSize` interruptions within `burstWindowMs`, the
+ *   last less than `coolOffMs` ago — or when, with at least `minSamples` samples, the share's 95% interval has its
+ *   lower bound at or above `avoidShare`.
+ * - `avoid` is left, for `watch` (never straight to `healthy`), once `coolOffMs` passed since the later of its entry
+ *   and its last interruption, and the samples seen since its entry do not still say avoid (with at least
+ *   `minSamples` of them, their upper bound must be under `avoidShare`). From then on the share counts only samples
+ *   seen since that entry (`basisFrom`), so the evidence that led to `avoid` cannot lead straight back to it.
+ * - `watch` is entered when the lower bound reaches `watchShare` (n ≥ `minSamples`) or the Spot price reaches
+ *   `priceWatchRatio` × on-demand. It is left for `healthy` when neither holds any more with a margin: the price
+ *   under the ratio and, with at least `minSamples` samples, the upper bound under `watchShare` — or, with fewer, no
+ *   `avoid` behind it to recover from.
+ * - Too few samples never lead to `watch` or `avoid` on the share alone; price alone never leads to `avoid`.
+ */
+export function decidePoolHealth(input: PoolHealthInput, config: PoolHealthConfig): PoolHealth {
+  const { pool, price, previous, now } = input;
+  const t = ms(now);
+  const windowFrom = t - config.windowMs;
+  const basisFrom = Math.max(windowFrom, previous?.basisFrom ? ms(previous.basisFrom) : windowFrom);
+  const inWindow = input.samples.filter((s) => ms(s.seenAt) >= windowFrom && ms(s.seenAt) <= t);
+  const basis = inWindow.filter((s) => ms(s.seenAt) >= basisFrom);
+  const figures = shareOf(basis);
+
+  const leads = basis
+    .filter((s) => s.outcome === 'interrupted' && s.leadTimeMs !== null)
+    .map((s) => s.leadTimeMs! / 60_000)
+    .sort((a, b) => a - b);
+  const times = input.samples
+    .map(interruptionTime)
+    .filter((x): x is number => x !== null && x >= windowFrom && x <= t)
+    .sort((a, b) => a - b);
+  const bursts = findBursts(times, config.burstSize, config.burstWindowMs);
+  const lastBurst = bursts.at(-1) ?? null;
+  const lastInterruption = times.at(-1) ?? null;
+  const ratio = price?.spotPerHour != null && price.onDemandPerHour != null && price.onDemandPerHour > 0 ? round(price.spotPerHour / price.onDemandPerHour) : null;
+
+  const enough = figures.samples >= config.minSamples;
+  const lower = figures.interval95?.[0] ?? 0;
+  const upper = figures.interval95?.[1] ?? 1;
+  const recentBurst = lastBurst !== null && t - lastBurst.at < config.coolOffMs;
+  const priceWatch = ratio !== null && ratio >= config.priceWatchRatio;
+  const prev = previous?.state ?? null;
+
+  let recovery: ShareFigures | null = null;
+  let next: { state: PoolHealthState; reason: PoolHealthReason; sentence: string; basisFrom: number | null; restoreAt: number | null };
+  const avoidEntry = (reason: 'burst' | 'share-above-avoid'): typeof next => {
+    const since = prev === 'avoid' ? ms(previous!.since) : t;
+    const restoreAt = Math.max(since, lastInterruption ?? since) + config.coolOffMs;
+    const why =
+      reason === 'burst'
+        ? `${lastBurst!.size} interruptions came within ${duration(lastBurst!.spanMs)} (a burst), the last ${duration(t - lastBurst!.at)} ago`
+        : `${shareText(figures)}; the interval's lower bound is at least ${pct(config.avoidShare)}`;
+    return { state: 'avoid', reason, sentence: `Avoid: ${why}. It may be restored after ${duration(config.coolOffMs)} without an interruption.`, basisFrom: null, restoreAt };
+  };
+
+  if (prev === 'avoid') {
+    const since = ms(previous!.since);
+    recovery = shareOf(inWindow.filter((s) => ms(s.seenAt) >= since));
+    const restoreAt = Math.max(since, lastInterruption ?? since) + config.coolOffMs;
+    const recoveryHigh = recovery.samples >= config.minSamples && (recovery.interval95?.[1] ?? 1) >= config.avoidShare;
+    if (t < restoreAt) {
+      const last = lastInterruption !== null && lastInterruption >= since ? `the last interruption was ${duration(t - lastInterruption)} ago` : `it was avoided ${duration(t - since)} ago`;
+      next = { state: 'avoid', reason: 'cooling-off', sentence: `Still avoided: ${last}; it may be restored after ${duration(config.coolOffMs)} without an interruption, in about ${duration(restoreAt - t)}.`, basisFrom: null, restoreAt };
+    } else if (recoveryHigh) {
+      next = {
+        state: 'avoid',
+        reason: 'recovery-share-high',
+        sentence: `Still avoided: no interruption for ${duration(config.coolOffMs)}, but since it was avoided ${shareText(recovery)}; it is restored once the interval's upper bound is under ${pct(config.avoidShare)}.`,
+        basisFrom: null,
+        restoreAt,
+      };
+    } else {
+      const since2 = recovery.samples > 0 ? `, and since it was avoided ${shareText(recovery)}` : '';
+      next = { state: 'watch', reason: 'cool-off-ended', sentence: `Restored, watched: no interruption for ${duration(config.coolOffMs)}${since2}.`, basisFrom: since, restoreAt: null };
+    }
+  } else if (recentBurst) {
+    next = avoidEntry('burst');
+  } else if (enough && lower >= config.avoidShare) {
+    next = avoidEntry('share-above-avoid');
+  } else {
+    const keepBasis = basisFrom > windowFrom ? basisFrom : null;
+    const watch = (reason: PoolHealthReason, sentence: string): typeof next => ({ state: 'watch', reason, sentence: `Watch: ${sentence}.`, basisFrom: keepBasis, restoreAt: null });
+    const priceText = priceWatch ? `the Spot price, ${money(price!.spotPerHour!)}, is ${pct(ratio!)} of on-demand (${money(price!.onDemandPerHour!)}), at least ${pct(config.priceWatchRatio)}` : '';
+    if (enough && lower >= config.watchShare) {
+      next = watch('share-above-watch', `${shareText(figures)}; the interval's lower bound is at least ${pct(config.watchShare)}`);
+    } else if (priceWatch) {
+      next = watch('price-near-on-demand', priceText);
+    } else if (prev === 'watch' && enough && upper >= config.watchShare) {
+      next = watch('share-unclear', `${shareText(figures)}; the interval's upper bound is not yet under ${pct(config.watchShare)}`);
+    } else if (prev === 'watch' && !enough && keepBasis !== null) {
+      next = watch('recovering', `recovering from avoid; ${figures.samples} rebalances with a known follow-up since then, fewer than the ${config.minSamples} needed to call it healthy`);
+    } else if (figures.samples === 0) {
+      next = { state: 'healthy', reason: 'no-samples', sentence: `Healthy: no rebalance with a known follow-up in the last ${duration(t - basisFrom)}.`, basisFrom: keepBasis, restoreAt: null };
+    } else if (!enough) {
+      next = {
+        state: 'healthy',
+        reason: 'too-few-samples',
+        sentence: `Healthy: ${shareText(figures)}, but ${figures.samples} are fewer than the ${config.minSamples} needed to judge the share.`,
+        basisFrom: keepBasis,
+        restoreAt: null,
+      };
+    } else {
+      next = { state: 'healthy', reason: 'share-below-watch', sentence: `Healthy: ${shareText(figures)}.`, basisFrom: keepBasis, restoreAt: null };
+    }
+  }
+
+  const changed = (prev ?? 'healthy') !== next.state;
+  return {
+    pool,
+    state: next.state,
+    since: changed || !previous ? now : previous.since,
+    from: prev,
+    changed,
+    reason: next.reason,
+    sentence: next.sentence,
+    basisFrom: next.basisFrom !== null ? new Date(next.basisFrom) : null,
+    restoreAt: next.restoreAt !== null ? new Date(next.restoreAt) : null,
+    evidence: {
+      ...figures,
+      windowFrom: new Date(windowFrom),
+      basisFrom: new Date(basisFrom),
+      leadTimeMinutes: leads.length > 0 ? { samples: leads.length, median: round(quantile(leads, 0.5), 2), p90: round(quantile(leads, 0.9), 2) } : null,
+      interruptions: times.length,
+      bursts: bursts.length,
+      lastBurst: lastBurst ? { at: new Date(lastBurst.at), size: lastBurst.size, spanMs: lastBurst.spanMs } : null,
+      lastInterruptionAt: lastInterruption !== null ? new Date(lastInterruption) : null,
+      price: price ? { ...price, ratio } : null,
+      recovery,
+    },
+  };
+}

@@ -1,0 +1,281 @@
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import type { CommandMeta } from '@nodes-manager/contracts';
+import { approvalModeFor, windowState } from '@nodes-manager/disruption';
+import { CLOCK, LOGGER, newMeta, PAUSE_GATE, type ApprovalStore, type Clock, type JsonLogger, type PauseGate } from '@nodes-manager/platform';
+import {
+  CAPACITY_TYPE_KEY,
+  planNodePoolEdit,
+  poolKeyOf,
+  samplesFromLedger,
+  steerFleet,
+  type NodePoolEditPlan,
+  type Offering,
+  type PoolHealth,
+  type PoolHealthView,
+  type Requirement,
+  type SteeringRecord,
+} from '@nodes-manager/steering';
+import { KARPENTER_KUBE, KubeFailure, type KarpenterKube } from '../adapters/outbound/karpenter-kube.adapter.js';
+import type { KarpenterGatewayConfig } from '../config.js';
+import type { NodePool } from '../domain/nodepool.types.js';
+import { DISRUPTION_GATE, type DisruptionGateConfig } from '../karpenter-gateway.service.js';
+import { KARPENTER_GATEWAY_CONFIG } from '../tokens.js';
+import { STEERING_SOURCES, type SteeringSources } from './steering-sources.adapter.js';
+import { SteeringRepository, type PlanStatus, type SteeringMode, type StoredPlan } from './steering.repository.js';
+
+export const STEER_APPROVALS = Symbol('STEER_APPROVALS');
+const ACTOR = 'system:karpenter-gateway';
+
+export interface SteeringPass {
+  decidedAt: Date;
+  transitions: number;
+  plans: Array<{ nodePool: string; status: PlanStatus; detail: string }>;
+  /** Look again soon: a write met a conflict and is re-planned. */
+  again: boolean;
+}
+
+/** Recommendations — the same plan without Karpenter: what a NodePool admitting everything should drop. */
+export interface Recommendations {
+  instanceTypes: string[];
+  zones: string[];
+  pools: string[];
+}
+
+const requirementsOf = (p: NodePool): Requirement[] => ((p.spec.template.spec as { requirements?: Requirement[] }).requirements ?? []).map((r) => ({ ...r }));
+
+/**
+ * SteeringService — one steering pass (docs/steering.md): load the ledger, the prices, the NodePools and what
+ * steering last decided and wrote; decide purely (libs/steering `steerFleet`); record every pool's health and its
+ * transitions; then per NodePool, by STEERING_MODE: `plan` records the plan only; `execute` writes it — unless the
+ * pause holds `steer`, the pool's maintenance window is shut, or `steer` is `manual` (then an approval request) —
+ * re-read and re-planned right before the write, guarded by resourceVersion, recorded with before/after and evidence.
+ */
+@Injectable()
+export class SteeringService {
+  private recommendations: Recommendations = { instanceTypes: [], zones: [], pools: [] };
+  private decidedAt: Date | null = null;
+
+  constructor(
+    @Inject(KARPENTER_GATEWAY_CONFIG) private readonly config: KarpenterGatewayConfig,
+    @Inject(KARPENTER_KUBE) private readonly kube: KarpenterKube,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(LOGGER) private readonly logger: JsonLogger,
+    @Inject(STEERING_SOURCES) private readonly sources: SteeringSources,
+    @Inject(DISRUPTION_GATE) private readonly gate: DisruptionGateConfig,
+    @Inject(STEER_APPROVALS) private readonly approvals: ApprovalStore,
+    private readonly repo: SteeringRepository,
+    @Optional() @Inject(PAUSE_GATE) private readonly pause?: PauseGate,
+  ) {}
+
+  get mode(): SteeringMode {
+    return this.config.STEERING_MODE;
+  }
+
+  /** pass — one steering pass under the cluster-wide steering lock; undefined when off or another replica runs one. */
+  async pass(): Promise<SteeringPass | undefined> {
+    if (this.mode === 'off') return undefined;
+    return this.repo.withSteeringLock(() => this.passLocked());
+  }
+
+  private async load(now: Date, meta: CommandMeta) {
+    const from = new Date(now.getTime() - this.config.steering.windowMs);
+    const [rows, market, previous, recentAvoid, records, installed] = await Promise.all([
+      this.sources.ledger(from, meta),
+      this.sources.market(meta),
+      this.repo.previous(),
+      this.repo.avoidEntriesSince(new Date(now.getTime() - 3_600_000)),
+      this.repo.records(),
+      this.kube.installed(),
+    ]);
+    const nodePools = installed ? await this.kube.listNodePools() : [];
+    return { samples: samplesFromLedger(rows), market, previous, recentAvoid, records, installed, nodePools };
+  }
+
+  private async passLocked(): Promise<SteeringPass> {
+    const now = this.clock.now();
+    const meta = newMeta(ACTOR);
+    const s = await this.load(now, meta);
+    const fleet = steerFleet({
+      now,
+      samples: s.samples,
+      prices: s.market.prices,
+      previous: s.previous,
+      recentAvoidEntries: s.recentAvoid,
+      nodePools: s.nodePools.map((p) => ({ name: p.metadata.name, requirements: requirementsOf(p), record: s.records.get(p.metadata.name) ?? null })),
+      offerings: s.market.offerings,
+      config: this.config.steering,
+      rails: { maxAvoidPerHour: this.config.STEERING_MAX_AVOID_PER_HOUR, maxExcludedShare: this.config.STEERING_MAX_EXCLUDED_SHARE },
+    });
+    const transitions = await this.repo.saveHealth(fleet.health, this.mode, now);
+    for (const h of fleet.health.filter((x) => x.changed)) {
+      this.logger.info('pool health changed', { pool: poolKeyOf(h.pool), from: h.from, to: h.state, reason: h.reason, decision: h.state });
+    }
+    this.recommendations = recommend(fleet.health, s.market.offerings, this.config.STEERING_MAX_EXCLUDED_SHARE, now);
+    const view = healthView(fleet.health);
+    const stored: StoredPlan[] = [];
+    let again = false;
+    for (const plan of fleet.plans) {
+      const out = await this.act(plan, view, s.market.offerings, s.records.get(plan.nodePool) ?? null, fleet.health, meta).catch((err: Error) => ({ status: 'failed' as const, detail: err.message }));
+      if (out.status === 'conflict') again = true;
+      stored.push({ nodePool: plan.nodePool, mode: this.mode, plan, status: out.status, detail: out.detail, plannedAt: now });
+    }
+    await this.repo.savePlans(stored);
+    this.decidedAt = now;
+    return { decidedAt: now, transitions, plans: stored.map((p) => ({ nodePool: p.nodePool, status: p.status, detail: p.detail })), again };
+  }
+
+  /** act — what `execute` does with one NodePool's plan; `plan` mode records it only. */
+  private async act(plan: NodePoolEditPlan, view: Map<string, PoolHealthView>, offerings: Offering[], record: SteeringRecord | null, health: PoolHealth[], meta: CommandMeta): Promise<{ status: PlanStatus; detail: string }> {
+    if (!plan.write) return { status: 'nothing-to-do', detail: plan.sentence };
+    if (this.mode !== 'execute') return { status: 'planned', detail: `STEERING_MODE=${this.mode}: nothing is written. ${plan.sentence}` };
+    const held = this.pauseHolds();
+    if (held) return { status: 'paused', detail: held };
+    const w = windowState(this.gate.windows, plan.nodePool, this.clock.now());
+    if (!w.open) return { status: 'outside-window', detail: `outside its maintenance window${w.opensAt ? `; it opens at ${w.opensAt.toISOString()}` : ''}` };
+    if (approvalModeFor(this.gate.policy, 'steer') === 'manual') {
+      const open = await this.approvals.open(plan.nodePool);
+      if (open) return { status: 'awaiting-approval', detail: `approval ${open.id} is ${open.status}` };
+      const a = await this.approvals.request(
+        {
+          subject: plan.nodePool,
+          reason: plan.sentence,
+          planId: null,
+          nodes: [{ node: plan.nodePool, nodePool: plan.nodePool, reason: plan.changes.join(', ') || 'steer' }],
+          extra: { after: plan.after, before: plan.before, changes: plan.changes, evidence: evidenceOf(plan, health) },
+        },
+        meta,
+      );
+      return { status: 'awaiting-approval', detail: `approval ${a.id} requested` };
+    }
+    return this.write(plan.nodePool, view, offerings, record, health, null, meta);
+  }
+
+  /** pauseHolds — why the fleet-wide pause holds steering writes now, or undefined. */
+  private pauseHolds(): string | undefined {
+    if (!this.pause) return undefined;
+    const c = this.pause.check('steer');
+    return c.go ? undefined : c.detail;
+  }
+
+  /**
+   * write — re-reads the NodePool, re-plans on what it holds now (so a change made meanwhile is kept, never
+   * overwritten), and writes the requirements with the resourceVersion read; a 409 is a re-plan on the next pass.
+   * `approvedAfter`: an approval's requirements — the write goes only if the fresh plan still wants exactly those.
+   */
+  private async write(
+    name: string,
+    view: Map<string, PoolHealthView>,
+    offerings: Offering[],
+    record: SteeringRecord | null,
+    health: PoolHealth[],
+    approval: { id: string; after: Requirement[] } | null,
+    meta: CommandMeta,
+  ): Promise<{ status: PlanStatus; detail: string }> {
+    const pool = await this.kube.getNodePool(name);
+    if (!pool) return { status: 'nothing-to-do', detail: `NodePool ${name} is gone` };
+    const now = this.clock.now();
+    const plan = planNodePoolEdit({ nodePool: name, requirements: requirementsOf(pool), record, offerings, health: view, rails: { maxExcludedShare: this.config.STEERING_MAX_EXCLUDED_SHARE }, now });
+    if (!plan.write) return { status: 'nothing-to-do', detail: `re-checked at execution: ${plan.sentence}` };
+    if (approval && JSON.stringify(approval.after) !== JSON.stringify(plan.after)) {
+      return { status: 'conflict', detail: 'the plan changed since it was approved: it is planned again' };
+    }
+    let written: NodePool;
+    try {
+      written = await this.kube.mergePatchNodePool(name, { metadata: { resourceVersion: pool.metadata.resourceVersion }, spec: { template: { spec: { requirements: plan.after } } } });
+    } catch (err) {
+      if (err instanceof KubeFailure && err.status === 409) {
+        this.logger.info('nodepool changed since read: steering plans again', { nodePool: name });
+        return { status: 'conflict', detail: `${name} changed since it was read: planned again` };
+      }
+      throw err;
+    }
+    const replaceOnDemand = plan.returnToSpot ? await this.onDemandSince(name, plan.returnToSpot.fallbackSince) : [];
+    await this.repo.recordSteer({ plan, resourceVersion: written.metadata.resourceVersion ?? '', approvalId: approval?.id ?? null, replaceOnDemand, evidence: evidenceOf(plan, health), meta, now });
+    this.logger.info('nodepool steered', { nodePool: name, changes: plan.changes.join(','), actor: meta.actor, correlationId: meta.correlationId });
+    return { status: 'written', detail: plan.sentence };
+  }
+
+  /** onDemandSince — the pool's on-demand nodes launched since the fallback began: replaced gradually on the way back. */
+  private async onDemandSince(name: string, since: Date | null): Promise<string[]> {
+    const claims = await this.kube.listNodeClaims(name);
+    return claims
+      .filter((c) => c.metadata.labels?.[CAPACITY_TYPE_KEY] === 'on-demand' && !c.metadata.deletionTimestamp)
+      .filter((c) => !since || !c.metadata.creationTimestamp || Date.parse(c.metadata.creationTimestamp) >= since.getTime())
+      .map((c) => c.status?.nodeName ?? c.metadata.name)
+      .sort();
+  }
+
+  /**
+   * runApproved — an approved `steer` request, carried out as its approver: inside the window, not paused, claimed
+   * (one replica), then written only if the plan made afresh is still the one approved; else skipped with the reason.
+   */
+  async runApproved(approvalId: string, name: string, meta: CommandMeta): Promise<unknown> {
+    if (!windowState(this.gate.windows, name, this.clock.now()).open) return undefined;
+    if (this.pause && !(await this.pause.checkNow('steer')).go) return undefined;
+    return this.repo.withSteeringLock(async () => {
+      if (!(await this.approvals.claim(approvalId))) return undefined;
+      let result: { status: PlanStatus; detail: string };
+      try {
+        const now = this.clock.now();
+        const s = await this.load(now, meta);
+        const previous = [...s.previous.entries()].map(([k, p]) => [k, { state: p.state }] as const);
+        const after = ((await this.approvals.extra(approvalId)).after ?? []) as Requirement[];
+        result = await this.write(name, new Map(previous), s.market.offerings, s.records.get(name) ?? null, [], { id: approvalId, after }, meta);
+      } catch (err) {
+        result = { status: 'failed', detail: (err as Error).message };
+      }
+      const outcome = result.status === 'written' ? 'started' : result.status === 'failed' ? 'failed' : 'skipped';
+      const reason = result.status === 'written' ? 'steered' : result.status === 'conflict' ? 'plan_changed' : result.status;
+      return this.approvals.finish(approvalId, [{ node: name, outcome, reason, detail: result.detail }], meta);
+    });
+  }
+
+  /** underLock — `fn` under the steering lock; undefined (not run) while another run holds it. */
+  underLock<T>(fn: () => Promise<T>): Promise<T | undefined> {
+    return this.repo.withSteeringLock(fn);
+  }
+
+  /** status — the `steering.status` answer: the last pass's pools, plans and recommendations. */
+  async status(): Promise<Record<string, unknown>> {
+    const { pools, plans } = await this.repo.status();
+    return {
+      mode: this.mode,
+      karpenterInstalled: await this.kube.installed().catch(() => false),
+      decidedAt: this.decidedAt?.toISOString() ?? null,
+      pools,
+      nodePools: plans.map((p) => ({ nodePool: p.nodePool, status: p.status, detail: p.detail, plannedAt: p.plannedAt, ...p.plan })),
+      recommendations: this.recommendations,
+    };
+  }
+}
+
+function healthView(health: readonly PoolHealth[]): Map<string, PoolHealthView> {
+  return new Map(health.map((h) => [poolKeyOf(h.pool), { state: h.state, share: h.evidence.share }]));
+}
+
+/** evidenceOf — the health of the pools a plan keeps out, as recorded with the change. */
+function evidenceOf(plan: NodePoolEditPlan, health: readonly PoolHealth[]) {
+  const keys = new Set([...plan.exclusions.flatMap((e) => e.covers.map(poolKeyOf)), ...plan.heldBack.map((h) => poolKeyOf(h.pool))]);
+  return health.filter((h) => keys.has(poolKeyOf(h.pool)) || (plan.fallback && h.state === 'avoid')).map((h) => ({ pool: poolKeyOf(h.pool), state: h.state, reason: h.reason, sentence: h.sentence, share: h.evidence.share, interval95: h.evidence.interval95, samples: h.evidence.samples }));
+}
+
+/**
+ * recommend — without Karpenter (or before `execute`): the plan for a NodePool admitting every offering, Spot and
+ * on-demand — the instance types and zones it would drop, and the avoided pools.
+ */
+export function recommend(health: readonly PoolHealth[], offerings: readonly Offering[], maxExcludedShare: number, now: Date): Recommendations {
+  const plan = planNodePoolEdit({
+    nodePool: 'the fleet',
+    requirements: [{ key: CAPACITY_TYPE_KEY, operator: 'In', values: ['spot', 'on-demand'] }],
+    record: null,
+    offerings,
+    health: healthView(health),
+    rails: { maxExcludedShare },
+    now,
+  });
+  return {
+    instanceTypes: plan.exclusions.filter((e) => e.kind === 'instance-type').map((e) => e.value).sort(),
+    zones: plan.exclusions.filter((e) => e.kind === 'zone').map((e) => e.value).sort(),
+    pools: health.filter((h) => h.state === 'avoid').map((h) => poolKeyOf(h.pool)).sort(),
+  };
+}
