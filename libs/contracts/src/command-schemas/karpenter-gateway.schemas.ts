@@ -1,5 +1,5 @@
 import { EVENT_DATA_SCHEMAS } from '../event-schemas.js';
-import { anyObject, arrayOf, bool, closed, int, mapOf, nullableStr, open, str, type JsonSchema } from '../json-schema.js';
+import { anyObject, arrayOf, bool, closed, int, mapOf, nullableNum, nullableStr, nullableTime, num, open, str, time, type JsonSchema } from '../json-schema.js';
 import { type CommandSchema } from './command-schema.js';
 
 const poolName: JsonSchema = { ...str('a NodePool name (DNS-1123 label)'), minLength: 1, maxLength: 63 };
@@ -117,5 +117,36 @@ export const KARPENTER_GATEWAY_COMMAND_SCHEMAS = {
       },
       [],
     ),
+  },
+  'steering.report': {
+    summary: 'The window replayed from the rebalance ledger through the pool-health rule: which pools would have been avoided and when, the interruptions spared, the extra cost (docs/steering.md#the-report).',
+    request: closed({ from: time('start of the window'), to: time('end of the window (default now)') }, ['to']),
+    reply: open({
+      from: time(),
+      to: time(),
+      pools: int('Spot pools the ledger shows in the window'),
+      interruptions: open({ total: int(), avoided: int('interruptions of pools while they would have been avoided: an upper bound of those spared') }),
+      extraCostUsd: num('the node-hours moved out of avoided pools, priced at the cheapest pool of the type not avoided (else on-demand), at current prices'),
+      unpriced: int('avoided periods whose extra cost is unknown (no price)'),
+      sentence: str(),
+      avoided: arrayOf(
+        open({
+          instanceType: str(),
+          zone: str(),
+          from: time(),
+          to: nullableTime('null: still avoided at the end of the window'),
+          why: str(),
+          interruptionsAvoided: int(),
+          nodeHours: num(),
+          extraUsdPerNodeHour: nullableNum(),
+          extraUsd: nullableNum(),
+        }),
+      ),
+      config: open(
+        { avoidShare: num(), watchShare: num(), minSamples: int(), burstSize: int(), burstWindowMinutes: num(), coolOffHours: num(), windowHours: num(), maxAvoidPerHour: int() },
+        [],
+        'the thresholds replayed',
+      ),
+    }),
   },
 } as const satisfies Record<string, CommandSchema>;
