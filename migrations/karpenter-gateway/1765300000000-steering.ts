@@ -38,6 +38,7 @@ export class KarpenterGatewaySteering1765300000000 implements MigrationInterface
         added jsonb NOT NULL,
         applied jsonb NOT NULL,
         fallback_since timestamptz,
+        replace_nodes jsonb NOT NULL DEFAULT '[]',
         resource_version text,
         updated_at timestamptz NOT NULL
       )`);

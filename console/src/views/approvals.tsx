@@ -17,7 +17,7 @@ interface Approval {
   results?: { node: string; outcome: string; reason: string }[];
 }
 
-const KIND_LABEL: Record<string, string> = { optimize: 'Optimizer drains', consolidate: 'Consolidation', fence: 'Fence', drain: 'Manual drain' };
+const KIND_LABEL: Record<string, string> = { optimize: 'Optimizer drains', consolidate: 'Consolidation', fence: 'Fence', steer: 'NodePool steering', drain: 'Manual drain' };
 
 /**
  * ApprovalsView — the latest approvals of disruptive actions, pending ones first, with approve / reject on pending

@@ -11,7 +11,7 @@ export const karpenterGatewayConfigSpec = defineConfigSpec({
     KUBECONFIG: env.optionalString(),
     KARPENTER_DISCOVERY_CACHE_SECONDS: env.number({ dflt: 30, min: 1, int: true }),
     /** `off`: no steering pass; `plan` (default): decide and record, write nothing; `execute`: write through approvals. */
-    STEERING_MODE: env.oneOf(['off', 'plan', 'execute'], 'plan'),
+    STEERING_MODE: env.oneOf(['off', 'plan', 'execute'] as const, 'plan'),
     /** How often a steering pass runs. */
     STEERING_INTERVAL_SECONDS: env.number({ dflt: 60, min: 1, int: true }),
     STEERING_AVOID_SHARE: env.number({ dflt: D.avoidShare, min: 0, max: 1 }),
@@ -30,10 +30,11 @@ export const karpenterGatewayConfigSpec = defineConfigSpec({
   secrets: [...COMMON_SECRETS],
 });
 
-export type KarpenterGatewayConfig = ReturnType<typeof loadKarpenterGatewayConfig>;
+
+export type KarpenterGatewayConfig = ReturnType<typeof loadConfig<typeof karpenterGatewayConfigSpec.shape>>;
 
 /** poolHealthConfigOf — the pool-health rule's thresholds from the validated variables. */
-export function poolHealthConfigOf(c: ReturnType<typeof loadConfig<typeof karpenterGatewayConfigSpec.shape>>): PoolHealthConfig {
+export function poolHealthConfigOf(c: KarpenterGatewayConfig): PoolHealthConfig {
   return {
     avoidShare: c.STEERING_AVOID_SHARE,
     watchShare: c.STEERING_WATCH_SHARE,
@@ -46,10 +47,14 @@ export function poolHealthConfigOf(c: ReturnType<typeof loadConfig<typeof karpen
   };
 }
 
-/** loadKarpenterGatewayConfig — the variables, then the pool-health rule's cross-checks; any problem refuses the start. */
-export function loadKarpenterGatewayConfig(source: NodeJS.ProcessEnv = process.env) {
-  const c = loadConfig(karpenterGatewayConfigSpec, source);
+/**
+ * assertSteeringConfig — the pool-health rule's cross-checks (watch below avoid, a window longer than the cool-off):
+ * a ConfigError naming each variable, which refuses the start. Run by the loader and by the module (split mode).
+ */
+export function assertSteeringConfig<C extends Parameters<typeof poolHealthConfigOf>[0]>(c: C): C {
   const problems = validatePoolHealthConfig(poolHealthConfigOf(c));
   if (problems.length > 0) throw new ConfigError('karpenter-gateway', problems.map((p) => ({ variable: p.split(' ')[0]!, problem: p })));
-  return { ...c, steering: poolHealthConfigOf(c) };
+  return c;
 }
+
+export const loadKarpenterGatewayConfig = (source: NodeJS.ProcessEnv = process.env) => assertSteeringConfig(loadConfig(karpenterGatewayConfigSpec, source));

@@ -29,7 +29,7 @@ import { KARPENTER_KUBE, KarpenterKube } from './adapters/outbound/karpenter-kub
 import { NodePoolChangesRepository } from './adapters/outbound/nodepool-changes.repository.js';
 import { KarpenterGatewayCommands } from './adapters/inbound/karpenter-gateway.commands.js';
 import { CONSOLIDATION_APPROVALS, DISRUPTION_GATE, KARPENTER_SERVICE_OPTIONS, KarpenterGatewayService } from './karpenter-gateway.service.js';
-import type { KarpenterGatewayConfig } from './config.js';
+import { assertSteeringConfig, type KarpenterGatewayConfig } from './config.js';
 import { KARPENTER_GATEWAY_CONFIG } from './tokens.js';
 
 export { KARPENTER_GATEWAY_CONFIG } from './tokens.js';
@@ -40,8 +40,12 @@ const KARPENTER_APPROVALS = Symbol('KARPENTER_APPROVALS');
 /** KarpenterGatewayModule — wiring only: Karpenter NodePools and NodeClaims through the dynamic client. */
 @Module({})
 export class KarpenterGatewayModule {
-  /** `opts.steeringSources`: what steering reads from the other services (tests hand-write one; default the command bus). */
-  static forRoot(config: KarpenterGatewayConfig, opts: { steeringSources?: Provider } = {}): DynamicModule {
+  /**
+   * `opts.steeringSources`: what steering reads from the other services (tests hand-write one; default the command
+   * bus). `opts.providers`: more providers, such as the `PAUSE_GATE` steering checks before each write.
+   */
+  static forRoot(config: KarpenterGatewayConfig, opts: { steeringSources?: Provider; providers?: Provider[] } = {}): DynamicModule {
+    assertSteeringConfig(config);
     return {
       module: KarpenterGatewayModule,
       imports: [PlatformModule.forService({ service: 'karpenter-gateway', config, entities, migrations })],
@@ -79,6 +83,7 @@ export class KarpenterGatewayModule {
         KarpenterGatewayService,
         ConsolidationApprovalsController,
         KarpenterGatewayLoop,
+        ...(opts.providers ?? []),
       ],
     };
   }

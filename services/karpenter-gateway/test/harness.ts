@@ -1,4 +1,4 @@
-import type { INestApplication } from '@nestjs/common';
+import type { INestApplication, Provider } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import { Commands, type CloudEvent, type CommandRequest } from '@nodes-manager/contracts';
 import { CommandController, createRuntime, type Clock, type Runtime, CommandHandler } from '@nodes-manager/platform';
@@ -8,6 +8,7 @@ import { startBehindGateway } from '../../../test/support/gateway.js';
 import { loadKarpenterGatewayConfig } from '../src/config.js';
 import { KarpenterGatewayModule } from '../src/karpenter-gateway.module.js';
 import { ConsolidationApprovalsController } from '../src/consolidation-approvals.controller.js';
+import { STEERING_SOURCES, type SteeringSources } from '../src/steering/steering-sources.adapter.js';
 
 /**
  * FakeScheduler — a hand-written stand-in for scheduler-scoring's `optimize.plan`: answers what the test set,
@@ -55,19 +56,20 @@ export const WRITE_VERBS = ['create', 'update', 'patch', 'delete', 'deletecollec
  * test runs never share RabbitMQ queues), real Postgres, the Kubernetes simulator over HTTP, and a fake
  * scheduler-scoring. Discovery is cached for 1 s.
  */
-export async function startHarness(opts: { karpenter: boolean; clock?: Clock; commandTimeoutMs?: number; env?: Record<string, string> }): Promise<Harness> {
+export async function startHarness(opts: { karpenter: boolean; clock?: Clock; commandTimeoutMs?: number; env?: Record<string, string>; steeringSources?: SteeringSources; providers?: Provider[] }): Promise<Harness> {
   const db = await createTestDatabase('nm_karpenter');
   const sim = await startKubeSim({ karpenter: opts.karpenter });
   const runtime = createRuntime({ mode: 'all-in-one', logLevel: 'warn', ...(opts.clock ? { clock: opts.clock } : {}) });
   const cfg = loadKarpenterGatewayConfig(
-    testEnv(db.url, { KUBECONFIG: sim.kubeconfigPath, KARPENTER_DISCOVERY_CACHE_SECONDS: '1', COMMAND_TIMEOUT_MS: String(opts.commandTimeoutMs ?? 10_000), ...opts.env }),
+        // Steering reads uncordon and spot-advisor, which this harness does not run: off unless a test turns it on.
+    testEnv(db.url, { KUBECONFIG: sim.kubeconfigPath, KARPENTER_DISCOVERY_CACHE_SECONDS: '1', COMMAND_TIMEOUT_MS: String(opts.commandTimeoutMs ?? 10_000), STEERING_MODE: 'off', ...opts.env }),
   );
   const fake = new FakeScheduler();
   scheduler.current = fake;
   const { app, url, events, call } = await startBehindGateway({
     databaseUrl: db.url,
     runtime,
-    modules: [KarpenterGatewayModule.forRoot(cfg)],
+    modules: [KarpenterGatewayModule.forRoot(cfg, { ...(opts.steeringSources ? { steeringSources: { provide: STEERING_SOURCES, useValue: opts.steeringSources } } : {}), providers: opts.providers ?? [] })],
     controllers: [FakeSchedulerCommands],
   });
   return {

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { CommandMeta } from '@nodes-manager/contracts';
 import { CLOCK, validationFailed, type Clock } from '@nodes-manager/platform';
-import type { KarpenterGatewayConfig } from '../config.js';
+import { poolHealthConfigOf, type KarpenterGatewayConfig } from '../config.js';
 import { replaySteering, type ReplayRow } from '../domain/replay-steering.js';
 import { STEERING_SOURCES, type SteeringSources } from '../steering/steering-sources.adapter.js';
 import { KARPENTER_GATEWAY_CONFIG } from '../tokens.js';
@@ -29,7 +29,7 @@ export class SteeringReportService {
     const to = q.to ? new Date(q.to) : this.clock.now();
     if (!(from.getTime() < to.getTime())) throw validationFailed([{ in: 'command', field: q.to ? 'to' : 'from', message: q.to ? 'must be after from' : 'must be in the past' }]);
     if (to.getTime() - from.getTime() > MAX_REPORT_DAYS * 86_400_000) throw validationFailed([{ in: 'command', field: 'to', message: `must be at most ${MAX_REPORT_DAYS} days after from` }]);
-    const cfg = this.config.steering;
+    const cfg = poolHealthConfigOf(this.config);
     const rows = (await this.sources.ledger(new Date(from.getTime() - cfg.windowMs), meta)).filter((r) => new Date(r.seenAt).getTime() <= to.getTime()) as ReplayRow[];
     const { prices } = await this.sources.market(meta);
     const r = replaySteering({ rows, from, to, prices, config: cfg, maxAvoidPerHour: this.config.STEERING_MAX_AVOID_PER_HOUR, stepMs: REPORT_STEP_MS });

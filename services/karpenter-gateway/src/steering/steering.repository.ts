@@ -118,6 +118,16 @@ export class SteeringRepository {
     return new Map(rows.map((r) => [r.node_pool, { original: r.original, added: r.added, applied: r.applied, fallbackSince: r.fallback_since ? new Date(r.fallback_since) : null }]));
   }
 
+  /** replacements — per NodePool, the on-demand nodes still to be replaced on its way back to Spot. */
+  async replacements(): Promise<Map<string, string[]>> {
+    const rows = (await this.ds.query(`SELECT node_pool, replace_nodes FROM nodes.nodepool_steering WHERE jsonb_array_length(replace_nodes) > 0`)) as { node_pool: string; replace_nodes: string[] }[];
+    return new Map(rows.map((r) => [r.node_pool, r.replace_nodes]));
+  }
+
+  async setReplacements(nodePool: string, nodes: readonly string[]): Promise<void> {
+    await this.ds.query(`UPDATE nodes.nodepool_steering SET replace_nodes = $2::jsonb WHERE node_pool = $1`, [nodePool, JSON.stringify(nodes)]);
+  }
+
   async savePlans(plans: readonly StoredPlan[]): Promise<void> {
     await this.ds.transaction(async (tx) => {
       for (const p of plans) {
@@ -138,9 +148,10 @@ export class SteeringRepository {
     const { plan, now } = w;
     await this.ds.transaction(async (tx) => {
       await tx.query(
-        `INSERT INTO nodes.nodepool_steering (node_pool, original, added, applied, fallback_since, resource_version, updated_at) VALUES ($1, $2::jsonb, $3::jsonb, $4::jsonb, $5, $6, $7)
-         ON CONFLICT (node_pool) DO UPDATE SET original = $2::jsonb, added = $3::jsonb, applied = $4::jsonb, fallback_since = $5, resource_version = $6, updated_at = $7`,
-        [plan.nodePool, JSON.stringify(plan.original), JSON.stringify(plan.added), JSON.stringify(plan.after), plan.fallbackSince, w.resourceVersion, now],
+        `INSERT INTO nodes.nodepool_steering (node_pool, original, added, applied, fallback_since, resource_version, updated_at, replace_nodes) VALUES ($1, $2::jsonb, $3::jsonb, $4::jsonb, $5, $6, $7, $8::jsonb)
+         ON CONFLICT (node_pool) DO UPDATE SET original = $2::jsonb, added = $3::jsonb, applied = $4::jsonb, fallback_since = $5, resource_version = $6, updated_at = $7,
+           replace_nodes = CASE WHEN $9 THEN $8::jsonb WHEN $5::timestamptz IS NOT NULL THEN '[]'::jsonb ELSE nodes.nodepool_steering.replace_nodes END`,
+        [plan.nodePool, JSON.stringify(plan.original), JSON.stringify(plan.added), JSON.stringify(plan.after), plan.fallbackSince, w.resourceVersion, now, JSON.stringify(w.replaceOnDemand), plan.returnToSpot !== null],
       );
       await tx.query(
         `INSERT INTO nodes.nodepool_changes (id, node_pool, action, actor, correlation_id, dry_run, request, before, after, result, created_at)

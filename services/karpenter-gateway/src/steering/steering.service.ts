@@ -4,9 +4,11 @@ import { approvalModeFor, windowState } from '@nodes-manager/disruption';
 import { CLOCK, LOGGER, newMeta, PAUSE_GATE, type ApprovalStore, type Clock, type JsonLogger, type PauseGate } from '@nodes-manager/platform';
 import {
   CAPACITY_TYPE_KEY,
+  nameLabels,
   planNodePoolEdit,
   poolKeyOf,
   samplesFromLedger,
+  sameRequirements,
   steerFleet,
   type NodePoolEditPlan,
   type Offering,
@@ -16,9 +18,9 @@ import {
   type SteeringRecord,
 } from '@nodes-manager/steering';
 import { KARPENTER_KUBE, KubeFailure, type KarpenterKube } from '../adapters/outbound/karpenter-kube.adapter.js';
-import type { KarpenterGatewayConfig } from '../config.js';
+import { poolHealthConfigOf, type KarpenterGatewayConfig } from '../config.js';
 import type { NodePool } from '../domain/nodepool.types.js';
-import { DISRUPTION_GATE, type DisruptionGateConfig } from '../karpenter-gateway.service.js';
+import { DISRUPTION_GATE, KarpenterGatewayService, type DisruptionGateConfig } from '../karpenter-gateway.service.js';
 import { KARPENTER_GATEWAY_CONFIG } from '../tokens.js';
 import { STEERING_SOURCES, type SteeringSources } from './steering-sources.adapter.js';
 import { SteeringRepository, type PlanStatus, type SteeringMode, type StoredPlan } from './steering.repository.js';
@@ -64,6 +66,7 @@ export class SteeringService {
     @Inject(DISRUPTION_GATE) private readonly gate: DisruptionGateConfig,
     @Inject(STEER_APPROVALS) private readonly approvals: ApprovalStore,
     private readonly repo: SteeringRepository,
+    @Inject(KarpenterGatewayService) private readonly nodePools: KarpenterGatewayService,
     @Optional() @Inject(PAUSE_GATE) private readonly pause?: PauseGate,
   ) {}
 
@@ -78,7 +81,7 @@ export class SteeringService {
   }
 
   private async load(now: Date, meta: CommandMeta) {
-    const from = new Date(now.getTime() - this.config.steering.windowMs);
+    const from = new Date(now.getTime() - poolHealthConfigOf(this.config).windowMs);
     const [rows, market, previous, recentAvoid, records, installed] = await Promise.all([
       this.sources.ledger(from, meta),
       this.sources.market(meta),
@@ -88,7 +91,8 @@ export class SteeringService {
       this.kube.installed(),
     ]);
     const nodePools = installed ? await this.kube.listNodePools() : [];
-    return { samples: samplesFromLedger(rows), market, previous, recentAvoid, records, installed, nodePools };
+    const samples = samplesFromLedger(rows);
+    return { samples, market: { prices: market.prices, offerings: withKnownPools(market.offerings, [...samples.keys(), ...previous.keys()]) }, previous, recentAvoid, records, installed, nodePools };
   }
 
   private async passLocked(): Promise<SteeringPass> {
@@ -103,7 +107,7 @@ export class SteeringService {
       recentAvoidEntries: s.recentAvoid,
       nodePools: s.nodePools.map((p) => ({ name: p.metadata.name, requirements: requirementsOf(p), record: s.records.get(p.metadata.name) ?? null })),
       offerings: s.market.offerings,
-      config: this.config.steering,
+      config: poolHealthConfigOf(this.config),
       rails: { maxAvoidPerHour: this.config.STEERING_MAX_AVOID_PER_HOUR, maxExcludedShare: this.config.STEERING_MAX_EXCLUDED_SHARE },
     });
     const transitions = await this.repo.saveHealth(fleet.health, this.mode, now);
@@ -120,6 +124,7 @@ export class SteeringService {
       stored.push({ nodePool: plan.nodePool, mode: this.mode, plan, status: out.status, detail: out.detail, plannedAt: now });
     }
     await this.repo.savePlans(stored);
+    if (this.mode === 'execute' && s.installed) await this.replaceOnDemand(fleet.plans, meta);
     this.decidedAt = now;
     return { decidedAt: now, transitions, plans: stored.map((p) => ({ nodePool: p.nodePool, status: p.status, detail: p.detail })), again };
   }
@@ -150,6 +155,32 @@ export class SteeringService {
     return this.write(plan.nodePool, view, offerings, record, health, null, meta);
   }
 
+  /**
+   * replaceOnDemand — the way back to Spot, gradually: each pass, the on-demand nodes a NodePool launched during its
+   * fallback are handed to the NodeClaim deletion of a consolidation (its lock, its disruption budgets in force,
+   * do-not-disrupt; Karpenter drains them and launches Spot), inside the pool's window and unless paused. What the
+   * budgets leave waits for the next pass; nodes gone are forgotten. A NodePool back on on-demand stops it.
+   */
+  private async replaceOnDemand(plans: readonly NodePoolEditPlan[], meta: CommandMeta): Promise<void> {
+    const pending = await this.repo.replacements();
+    for (const [name, nodes] of pending) {
+      const plan = plans.find((p) => p.nodePool === name);
+      if (!plan || plan.fallback) {
+        await this.repo.setReplacements(name, []);
+        continue;
+      }
+      if (this.pauseHolds() || !windowState(this.gate.windows, name, this.clock.now()).open) continue;
+      try {
+        const r = await this.nodePools.replaceNodes(name, nodes, meta);
+        const done = new Set([...r.nodeClaims.map((c) => c.node), ...r.skipped.filter((x) => x.reason === 'no_nodeclaim' || x.reason === 'already_deleting').map((x) => x.node)]);
+        await this.repo.setReplacements(name, nodes.filter((n) => !done.has(n)));
+        if (r.nodeClaims.length > 0) this.logger.info('on-demand nodes replaced on the way back to Spot', { nodePool: name, nodes: r.nodeClaims.map((c) => c.node).join(','), left: nodes.length - done.size });
+      } catch (err) {
+        this.logger.warn('replacing on-demand nodes failed; tried again next pass', { nodePool: name, err: (err as Error).message });
+      }
+    }
+  }
+
   /** pauseHolds — why the fleet-wide pause holds steering writes now, or undefined. */
   private pauseHolds(): string | undefined {
     if (!this.pause) return undefined;
@@ -176,7 +207,7 @@ export class SteeringService {
     const now = this.clock.now();
     const plan = planNodePoolEdit({ nodePool: name, requirements: requirementsOf(pool), record, offerings, health: view, rails: { maxExcludedShare: this.config.STEERING_MAX_EXCLUDED_SHARE }, now });
     if (!plan.write) return { status: 'nothing-to-do', detail: `re-checked at execution: ${plan.sentence}` };
-    if (approval && JSON.stringify(approval.after) !== JSON.stringify(plan.after)) {
+    if (approval && !sameRequirements(approval.after, plan.after)) {
       return { status: 'conflict', detail: 'the plan changed since it was approved: it is planned again' };
     }
     let written: NodePool;
@@ -243,10 +274,26 @@ export class SteeringService {
       karpenterInstalled: await this.kube.installed().catch(() => false),
       decidedAt: this.decidedAt?.toISOString() ?? null,
       pools,
-      nodePools: plans.map((p) => ({ nodePool: p.nodePool, status: p.status, detail: p.detail, plannedAt: p.plannedAt, ...p.plan })),
+      nodePools: plans.map((p) => ({ ...p.plan, status: p.status, detail: p.detail, plannedAt: p.plannedAt })),
       recommendations: this.recommendations,
     };
   }
+}
+
+/**
+ * withKnownPools — the catalogue with every pool the ledger or a previous decision knows, priced or not: a pool the
+ * price list leaves out (a stale or partial answer) must still be seen as avoided, or its exclusion would be undone.
+ */
+function withKnownPools(offerings: readonly Offering[], keys: readonly string[]): Offering[] {
+  const have = new Set(offerings.map((o) => `${poolKeyOf(o)}/${o.capacityType}`));
+  const out = [...offerings];
+  for (const key of new Set(keys)) {
+    const [instanceType, zone] = key.split('/') as [string, string];
+    for (const capacityType of ['spot', 'on-demand'] as const) {
+      if (!have.has(`${key}/${capacityType}`)) out.push({ instanceType, zone, capacityType, labels: nameLabels(instanceType) });
+    }
+  }
+  return out;
 }
 
 function healthView(health: readonly PoolHealth[]): Map<string, PoolHealthView> {

@@ -1,5 +1,6 @@
 import { approvalEntity } from '@nodes-manager/platform';
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { steeringEntities } from './steering.entities.js';
 
 /** NodePoolChangeEntity — `nodes.nodepool_changes`: every NodePool change and who asked for it. */
 @Entity({ schema: 'nodes', name: 'nodepool_changes' })
@@ -23,4 +24,4 @@ export const CONSOLIDATION_APPROVALS_TABLE = 'consolidation_approvals';
 /** STEER_APPROVALS_TABLE — `nodes.steer_approvals`: approvals of steering's NodePool writes (docs/steering.md). */
 export const STEER_APPROVALS_TABLE = 'steer_approvals';
 
-export const entities = [NodePoolChangeEntity, approvalEntity(CONSOLIDATION_APPROVALS_TABLE), approvalEntity(STEER_APPROVALS_TABLE)];
+export const entities = [NodePoolChangeEntity, approvalEntity(CONSOLIDATION_APPROVALS_TABLE), approvalEntity(STEER_APPROVALS_TABLE), ...steeringEntities];
