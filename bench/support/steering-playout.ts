@@ -93,6 +93,8 @@ export interface PlayoutResult {
   replacedAfterReturn: number;
   /** The share of rebalances followed by an interruption, as measured over the whole run, per pool. */
   measuredShare: Record<string, number>;
+  /** Entries into `avoid` per pool, by burst or by share. */
+  avoidEntriesByPool: Record<string, { burst: number; share: number }>;
   millis: number;
 }
 
@@ -181,6 +183,7 @@ export function playout(o: PlayoutOptions): PlayoutResult {
   for (let np = 0; np < o.nodePools.length; np++) for (let i = 0; i < o.nodePools[np]!.nodes; i++) launch(np, T0);
 
   const previous = new Map<string, PoolHealthPrevious>();
+  const entriesByPool: Record<string, { burst: number; share: number }> = {};
   const avoidEntries: Date[] = [];
   let spotMs = 0;
   let odMs = 0;
@@ -264,7 +267,11 @@ export function playout(o: PlayoutOptions): PlayoutResult {
     });
     for (const h of pass.health) {
       const key = poolKeyOf(h.pool);
-      if (h.state === 'avoid' && previous.get(key)?.state !== 'avoid') avoidEntries.push(new Date(now));
+      if (h.state === 'avoid' && previous.get(key)?.state !== 'avoid') {
+        avoidEntries.push(new Date(now));
+        const why = h.reason === 'burst' ? 'burst' : 'share';
+        entriesByPool[key] = { ...(entriesByPool[key] ?? { burst: 0, share: 0 }), [why]: (entriesByPool[key]?.[why] ?? 0) + 1 };
+      }
       previous.set(key, { state: h.state, since: h.since, basisFrom: h.basisFrom });
     }
     pass.plans.forEach((plan, i) => {
@@ -323,6 +330,7 @@ export function playout(o: PlayoutOptions): PlayoutResult {
     returnsToSpot: returns,
     replacedAfterReturn: replaced,
     measuredShare,
+    avoidEntriesByPool: entriesByPool,
     millis: Math.round(performance.now() - started),
   };
 }

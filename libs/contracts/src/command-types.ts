@@ -104,6 +104,7 @@ export interface CommandTypes {
   'nodepool.consolidate': { request: Names & { dryRun: boolean }; reply: JsonObject };
   'steering.status': { request: Record<string, never>; reply: JsonObject };
   'steering.report': { request: { from: string; to?: string }; reply: JsonObject };
+  'steering.pools': { request: Record<string, never>; reply: JsonObject };
   'spot.market': { request: SpotMarketQuery; reply: JsonObject };
   'spot.prices': { request: SpotMarketQuery; reply: SpotPricesReply };
   'spot.history': { request: { instanceType: string; region?: string }; reply: JsonObject };

@@ -18,6 +18,7 @@ import { migrations } from '../../../migrations/karpenter-gateway/index.js';
 import { CONSOLIDATION_APPROVALS_TABLE, entities, STEER_APPROVALS_TABLE } from './adapters/outbound/karpenter-gateway.entities.js';
 import { SteeringCommands } from './adapters/inbound/steering.commands.js';
 import { SteeringReportCommands } from './adapters/inbound/steering-report.commands.js';
+import { SteeringPoolsService } from './steering-report/steering-pools.service.js';
 import { SteeringReportService } from './steering-report/steering-report.service.js';
 import { CommandSteeringSources, STEERING_SOURCES } from './steering/steering-sources.adapter.js';
 import { SteeringController } from './steering/steering.controller.js';
@@ -78,6 +79,7 @@ export class KarpenterGatewayModule {
         SteeringRepository,
         SteeringService,
         SteeringReportService,
+        SteeringPoolsService,
         SteeringController,
         NodePoolChangesRepository,
         KarpenterGatewayService,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { CommandMeta } from '@nodes-manager/contracts';
 import { createRuntime } from '@nodes-manager/platform';
-import { createTestDatabase, testEnv, type TestDatabase } from '@nodes-manager/platform/testing';
+import { createTestDatabase, testEnv, waitFor, type TestDatabase } from '@nodes-manager/platform/testing';
 import { startKubeSim, type KubeSim } from '@nodes-manager/sim';
 import type { LedgerRowLike } from '@nodes-manager/steering';
 import { startBehindGateway } from '../../../test/support/gateway.js';
@@ -61,7 +61,7 @@ const sources = new FakeSources();
 beforeAll(async () => {
   db = await createTestDatabase('nm_steering_report');
   sim = await startKubeSim({ karpenter: false });
-  const cfg = loadKarpenterGatewayConfig(testEnv(db.url, { KUBECONFIG: sim.kubeconfigPath, STEERING_MODE: 'off', STEERING_MIN_SAMPLES: '10' }));
+  const cfg = loadKarpenterGatewayConfig(testEnv(db.url, { KUBECONFIG: sim.kubeconfigPath, STEERING_MODE: 'plan', STEERING_MIN_SAMPLES: '10', STEERING_INTERVAL_SECONDS: '1' }));
   const started = await startBehindGateway({
     databaseUrl: db.url,
     runtime: createRuntime({ mode: 'all-in-one', logLevel: 'warn' }),
@@ -118,5 +118,21 @@ describe('GET /api/v1/steering/report', () => {
     const res = await call('GET', `/api/v1/steering/report?from=2999-01-01T00:00:00Z`);
     expect(res.status).toBe(400);
     expect(res.body.details.errors.map((e: { field: string }) => e.field)).toContain('from');
+  });
+});
+
+describe('GET /api/v1/steering/pools', () => {
+  it('lists every pool of the last pass with its health, price, expected cost and no countdown when not avoided', async () => {
+    const body = await waitFor(async () => {
+      const res = await call('GET', '/api/v1/steering/pools');
+      return res.status === 200 && res.body.pools.length >= 2 ? res.body : undefined;
+    }, 'a steering pass with both pools', 30_000, 250);
+    expect(body.mode).toBe('plan');
+    expect(body.disruptionCostUsd).toBe(1);
+    const a = body.pools.find((p: { zone: string }) => p.zone === 'us-east-1a');
+    expect(a).toMatchObject({ instanceType: 'm5.large', state: 'healthy', spotUsdPerHour: 0.04, onDemandUsdPerHour: 0.096, restoreAt: null, restoreInSeconds: null });
+    expect(a.expectedUsdPerHour).toBeGreaterThanOrEqual(0.04);
+    expect(typeof a.sentence).toBe('string');
+    expect((await call('GET', '/api/v1/steering/pools?state=avoid')).status).toBe(400);
   });
 });

@@ -1,5 +1,5 @@
 import { EVENT_DATA_SCHEMAS } from '../event-schemas.js';
-import { anyObject, arrayOf, bool, closed, int, mapOf, nullableNum, nullableStr, nullableTime, num, open, str, time, type JsonSchema } from '../json-schema.js';
+import { anyObject, arrayOf, bool, closed, int, mapOf, nullableNum, nullableStr, nullableTime, num, oneOf, open, str, time, type JsonSchema } from '../json-schema.js';
 import { type CommandSchema } from './command-schema.js';
 
 const poolName: JsonSchema = { ...str('a NodePool name (DNS-1123 label)'), minLength: 1, maxLength: 63 };
@@ -117,6 +117,55 @@ export const KARPENTER_GATEWAY_COMMAND_SCHEMAS = {
       },
       [],
     ),
+  },
+  'steering.pools': {
+    summary: "Every Spot pool steering knows: its health (state, why, since), interrupted share with its interval and samples, lead time, price and expected cost, the countdown to its restore; steering's mode and each NodePool's change (docs/steering.md).",
+    request: closed({}),
+    reply: open({
+      mode: oneOf(['off', 'plan', 'execute']),
+      karpenterInstalled: bool(),
+      decidedAt: nullableTime('when the last pass ran (null: none yet)'),
+      asOf: time('when this answer was made: restoreInSeconds counts from it'),
+      disruptionCostUsd: num('the cost of one interruption the expected cost counts'),
+      pools: arrayOf(
+        open(
+          {
+            instanceType: str(),
+            zone: str(),
+            state: oneOf(['healthy', 'watch', 'avoid']),
+            since: time(),
+            reason: str(),
+            sentence: str('why, in words'),
+            samples: int('rebalances with a known follow-up'),
+            interrupted: int(),
+            share: nullableNum('interrupted / samples'),
+            interval95: { type: ['array', 'null'], items: num(), description: '95% Wilson interval of the share' },
+            leadTimeMinutes: { oneOf: [open({ samples: int(), median: num(), p90: num() }), { type: 'null' }] },
+            spotUsdPerHour: nullableNum(),
+            onDemandUsdPerHour: nullableNum(),
+            expectedUsdPerHour: nullableNum('Spot price + interruptions per node-hour × the cost of one (docs/scoring.md#expected-cost)'),
+            expectedBasis: oneOf(['measured-in-this-cluster', 'estimate', 'unknown']),
+            restoreAt: nullableTime('in avoid: the earliest restore'),
+            restoreInSeconds: { type: ['integer', 'null'], minimum: 0, description: 'the countdown to restoreAt' },
+          },
+          ['leadTimeMinutes'],
+        ),
+      ),
+      nodePools: arrayOf(
+        open(
+          {
+            nodePool: str(),
+            status: str(),
+            sentence: str(),
+            changes: arrayOf(str()),
+            fallback: bool(),
+            plannedAt: nullableTime(),
+            excluded: arrayOf(open({ kind: str(), value: str(), sentence: str() }), 'instance types and zones steering keeps out'),
+          },
+          ['status', 'sentence', 'changes', 'fallback', 'plannedAt', 'excluded'],
+        ),
+      ),
+    }),
   },
   'steering.report': {
     summary: 'The window replayed from the rebalance ledger through the pool-health rule: which pools would have been avoided and when, the interruptions spared, the extra cost (docs/steering.md#the-report).',

@@ -20,6 +20,18 @@ const reportQuery = reportShape
 export class SteeringViewsController {
   constructor(private readonly fwd: Forwarder) {}
 
+  @Get('pools')
+  @ApiRoute({
+    tag: 'steering',
+    summary: "Every Spot pool steering knows with its health, interrupted share and interval, lead time, price and expected cost, the countdown to its restore; steering's mode and each NodePool's change",
+    description: 'Avoided pools first, then watched, then by expected cost. `restoreInSeconds` counts from `asOf`.',
+    query: z.strictObject({}),
+    ok: { status: 200, description: 'The pools and the NodePool changes', schema: reply('steering.pools') },
+  })
+  pools(@Query() query: unknown, @Actor() actor: string) {
+    return this.fwd.send(Commands.steeringPools, parseInput(z.strictObject({}), query, 'query'), actor);
+  }
+
   @Get('report')
   @ApiRoute({
     tag: 'steering',
