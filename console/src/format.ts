@@ -54,6 +54,8 @@ export const reasonWords = (reason: string | undefined, description?: string): s
 /** EVENT_WORDS — a CloudEvent type in words, for the activity timeline. */
 export const EVENT_WORDS: Record<string, string> = {
   'node.uncordoned': 'Uncordoned',
+  'pool.health.changed': 'Spot pool health changed',
+  'nodepool.steered': 'NodePool steered',
   'node.drain.started': 'Drain started',
   'node.drain.completed': 'Drain completed',
   'node.drain.failed': 'Drain failed',
