@@ -61,6 +61,7 @@ async function startSystem(opts: { nodes: number; podsPerNode?: number; env?: Re
       AWS_ENDPOINT_URL_EC2: ec2.url,
       AUTO_UNCORDON_GRACE_PERIOD_MINUTES: String(GRACE_SECONDS / 60),
       KARPENTER_DISCOVERY_CACHE_SECONDS: '1',
+      STEERING_INTERVAL_SECONDS: '2',
       ...opts.env,
     },
   });
@@ -277,6 +278,18 @@ describe('the operator’s views, live', () => {
     expect(cards).toMatch(/Rebalance recommendations\s*\d/);
     expect(unreadable((await page.locator('main').textContent()) ?? '')).toEqual([]);
     await shot(page, '07-spot');
+    // Pools: every Spot pool steering judges, its health in words, prices and expected cost, steering's mode.
+    await page.getByRole('link', { name: 'Pools', exact: true }).click();
+    await page.getByRole('heading', { name: 'Spot pools' }).waitFor();
+    await page.locator('[data-testid=pool-row]').first().waitFor({ timeout: 30_000 });
+    await expect(page.getByTestId('steering-mode').textContent()).resolves.toContain('Steering plans only: nothing is written');
+    const poolsApi = (await (await fetch(`${system.url}/api/v1/steering/pools`, auth)).json()) as { pools: { instanceType: string; zone: string; state: string }[] };
+    expect(await page.locator('[data-testid=pool-row]').count()).toBe(poolsApi.pools.length);
+    const firstRow = (await page.locator('[data-testid=pool-row]').first().textContent()) ?? '';
+    expect(firstRow).toContain(poolsApi.pools[0]!.instanceType);
+    expect(firstRow).toMatch(/Healthy|Watch|Avoid/);
+    expect(unreadable((await page.locator('main').textContent()) ?? '')).toEqual([]);
+    await shot(page, '07b-pools');
     await page.getByRole('link', { name: 'NodePools' }).click();
     await page.getByRole('heading', { name: 'NodePools' }).waitFor();
     await page.getByRole('cell', { name: 'general', exact: true }).waitFor();
