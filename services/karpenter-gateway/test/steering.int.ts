@@ -227,6 +227,10 @@ describe('steering with steer=manual', () => {
     const done = (await t.h.call('GET', `/api/v1/approvals/${general.id}`)).body;
     expect(done).toMatchObject({ status: 'executed', results: [{ node: 'general', outcome: 'started', reason: 'steered' }] });
     expect(t.patches()).toBe(1);
+    const change = (await t.h.db.query(`SELECT actor, request FROM nodes.nodepool_changes WHERE action = 'steer'`)) as any[];
+    expect(change).toHaveLength(1);
+    expect(change[0].actor).toBe('bob');
+    expect(change[0].request).toMatchObject({ approvalId: general.id, evidence: [{ pool: 'm5.large/us-east-1a', state: 'avoid' }] });
     expect(await t.requirements('general')).toEqual([...GENERAL, req('node.kubernetes.io/instance-type', 'NotIn', 'm5.large')]);
     expect(await t.requirements('only-a')).toEqual(ONLY_A);
   }, 120_000);

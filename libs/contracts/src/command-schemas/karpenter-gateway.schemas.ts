@@ -107,6 +107,7 @@ export const KARPENTER_GATEWAY_COMMAND_SCHEMAS = {
         mode: { type: 'string', enum: ['off', 'plan', 'execute'] },
         karpenterInstalled: installed,
         decidedAt: nullableStr('when the last pass ran (null: none yet)'),
+        waiting: str('why the last pass did not run: a service it reads did not answer (absent when it ran)'),
         pools: arrayOf(anyObject("a pool's health: pool, instanceType, zone, state, since, reason, sentence, evidence, restoreAt")),
         nodePools: arrayOf(anyObject("a NodePool's plan: nodePool, status, detail, changes, before, after, original, exclusions, fallback, heldBack, sentence")),
         recommendations: closed(
@@ -115,7 +116,7 @@ export const KARPENTER_GATEWAY_COMMAND_SCHEMAS = {
           'without Karpenter (or in plan mode): what to drop, as the NodePool edit would — every avoided pool, its type and zone',
         ),
       },
-      [],
+      ['waiting'],
     ),
   },
   'steering.pools': {

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { CommandMeta } from '@nodes-manager/contracts';
 import { approvalModeFor, windowState } from '@nodes-manager/disruption';
-import { CLOCK, LOGGER, newMeta, PAUSE_GATE, type ApprovalStore, type Clock, type JsonLogger, type PauseGate } from '@nodes-manager/platform';
+import { CLOCK, CodedError, LOGGER, newMeta, PAUSE_GATE, type ApprovalStore, type Clock, type JsonLogger, type PauseGate } from '@nodes-manager/platform';
 import {
   CAPACITY_TYPE_KEY,
   nameLabels,
@@ -27,6 +27,8 @@ import { SteeringRepository, type PlanStatus, type SteeringMode, type StoredPlan
 
 export const STEER_APPROVALS = Symbol('STEER_APPROVALS');
 const ACTOR = 'system:karpenter-gateway';
+/** Errors of a source that cannot answer now (not a bug of this pass): the pass is skipped, not retried at once. */
+const SOURCE_UNAVAILABLE = new Set(['AWS_NOT_CONFIGURED', 'SERVICE_UNAVAILABLE', 'TIMEOUT', 'UPSTREAM_ERROR']);
 
 export interface SteeringPass {
   decidedAt: Date;
@@ -56,6 +58,8 @@ const requirementsOf = (p: NodePool): Requirement[] => ((p.spec.template.spec as
 export class SteeringService {
   private recommendations: Recommendations = { instanceTypes: [], zones: [], pools: [] };
   private decidedAt: Date | null = null;
+  /** Why the last pass did not run (a source that did not answer), or null. */
+  private waiting: string | null = null;
 
   constructor(
     @Inject(KARPENTER_GATEWAY_CONFIG) private readonly config: KarpenterGatewayConfig,
@@ -74,10 +78,25 @@ export class SteeringService {
     return this.config.STEERING_MODE;
   }
 
-  /** pass — one steering pass under the cluster-wide steering lock; undefined when off or another replica runs one. */
+  /**
+   * pass — one steering pass under the cluster-wide steering lock; undefined when off, when another replica runs one,
+   * or when a source cannot answer: steering never decides on a partial view (no prices means no catalogue of
+   * offerings, and a plan on an empty catalogue would undo every exclusion). It says why in `steering.status` and
+   * tries again at the next interval.
+   */
   async pass(): Promise<SteeringPass | undefined> {
     if (this.mode === 'off') return undefined;
-    return this.repo.withSteeringLock(() => this.passLocked());
+    try {
+      const out = await this.repo.withSteeringLock(() => this.passLocked());
+      this.waiting = null;
+      return out;
+    } catch (err) {
+      const coded = CodedError.from(err);
+      if (!SOURCE_UNAVAILABLE.has(coded.code)) throw err;
+      this.waiting = `waiting for the other services: ${coded.message}`;
+      this.logger.warn('steering pass skipped: a source did not answer', { reason: coded.code, err: coded.message });
+      return undefined;
+    }
   }
 
   private async load(now: Date, meta: CommandMeta) {
@@ -199,7 +218,7 @@ export class SteeringService {
     offerings: Offering[],
     record: SteeringRecord | null,
     health: PoolHealth[],
-    approval: { id: string; after: Requirement[] } | null,
+    approval: { id: string; after: Requirement[]; evidence: unknown } | null,
     meta: CommandMeta,
   ): Promise<{ status: PlanStatus; detail: string }> {
     const pool = await this.kube.getNodePool(name);
@@ -221,7 +240,9 @@ export class SteeringService {
       throw err;
     }
     const replaceOnDemand = plan.returnToSpot ? await this.onDemandSince(name, plan.returnToSpot.fallbackSince) : [];
-    await this.repo.recordSteer({ plan, resourceVersion: written.metadata.resourceVersion ?? '', approvalId: approval?.id ?? null, replaceOnDemand, evidence: evidenceOf(plan, health), meta, now });
+    // An approved write keeps the evidence the operator approved on.
+    const evidence = approval ? approval.evidence : evidenceOf(plan, health);
+    await this.repo.recordSteer({ plan, resourceVersion: written.metadata.resourceVersion ?? '', approvalId: approval?.id ?? null, replaceOnDemand, evidence, meta, now });
     this.logger.info('nodepool steered', { nodePool: name, changes: plan.changes.join(','), actor: meta.actor, correlationId: meta.correlationId });
     return { status: 'written', detail: plan.sentence };
   }
@@ -250,8 +271,9 @@ export class SteeringService {
         const now = this.clock.now();
         const s = await this.load(now, meta);
         const previous = [...s.previous.entries()].map(([k, p]) => [k, { state: p.state }] as const);
-        const after = ((await this.approvals.extra(approvalId)).after ?? []) as Requirement[];
-        result = await this.write(name, new Map(previous), s.market.offerings, s.records.get(name) ?? null, [], { id: approvalId, after }, meta);
+        const extra = await this.approvals.extra(approvalId);
+        const after = (extra.after ?? []) as Requirement[];
+        result = await this.write(name, new Map(previous), s.market.offerings, s.records.get(name) ?? null, [], { id: approvalId, after, evidence: extra.evidence ?? [] }, meta);
       } catch (err) {
         result = { status: 'failed', detail: (err as Error).message };
       }
@@ -273,6 +295,7 @@ export class SteeringService {
       mode: this.mode,
       karpenterInstalled: await this.kube.installed().catch(() => false),
       decidedAt: this.decidedAt?.toISOString() ?? null,
+      ...(this.waiting ? { waiting: this.waiting } : {}),
       pools,
       nodePools: plans.map((p) => ({ ...p.plan, status: p.status, detail: p.detail, plannedAt: p.plannedAt })),
       recommendations: this.recommendations,
