@@ -62,6 +62,7 @@ async function startSystem(opts: { nodes: number; podsPerNode?: number; env?: Re
       AUTO_UNCORDON_GRACE_PERIOD_MINUTES: String(GRACE_SECONDS / 60),
       KARPENTER_DISCOVERY_CACHE_SECONDS: '1',
       STEERING_INTERVAL_SECONDS: '2',
+      STEERING_BURST_SIZE: '2',
       ...opts.env,
     },
   });
@@ -297,6 +298,47 @@ describe('the operator’s views, live', () => {
     // Panels for routes this gateway does not offer stay hidden.
     expect(await page.getByRole('link', { name: 'Approvals' }).count()).toBe((await fetch(`${system.url}/api/v1/approvals`, { headers: { authorization: `Bearer ${testToken()}` } })).status === 200 ? 1 : 0);
   });
+
+  it('Pools: two Spot nodes of one pool reclaimed within minutes put it in avoid, with a live countdown to its restore', async () => {
+    const auth = { headers: { authorization: `Bearer ${testToken()}` } };
+    const nodes = (await (await fetch(`${system.url}/api/v1/nodes?limit=100&state=Ready`, auth)).json()) as { items: { name: string; capacityType: string; instanceType: string; zone: string }[] };
+    // Two Spot nodes made one pool: the second takes the first's instance type and zone.
+    const spot = nodes.items.filter((x) => x.capacityType === 'spot');
+    expect(spot.length).toBeGreaterThanOrEqual(2);
+    const [a, b] = spot as [(typeof spot)[number], (typeof spot)[number]];
+    kube.scenario.setLabel(b.name, 'node.kubernetes.io/instance-type', a.instanceType);
+    kube.scenario.setLabel(b.name, 'topology.kubernetes.io/zone', a.zone);
+    const pool = `${a.instanceType}/${a.zone}`;
+    const hit = [a.name, b.name];
+    await waitFor(async () => {
+      const n = (await (await fetch(`${system.url}/api/v1/nodes/${b.name}`, auth)).json()) as { instanceType?: string; zone?: string };
+      return n.instanceType === a.instanceType && n.zone === a.zone;
+    }, 'the relabelled node to be synced', 30_000, 250);
+    for (const n of hit) {
+      kube.scenario.nodeEvent(n, 'RebalanceRecommendation', 'Rebalance recommendation received. Instance will be cordoned now');
+      kube.scenario.cordonAsNth(n, { taint: true });
+    }
+    await waitFor(async () => {
+      const rows = (await (await fetch(`${system.url}/api/v1/rebalances?limit=100`, auth)).json()) as { items: { node: string }[] };
+      return hit.every((n) => rows.items.some((r) => r.node === n));
+    }, 'the ledger to record both rebalances', 30_000, 250);
+    for (const n of hit) kube.scenario.interruptAsNth(n);
+    const [type, zone] = pool.split('/');
+    await waitFor(async () => {
+      const body = (await (await fetch(`${system.url}/api/v1/steering/pools`, auth)).json()) as { pools: { instanceType: string; zone: string; state: string }[] };
+      return body.pools.some((p) => p.instanceType === type && p.zone === zone && p.state === 'avoid');
+    }, `${pool} to be avoided`, 60_000, 500);
+    await page.getByRole('link', { name: 'Pools', exact: true }).click();
+    await page.getByRole('heading', { name: 'Spot pools' }).waitFor();
+    await page.getByLabel('Show').selectOption('attention');
+    const row = page.locator('[data-testid=pool-row][data-state=avoid]').filter({ hasText: type! }).filter({ hasText: zone! });
+    await row.waitFor({ timeout: 15_000 });
+    const first = (await row.getByTestId('restore').textContent()) ?? '';
+    expect(first).toMatch(/^in \d+ h \d{2} m/);
+    await expect(row.textContent()).resolves.toMatch(/Avoid/);
+    expect(unreadable((await page.locator('main').textContent()) ?? '')).toEqual([]);
+    await shot(page, '07c-pools-avoid');
+  }, 120_000);
 
   it('left no error in the page console', () => {
     expect(pageErrors).toEqual([]);
