@@ -27,6 +27,8 @@ export interface Features {
   karpenter: boolean;
   approvals: boolean;
   rebalanceSummary: boolean;
+  /** The gateway serves steering's pools (GET /api/v1/steering/pools). */
+  steering: boolean;
 }
 
 export interface AppContext {

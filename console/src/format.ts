@@ -2,6 +2,11 @@
 export const usd = (v: number | undefined | null, digits = 2): string => (v === undefined || v === null || Number.isNaN(v) ? '—' : `$${v.toFixed(digits)}`);
 export const pct = (v: number | undefined | null, digits = 0): string => (v === undefined || v === null ? '—' : `${(v * 100).toFixed(digits)}%`);
 
+export const round = (v: number, digits = 0): string => (Number.isFinite(v) ? v.toLocaleString([], { maximumFractionDigits: digits, minimumFractionDigits: 0 }) : '—');
+export const count = (v: number): string => v.toLocaleString();
+/** minutes — a lead time in minutes as a duration (`42 m 30 s`, `1 h 05 m`). */
+export const minutes = (m: number | null | undefined): string => (m === null || m === undefined ? '—' : duration(m * 60_000));
+
 /** duration — `1 h 05 m`, `4 m 12 s`, `9 s`. */
 export function duration(ms: number): string {
   const s = Math.max(0, Math.round(ms / 1000));
@@ -49,6 +54,8 @@ export const reasonWords = (reason: string | undefined, description?: string): s
 /** EVENT_WORDS — a CloudEvent type in words, for the activity timeline. */
 export const EVENT_WORDS: Record<string, string> = {
   'node.uncordoned': 'Uncordoned',
+  'pool.health.changed': 'Spot pool health changed',
+  'nodepool.steered': 'NodePool steered',
   'node.drain.started': 'Drain started',
   'node.drain.completed': 'Drain completed',
   'node.drain.failed': 'Drain failed',
@@ -62,3 +69,28 @@ export const EVENT_WORDS: Record<string, string> = {
   'node.added': 'Node joined',
   'node.removed': 'Node left',
 };
+
+/** BASIS_WORDS — where an interruption estimate comes from (docs/spot-interruption-estimate.md), in words. */
+export const BASIS_WORDS: Record<string, string> = {
+  'insufficient-data': 'too little price history',
+  'price-volatility': 'from price movement',
+  'price-volatility+spot-advisor-snapshot': 'from price and Spot Advisor',
+  'measured-in-this-cluster': 'measured in this cluster',
+};
+
+/** PLAN_REASON_WORDS — why the consolidation plan removes or keeps a node (libs/scoring consolidation), in words. */
+export const PLAN_REASON_WORDS: Record<string, string> = {
+  empty: 'empty',
+  underutilized: 'under-used',
+  node_do_not_disrupt: 'the node is marked do-not-disrupt',
+  pod_without_controller: 'a pod no controller would recreate',
+  pod_with_local_storage: 'a pod on local storage',
+  pod_do_not_disrupt: 'a pod marked do-not-disrupt',
+  pod_not_safe_to_evict: 'a pod not safe to evict',
+  pdb_exhausted: 'its PodDisruptionBudget allows no more disruptions',
+  node_receives_pods: 'it takes the moved pods',
+  pods_do_not_fit: 'its pods fit nowhere else',
+};
+
+/** words — a reason code in words from a table; an unknown code at least loses its underscores. */
+export const words = (table: Record<string, string>, code: string | undefined | null): string => (code ? (table[code] ?? code.replace(/_/g, ' ')) : '—');

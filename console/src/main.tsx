@@ -13,14 +13,16 @@ import { OptimizeView } from './views/optimize';
 import { SpotView } from './views/spot';
 import { NodePoolsView } from './views/nodepools';
 import { ApprovalsView } from './views/approvals';
+import { PoolsView } from './views/pools';
 
-/** The views, in the order of the navigation and of their keyboard shortcuts (1…7). */
+/** The views, in the order of the navigation and of their keyboard shortcuts (1…8). */
 const VIEWS = [
   { id: 'fleet', label: 'Fleet' },
   { id: 'cordons', label: 'Cordons' },
   { id: 'activity', label: 'Activity' },
   { id: 'optimize', label: 'Optimize' },
   { id: 'spot', label: 'Spot' },
+  { id: 'pools', label: 'Pools', needs: 'steering' as const },
   { id: 'nodepools', label: 'NodePools', needs: 'karpenter' as const },
   { id: 'approvals', label: 'Approvals', needs: 'approvals' as const },
 ];
@@ -83,7 +85,7 @@ function SignIn({ reason, onSignedIn }: { reason?: string; onSignedIn: (s: Sessi
 function Shell({ session, onSignOut }: { session: Session; onSignOut: (reason?: string) => void }) {
   const [where, setWhere] = useState(route);
   const [status, setStatus] = useState<{ s: StreamStatus; detail?: string }>({ s: 'connecting' });
-  const [features, setFeatures] = useState<Features>({ karpenter: false, approvals: false, rebalanceSummary: false });
+  const [features, setFeatures] = useState<Features>({ karpenter: false, approvals: false, rebalanceSummary: false, steering: false });
   const live = useMemo(() => new LiveBus(), []);
   const api = useMemo(() => new Api(session.token, (reason) => onSignOut(reason)), [session.token, onSignOut]);
   const navigate = useCallback((hash: string) => {
@@ -120,7 +122,7 @@ function Shell({ session, onSignOut }: { session: Session; onSignOut: (reason?: 
         fetch('/api/docs-json', { cache: 'no-store' }).then((r) => (r.ok ? (r.json() as Promise<{ paths?: Record<string, Record<string, unknown>> }>) : undefined), () => undefined),
       ]).catch(() => [undefined, undefined] as const);
       const serves = (path: string) => doc?.paths?.[path]?.['get'] !== undefined;
-      if (!gone) setFeatures({ karpenter: pools?.karpenterInstalled === true, approvals: serves('/api/v1/approvals'), rebalanceSummary: serves('/api/v1/rebalances/summary') });
+      if (!gone) setFeatures({ karpenter: pools?.karpenterInstalled === true, approvals: serves('/api/v1/approvals'), rebalanceSummary: serves('/api/v1/rebalances/summary'), steering: serves('/api/v1/steering/pools') });
     })();
     return () => {
       gone = true;
@@ -179,6 +181,7 @@ function Shell({ session, onSignOut }: { session: Session; onSignOut: (reason?: 
         {current.id === 'activity' && <ActivityView />}
         {current.id === 'optimize' && <OptimizeView />}
         {current.id === 'spot' && <SpotView />}
+        {current.id === 'pools' && <PoolsView />}
         {current.id === 'nodepools' && <NodePoolsView />}
         {current.id === 'approvals' && <ApprovalsView />}
       </main>

@@ -61,6 +61,8 @@ async function startSystem(opts: { nodes: number; podsPerNode?: number; env?: Re
       AWS_ENDPOINT_URL_EC2: ec2.url,
       AUTO_UNCORDON_GRACE_PERIOD_MINUTES: String(GRACE_SECONDS / 60),
       KARPENTER_DISCOVERY_CACHE_SECONDS: '1',
+      STEERING_INTERVAL_SECONDS: '2',
+      STEERING_BURST_SIZE: '2',
       ...opts.env,
     },
   });
@@ -74,6 +76,14 @@ async function newPage(ctx: BrowserContext, errors = pageErrors): Promise<Page> 
     if (msg.type() === 'error') errors.push(`console.error: ${msg.text()}`);
   });
   return page;
+}
+
+/**
+ * unreadable — what in a view's text is for machines, not people: an ISO timestamp, a float with more than four
+ * decimals (prices show four), or a snake_case reason code. Every view a person reads must come back empty.
+ */
+function unreadable(text: string): string[] {
+  return [...text.matchAll(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}|\d+\.\d{5,}|\b[a-z]+_[a-z]+(?:_[a-z]+)*\b/g)].map((m) => m[0]);
 }
 
 const shot = (page: Page, name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: false });
@@ -239,6 +249,7 @@ describe('the operator’s views, live', () => {
     }, 'the page to show the plan’s hourly and monthly savings', 15_000, 500);
     await page.getByRole('button', { name: 'Dry run now' }).click();
     await page.getByRole('status').filter({ hasText: 'Dry run recorded' }).waitFor();
+    expect(unreadable((await page.locator('main').textContent()) ?? '')).toEqual([]);
     await shot(page, '06-optimize');
   });
 
@@ -259,8 +270,27 @@ describe('the operator’s views, live', () => {
       expect(z.points.length).toBeGreaterThan(2);
     }
     expect((await fetch(`${system.url}/api/v1/spot/history?instanceType=M5`, auth)).status).toBe(400);
-    await expect(page.locator('main').textContent()).resolves.toMatch(/price-volatility|spot-advisor-snapshot|EC2 publishes no interruption data/);
+    await expect(page.locator('main').textContent()).resolves.toMatch(/from price movement|from price and Spot Advisor|measured in this cluster|too little price history/);
+    // The ledger's headline cards: figures with their units, the horizon as a duration, times in the viewer's zone.
+    const ledger = page.getByTestId('rebalance-ledger');
+    await ledger.getByText('Follow-up horizon', { exact: true }).waitFor();
+    const cards = (await ledger.textContent()) ?? '';
+    expect(cards).not.toMatch(/horizon hours|\bfrom\b\s*\d{4}-/i);
+    expect(cards).toMatch(/Rebalance recommendations\s*\d/);
+    expect(unreadable((await page.locator('main').textContent()) ?? '')).toEqual([]);
     await shot(page, '07-spot');
+    // Pools: every Spot pool steering judges, its health in words, prices and expected cost, steering's mode.
+    await page.getByRole('link', { name: 'Pools', exact: true }).click();
+    await page.getByRole('heading', { name: 'Spot pools' }).waitFor();
+    await page.locator('[data-testid=pool-row]').first().waitFor({ timeout: 30_000 });
+    await expect(page.getByTestId('steering-mode').textContent()).resolves.toContain('Steering plans only: nothing is written');
+    const poolsApi = (await (await fetch(`${system.url}/api/v1/steering/pools`, auth)).json()) as { pools: { instanceType: string; zone: string; state: string }[] };
+    expect(await page.locator('[data-testid=pool-row]').count()).toBe(poolsApi.pools.length);
+    const firstRow = (await page.locator('[data-testid=pool-row]').first().textContent()) ?? '';
+    expect(firstRow).toContain(poolsApi.pools[0]!.instanceType);
+    expect(firstRow).toMatch(/Healthy|Watch|Avoid/);
+    expect(unreadable((await page.locator('main').textContent()) ?? '')).toEqual([]);
+    await shot(page, '07b-pools');
     await page.getByRole('link', { name: 'NodePools' }).click();
     await page.getByRole('heading', { name: 'NodePools' }).waitFor();
     await page.getByRole('cell', { name: 'general', exact: true }).waitFor();
@@ -268,6 +298,47 @@ describe('the operator’s views, live', () => {
     // Panels for routes this gateway does not offer stay hidden.
     expect(await page.getByRole('link', { name: 'Approvals' }).count()).toBe((await fetch(`${system.url}/api/v1/approvals`, { headers: { authorization: `Bearer ${testToken()}` } })).status === 200 ? 1 : 0);
   });
+
+  it('Pools: two Spot nodes of one pool reclaimed within minutes put it in avoid, with a live countdown to its restore', async () => {
+    const auth = { headers: { authorization: `Bearer ${testToken()}` } };
+    const nodes = (await (await fetch(`${system.url}/api/v1/nodes?limit=100&state=Ready`, auth)).json()) as { items: { name: string; capacityType: string; instanceType: string; zone: string }[] };
+    // Two Spot nodes made one pool: the second takes the first's instance type and zone.
+    const spot = nodes.items.filter((x) => x.capacityType === 'spot');
+    expect(spot.length).toBeGreaterThanOrEqual(2);
+    const [a, b] = spot as [(typeof spot)[number], (typeof spot)[number]];
+    kube.scenario.setLabel(b.name, 'node.kubernetes.io/instance-type', a.instanceType);
+    kube.scenario.setLabel(b.name, 'topology.kubernetes.io/zone', a.zone);
+    const pool = `${a.instanceType}/${a.zone}`;
+    const hit = [a.name, b.name];
+    await waitFor(async () => {
+      const n = (await (await fetch(`${system.url}/api/v1/nodes/${b.name}`, auth)).json()) as { instanceType?: string; zone?: string };
+      return n.instanceType === a.instanceType && n.zone === a.zone;
+    }, 'the relabelled node to be synced', 30_000, 250);
+    for (const n of hit) {
+      kube.scenario.nodeEvent(n, 'RebalanceRecommendation', 'Rebalance recommendation received. Instance will be cordoned now');
+      kube.scenario.cordonAsNth(n, { taint: true });
+    }
+    await waitFor(async () => {
+      const rows = (await (await fetch(`${system.url}/api/v1/rebalances?limit=100`, auth)).json()) as { items: { node: string }[] };
+      return hit.every((n) => rows.items.some((r) => r.node === n));
+    }, 'the ledger to record both rebalances', 30_000, 250);
+    for (const n of hit) kube.scenario.interruptAsNth(n);
+    const [type, zone] = pool.split('/');
+    await waitFor(async () => {
+      const body = (await (await fetch(`${system.url}/api/v1/steering/pools`, auth)).json()) as { pools: { instanceType: string; zone: string; state: string }[] };
+      return body.pools.some((p) => p.instanceType === type && p.zone === zone && p.state === 'avoid');
+    }, `${pool} to be avoided`, 60_000, 500);
+    await page.getByRole('link', { name: 'Pools', exact: true }).click();
+    await page.getByRole('heading', { name: 'Spot pools' }).waitFor();
+    await page.getByLabel('Show').selectOption('attention');
+    const row = page.locator('[data-testid=pool-row][data-state=avoid]').filter({ hasText: type! }).filter({ hasText: zone! });
+    await row.waitFor({ timeout: 15_000 });
+    const first = (await row.getByTestId('restore').textContent()) ?? '';
+    expect(first).toMatch(/^in \d+ h \d{2} m/);
+    await expect(row.textContent()).resolves.toMatch(/Avoid/);
+    expect(unreadable((await page.locator('main').textContent()) ?? '')).toEqual([]);
+    await shot(page, '07c-pools-avoid');
+  }, 120_000);
 
   it('left no error in the page console', () => {
     expect(pageErrors).toEqual([]);

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { ApiError } from '../api';
 import { useApp, useDebounced, useLive, useResource } from '../context';
-import { dateTime, pct, usd } from '../format';
+import { dateTime, pct, PLAN_REASON_WORDS, usd, words } from '../format';
 import type { Plan } from '../types';
 
 /**
@@ -98,7 +98,7 @@ export function OptimizeView() {
                     <td className="mono">
                       <a href={`#/fleet/${encodeURIComponent(r.node)}`}>{r.node}</a>
                     </td>
-                    <td>{r.reason}</td>
+                    <td>{words(PLAN_REASON_WORDS, r.reason)}</td>
                     <td className="num">{pct(r.utilization)}</td>
                     <td className="num">{r.priceKnown ? usd(r.savingsUsdPerHour, 4) : 'price unknown'}</td>
                     <td>
@@ -124,7 +124,7 @@ export function OptimizeView() {
                 <ul className="plain">
                   {p.blocked.map((b) => (
                     <li key={b.node}>
-                      <span className="mono">{b.node}</span> — {b.reason.replace(/_/g, ' ')}
+                      <span className="mono">{b.node}</span> — {words(PLAN_REASON_WORDS, b.reason)}
                       {b.detail && <div className="muted small-text">{b.detail}</div>}
                     </li>
                   ))}

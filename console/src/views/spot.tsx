@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import uPlot from 'uplot';
 import { useApp, useDebounced, useLive, useResource } from '../context';
-import { dateTime, usd } from '../format';
+import { BASIS_WORDS, count, dateTime, duration, minutes, pct, round, usd } from '../format';
 import type { Market, MarketItem } from '../types';
 
 const ZONE_COLOURS = ['#2563eb', '#d97706', '#059669', '#dc2626', '#7c3aed', '#0891b2'];
@@ -76,7 +76,7 @@ export function SpotView() {
                   )}
                 </td>
                 <td>
-                  <strong>{r.interruption?.bucket ?? 'unknown'}</strong> <span className="badge">{r.interruption?.basis ?? '—'}</span>
+                  <strong>{r.interruption?.bucket ?? 'unknown'}</strong> <span className="badge">{r.interruption ? (BASIS_WORDS[r.interruption.basis] ?? r.interruption.basis.replace(/[-_+]/g, ' ')) : '—'}</span>
                   <div className="muted small-text">{r.interruption?.explanation}</div>
                 </td>
               </tr>
@@ -161,20 +161,53 @@ function PriceChart({ market, rows, history }: { market: Market; rows: MarketIte
   );
 }
 
-/** RebalanceLedger — the rebalance outcomes ledger's summary, shown only when this gateway offers it. */
+/** RebalanceSummary — `GET /api/v1/rebalances/summary` (the figures the view shows; docs/rebalance-ledger.md). */
+interface RebalanceSummary {
+  horizonHours: number;
+  from: string | null;
+  to: string;
+  cluster: {
+    rebalances: number;
+    open: number;
+    samples: number;
+    interrupted: number;
+    interruptedShare: number | null;
+    interval95: [number, number] | null;
+    leadTimeMinutes: { samples: number; median: number; p90: number } | null;
+    nodeHoursGivenBack: number;
+  };
+}
+
+/** RebalanceLedger — the rebalance outcomes ledger's summary, shown only when this gateway offers it: every figure rounded, with its unit. */
 function RebalanceLedger() {
   const { api } = useApp();
-  const summary = useResource((signal) => api.get<Record<string, unknown>>('/api/v1/rebalances/summary', signal), [api]);
-  const figures = Object.entries(summary.data ?? {}).filter(([, v]) => typeof v === 'number' || typeof v === 'string');
+  const summary = useResource((signal) => api.get<RebalanceSummary>('/api/v1/rebalances/summary', signal), [api]);
+  const s = summary.data;
+  const c = s?.cluster;
+  const cards: [string, string, string?][] = s && c
+    ? [
+        ['Rebalance recommendations', count(c.rebalances), c.open > 0 ? `${count(c.open)} still within the follow-up horizon` : undefined],
+        [
+          'Followed by an interruption',
+          c.interruptedShare === null ? '—' : pct(c.interruptedShare, 1),
+          c.interval95 ? `${count(c.interrupted)} of ${count(c.samples)} known · 95% interval ${pct(c.interval95[0], 1)}–${pct(c.interval95[1], 1)}` : 'no follow-up known yet',
+        ],
+        ['Lead time to the interruption', c.leadTimeMinutes ? `${minutes(c.leadTimeMinutes.median)} median` : '—', c.leadTimeMinutes ? `90th percentile ${minutes(c.leadTimeMinutes.p90)}` : undefined],
+        ['Node-hours given back', `${round(c.nodeHoursGivenBack, c.nodeHoursGivenBack >= 10 ? 0 : 1)} h`, 'by uncordoning rebalance cordons'],
+        ['Follow-up horizon', Number.isInteger(s.horizonHours) ? `${s.horizonHours} h` : duration(s.horizonHours * 3_600_000), 'a rebalance is counted as survived after this'],
+      ]
+    : [];
   return (
     <div className="ledger" data-testid="rebalance-ledger">
       <h2>Rebalance recommendations: what happened after</h2>
+      {s && <p className="muted small-text">{s.from ? `From ${dateTime(s.from)} to ${dateTime(s.to)}` : `Every rebalance recorded, as of ${dateTime(s.to)}`}</p>}
       {summary.error && <p className="notice error">{summary.error}</p>}
       <div className="cards">
-        {figures.map(([k, v]) => (
-          <div className="card" key={k}>
-            <div className="card-label">{k.replace(/([A-Z])/g, ' $1').toLowerCase()}</div>
-            <div className="card-value">{typeof v === 'number' && !Number.isInteger(v) ? v.toFixed(2) : String(v)}</div>
+        {cards.map(([label, value, note]) => (
+          <div className="card" key={label}>
+            <div className="card-label">{label}</div>
+            <div className="card-value">{value}</div>
+            {note && <div className="muted small-text">{note}</div>}
           </div>
         ))}
       </div>

@@ -64,6 +64,8 @@ export interface SpotPricesReply extends Freshness {
     readonly spotUsdPerHour?: number;
     readonly onDemandUsdPerHour?: number;
     readonly interruptionBucket?: '<5%' | '5-10%' | '10-15%' | '15-20%' | '>20%';
+    /** This cluster's measurement of the pool: rebalances with a known follow-up, how many were interrupted, the share. */
+    readonly measured?: { readonly samples: number; readonly interrupted: number; readonly share: number };
   }[];
 }
 
@@ -101,6 +103,8 @@ export interface CommandTypes {
   'nodeclaims.list': { request: Names; reply: JsonObject };
   'nodepool.consolidate': { request: Names & { dryRun: boolean }; reply: JsonObject };
   'steering.status': { request: Record<string, never>; reply: JsonObject };
+  'steering.report': { request: { from: string; to?: string }; reply: JsonObject };
+  'steering.pools': { request: Record<string, never>; reply: JsonObject };
   'spot.market': { request: SpotMarketQuery; reply: JsonObject };
   'spot.prices': { request: SpotMarketQuery; reply: SpotPricesReply };
   'spot.history': { request: { instanceType: string; region?: string }; reply: JsonObject };

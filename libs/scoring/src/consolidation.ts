@@ -29,6 +29,27 @@ export type ConsolidationBlockReason =
   | 'node_receives_pods'
   | 'pods_do_not_fit';
 
+/** CONSOLIDATION_BLOCK_WORDS — each reason a node is kept, as a person reads it in a rationale ("3 …"). */
+export const CONSOLIDATION_BLOCK_WORDS: Readonly<Record<ConsolidationBlockReason, { one: string; many: string }>> = {
+  node_do_not_disrupt: { one: 'node marked do-not-disrupt', many: 'nodes marked do-not-disrupt' },
+  pod_without_controller: { one: 'node with a pod no controller would recreate', many: 'nodes with a pod no controller would recreate' },
+  pod_with_local_storage: { one: 'node with a pod on local storage', many: 'nodes with a pod on local storage' },
+  pod_do_not_disrupt: { one: 'node with a pod marked do-not-disrupt', many: 'nodes with a pod marked do-not-disrupt' },
+  pod_not_safe_to_evict: { one: 'node with a pod not safe to evict', many: 'nodes with a pod not safe to evict' },
+  pdb_exhausted: { one: 'node whose PodDisruptionBudget allows no more disruptions', many: 'nodes whose PodDisruptionBudget allows no more disruptions' },
+  node_receives_pods: { one: 'node that takes the moved pods', many: 'nodes that take the moved pods' },
+  pods_do_not_fit: { one: 'node whose pods fit nowhere else', many: 'nodes whose pods fit nowhere else' },
+};
+
+/** blockedWords — `3 nodes whose pods fit nowhere else` for a reason counted n times (a code it does not know stays readable). */
+export function blockedWords(reason: string, n: number): string {
+  const w = (CONSOLIDATION_BLOCK_WORDS as Record<string, { one: string; many: string } | undefined>)[reason];
+  return `${n} ${w ? (n === 1 ? w.one : w.many) : reason.replace(/_/g, ' ')}`;
+}
+
+/** REMOVAL_WORDS — why a node is removed, in words. */
+export const REMOVAL_WORDS: Readonly<Record<NodeRemoval['reason'], string>> = { empty: 'empty', underutilized: 'under-used' };
+
 export interface ConsolidationInput {
   readonly nodes: readonly ScoringNode[];
   readonly pods: readonly ScoringPod[];

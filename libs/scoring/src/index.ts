@@ -9,3 +9,4 @@ export * from './scoring-index.js';
 export * from './lp.js';
 export * from './simulate/index.js';
 export * from './consolidation.js';
+export * from './expected-cost.js';

@@ -1,4 +1,5 @@
 import { instanceType, ON_DEMAND_PRICE_TABLE_REGION, type InstanceTypeSpec } from '@nodes-manager/contracts';
+import type { ExpectedCost, MeasuredInterruptions } from './expected-cost.js';
 import { priceKey, type CapacityType, type InterruptionBucket, type PriceTable } from './types.js';
 
 /** NodePricing — what is known about one node's price; undefined means unknown, never guessed. */
@@ -8,6 +9,9 @@ export interface NodePricing {
   /** The On-Demand price of the same type in the same zone: the reference a Spot saving is measured against. */
   readonly onDemandUsdPerHour?: number;
   readonly interruptionBucket?: InterruptionBucket;
+  /** Spot only: the pool's measurement and expected cost (docs/scoring.md#expected-cost). */
+  readonly measured?: MeasuredInterruptions;
+  readonly expected?: ExpectedCost;
 }
 
 /** regionOfZone — `us-east-1b` → `us-east-1`. */
@@ -43,5 +47,7 @@ export function pricing(
     ...(usd !== undefined ? { usdPerHour: usd } : {}),
     ...(onDemand !== undefined ? { onDemandUsdPerHour: onDemand } : {}),
     ...(info?.interruptionBucket !== undefined ? { interruptionBucket: info.interruptionBucket } : {}),
+    ...(capacityType === 'spot' && override === undefined && info?.measured ? { measured: info.measured } : {}),
+    ...(capacityType === 'spot' && override === undefined && info?.expected ? { expected: info.expected } : {}),
   };
 }

@@ -1,5 +1,6 @@
 import { avoidsSpotByDefault, classifyWorkload, workloadKey } from './classify.js';
 import { filterNode, type FilterFailure } from './filters.js';
+import { costBasisPrice, measuredWords, type ExpectedCost, type MeasuredInterruptions } from './expected-cost.js';
 import { pricing } from './prices.js';
 import {
   costEfficiencyScore,
@@ -56,6 +57,8 @@ export interface ScoreFacts {
   readonly usdPerHour?: number;
   readonly onDemandUsdPerHour?: number;
   readonly interruptionBucket?: InterruptionBucket;
+  readonly measured?: MeasuredInterruptions;
+  readonly expected?: ExpectedCost;
   readonly avoidsSpot: boolean;
   readonly volumeZones?: readonly string[];
 }
@@ -117,7 +120,7 @@ export function scoreNode(pod: ScoringPod, node: ScoringNode, ctx: ScoringContex
   const dimensions: DimensionScores = {
     resourceFit: resourceFitScore(r.cpuMilli, r.memoryBytes, r.gpu, a.cpuMilli, a.memoryBytes, a.gpu, q.cpuMilli, q.memoryBytes),
     zoneSpread: zoneSpreadScore(inZone, min),
-    costEfficiency: costEfficiencyScore(price.usdPerHour, price.onDemandUsdPerHour),
+    costEfficiency: costEfficiencyScore(costBasisPrice(price.usdPerHour, price.expected), price.onDemandUsdPerHour),
     interruptionRisk: interruptionRiskScore(node.capacityType, price.interruptionBucket, avoidsSpot),
     dataLocality: dataLocalityScore(volumeZones !== undefined, volumeZones?.includes(node.zone) ?? false, inZone, total),
   };
@@ -185,8 +188,10 @@ export function explainScore(f: ScoreFacts): string {
       const saving = 1 - f.usdPerHour / f.onDemandUsdPerHour;
       cost = saving >= 0 ? `spot saves ${pct(saving)}%` : `spot costs ${pct(-saving)}% more than on-demand`;
     }
+    const measured = f.expected?.basis === 'measured-in-this-cluster' && f.measured && f.usdPerHour !== undefined;
+    if (measured) cost += ` (${usd(f.expected!.usdPerHour)} expected with interruptions, ${measuredWords(f.measured!)})`;
     if (f.avoidsSpot) cost += ` but this ${f.workloadClass.replace('_', '-')} pod avoids spot`;
-    else if (f.interruptionBucket !== undefined) cost += `, interruption ${f.interruptionBucket}`;
+    else if (f.interruptionBucket !== undefined) cost += `, interruption ${f.interruptionBucket}${measured ? ' (measured)' : ''}`;
     else cost += ', interruption rate unknown';
   } else {
     cost = f.usdPerHour === undefined ? 'on-demand, price unknown, cost scored neutral' : `on-demand at ${usd(f.usdPerHour)}`;

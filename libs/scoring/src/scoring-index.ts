@@ -6,6 +6,7 @@ import {
   toleratesUnschedulable,
   type FilterReason,
 } from './filters.js';
+import { costBasisPrice } from './expected-cost.js';
 import { pricing } from './prices.js';
 import {
   costEfficiencyScore,
@@ -136,7 +137,7 @@ export function buildScoringIndex(nodes: readonly ScoringNode[], ctx: ScoringCon
     }
     index.taintSetOf[i] = s;
     const p = pricing(ctx.prices, node.instanceType, node.zone, node.capacityType, node.priceUsdPerHour);
-    index.cost[i] = costEfficiencyScore(p.usdPerHour, p.onDemandUsdPerHour);
+    index.cost[i] = costEfficiencyScore(costBasisPrice(p.usdPerHour, p.expected), p.onDemandUsdPerHour);
     index.risk[i] = interruptionRiskScore(node.capacityType, p.interruptionBucket, false);
     index.riskSpotAverse[i] = interruptionRiskScore(node.capacityType, p.interruptionBucket, true);
   }

@@ -22,6 +22,7 @@ export interface NodeResources {
 
 export { GPU_RESOURCE_NAMES } from '@nodes-manager/kube';
 import type { CapacityType, QosClass, Taint, Toleration } from '@nodes-manager/kube';
+import type { ExpectedCost, MeasuredInterruptions } from './expected-cost.js';
 export type { CapacityType, QosClass, Taint, TaintEffect, Toleration } from '@nodes-manager/kube';
 
 export type WorkloadClass = 'gpu' | 'stateful' | 'batch' | 'latency_sensitive' | 'stateless';
@@ -104,6 +105,10 @@ export interface PriceInfo {
   readonly spotUsdPerHour?: number;
   readonly onDemandUsdPerHour?: number;
   readonly interruptionBucket?: InterruptionBucket;
+  /** What this cluster measured of the pool's interruptions (rebalance ledger), when anything. */
+  readonly measured?: MeasuredInterruptions;
+  /** The Spot price plus the expected cost of interruptions (`withExpectedCosts`); judged on where `basis` is measured. */
+  readonly expected?: ExpectedCost;
 }
 
 /** PriceTable — PriceInfo keyed by {@link priceKey}. */

@@ -29,6 +29,7 @@ import { NodePoolsController } from './adapters/inbound/nodepools.controller.js'
 import { SpotController } from './adapters/inbound/spot.controller.js';
 import { NodeSafetyController } from './adapters/inbound/node-safety.controller.js';
 import { RebalancesController } from './adapters/inbound/rebalances.controller.js';
+import { SteeringViewsController } from './adapters/inbound/steering-views.controller.js';
 import { ApprovalsController } from './adapters/inbound/approvals.controller.js';
 import { GatewayHealthController } from './adapters/inbound/gateway-health.controller.js';
 import { HttpErrorFilter } from './adapters/inbound/http-error.filter.js';
@@ -121,6 +122,7 @@ export class ApiGatewayModule implements NestModule {
         StreamController,
         SpotHistoryController,
         RebalancesController,
+        SteeringViewsController,
         ApprovalsController,
       ],
       providers: [

@@ -10,6 +10,8 @@ export const karpenterGatewayConfigSpec = defineConfigSpec({
     HEALTH_PORT: env.port(DEFAULT_HEALTH_PORTS['karpenter-gateway']),
     KUBECONFIG: env.optionalString(),
     KARPENTER_DISCOVERY_CACHE_SECONDS: env.number({ dflt: 30, min: 1, int: true }),
+    /** The cost of one Spot interruption in a pool's expected cost, as scheduler-scoring counts it (docs/scoring.md#expected-cost). */
+    SCORING_DISRUPTION_COST_USD: env.number({ dflt: 1, min: 0 }),
     /** `off`: no steering pass; `plan` (default): decide and record, write nothing; `execute`: write through approvals. */
     STEERING_MODE: env.oneOf(['off', 'plan', 'execute'] as const, 'plan'),
     /** How often a steering pass runs. */

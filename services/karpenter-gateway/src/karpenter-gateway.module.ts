@@ -17,6 +17,9 @@ import {
 import { migrations } from '../../../migrations/karpenter-gateway/index.js';
 import { CONSOLIDATION_APPROVALS_TABLE, entities, STEER_APPROVALS_TABLE } from './adapters/outbound/karpenter-gateway.entities.js';
 import { SteeringCommands } from './adapters/inbound/steering.commands.js';
+import { SteeringReportCommands } from './adapters/inbound/steering-report.commands.js';
+import { SteeringPoolsService } from './steering-report/steering-pools.service.js';
+import { SteeringReportService } from './steering-report/steering-report.service.js';
 import { CommandSteeringSources, STEERING_SOURCES } from './steering/steering-sources.adapter.js';
 import { SteeringController } from './steering/steering.controller.js';
 import { SteeringRepository } from './steering/steering.repository.js';
@@ -47,7 +50,7 @@ export class KarpenterGatewayModule {
     return {
       module: KarpenterGatewayModule,
       imports: [PlatformModule.forService({ service: 'karpenter-gateway', config, entities, migrations })],
-      controllers: [KarpenterGatewayCommands, SteeringCommands, approvalCommands('karpenter-gateway', KARPENTER_APPROVALS)],
+      controllers: [KarpenterGatewayCommands, SteeringCommands, SteeringReportCommands, approvalCommands('karpenter-gateway', KARPENTER_APPROVALS)],
       providers: [
         { provide: KARPENTER_GATEWAY_CONFIG, useValue: config },
         {
@@ -75,6 +78,8 @@ export class KarpenterGatewayModule {
         opts.steeringSources ?? { provide: STEERING_SOURCES, useClass: CommandSteeringSources },
         SteeringRepository,
         SteeringService,
+        SteeringReportService,
+        SteeringPoolsService,
         SteeringController,
         NodePoolChangesRepository,
         KarpenterGatewayService,

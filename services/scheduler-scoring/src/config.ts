@@ -15,6 +15,10 @@ export const schedulerScoringConfigSpec = defineConfigSpec({
     OPTIMIZE_UTILIZATION_THRESHOLD: env.number({ dflt: 0.5, min: 0, max: 1 }),
     /** How long spot-advisor's instance-type catalog (EC2 DescribeInstanceTypes) is reused before it is asked again. */
     CATALOG_CACHE_SECONDS: env.number({ dflt: 300, min: 1, int: true }),
+    /** The cost of one Spot interruption (a replacement node's start, work redone), added to a measured pool's price × its rate (docs/scoring.md#expected-cost). */
+    SCORING_DISRUPTION_COST_USD: env.number({ dflt: 1, min: 0 }),
+    /** Rebalances with a known follow-up a pool needs before scoring and simulate use its measured interruptions. */
+    SCORING_MEASURED_MIN_SAMPLES: env.number({ dflt: 20, min: 1, int: true }),
     /** Parsed here, once: the service takes the weights from its config. */
     SCORING_WEIGHTS: env.optionalString().transform((raw, ctx) => {
       const parsed = parseWeights(raw);

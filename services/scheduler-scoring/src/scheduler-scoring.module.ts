@@ -58,7 +58,12 @@ export class SchedulerScoringModule {
             return cache;
           },
         },
-        { provide: PRICE_SOURCE, inject: [COMMAND_BUS, LOGGER], useFactory: (bus: CommandBus, logger: JsonLogger) => new BusPriceSource(bus, logger) },
+        {
+          provide: PRICE_SOURCE,
+          inject: [COMMAND_BUS, LOGGER],
+          useFactory: (bus: CommandBus, logger: JsonLogger) =>
+            new BusPriceSource(bus, logger, 5000, { disruptionCostUsd: config.SCORING_DISRUPTION_COST_USD, minSamples: config.SCORING_MEASURED_MIN_SAMPLES }),
+        },
         { provide: CATALOG_SOURCE, inject: [COMMAND_BUS, LOGGER], useFactory: (bus: CommandBus, logger: JsonLogger) => new BusCatalogSource(bus, logger) },
         { provide: DRAINER, inject: [COMMAND_BUS], useFactory: (bus: CommandBus) => new BusDrainer(bus) },
         { provide: SCHEDULING_REPOSITORY, inject: [DATA_SOURCE], useFactory: (ds: DataSource) => new SchedulingRepository(ds) },

@@ -1,5 +1,5 @@
 import { EVENT_DATA_SCHEMAS } from '../event-schemas.js';
-import { anyObject, arrayOf, bool, closed, int, mapOf, nullableStr, open, str, type JsonSchema } from '../json-schema.js';
+import { anyObject, arrayOf, bool, closed, int, mapOf, nullableNum, nullableStr, nullableTime, num, oneOf, open, str, time, type JsonSchema } from '../json-schema.js';
 import { type CommandSchema } from './command-schema.js';
 
 const poolName: JsonSchema = { ...str('a NodePool name (DNS-1123 label)'), minLength: 1, maxLength: 63 };
@@ -118,5 +118,85 @@ export const KARPENTER_GATEWAY_COMMAND_SCHEMAS = {
       },
       ['waiting'],
     ),
+  },
+  'steering.pools': {
+    summary: "Every Spot pool steering knows: its health (state, why, since), interrupted share with its interval and samples, lead time, price and expected cost, the countdown to its restore; steering's mode and each NodePool's change (docs/steering.md).",
+    request: closed({}),
+    reply: open({
+      mode: oneOf(['off', 'plan', 'execute']),
+      karpenterInstalled: bool(),
+      decidedAt: nullableTime('when the last pass ran (null: none yet)'),
+      asOf: time('when this answer was made: restoreInSeconds counts from it'),
+      disruptionCostUsd: num('the cost of one interruption the expected cost counts'),
+      pools: arrayOf(
+        open(
+          {
+            instanceType: str(),
+            zone: str(),
+            state: oneOf(['healthy', 'watch', 'avoid']),
+            since: time(),
+            reason: str(),
+            sentence: str('why, in words'),
+            samples: int('rebalances with a known follow-up'),
+            interrupted: int(),
+            share: nullableNum('interrupted / samples'),
+            interval95: { type: ['array', 'null'], items: num(), description: '95% Wilson interval of the share' },
+            leadTimeMinutes: { oneOf: [open({ samples: int(), median: num(), p90: num() }), { type: 'null' }] },
+            spotUsdPerHour: nullableNum(),
+            onDemandUsdPerHour: nullableNum(),
+            expectedUsdPerHour: nullableNum('Spot price + interruptions per node-hour × the cost of one (docs/scoring.md#expected-cost)'),
+            expectedBasis: oneOf(['measured-in-this-cluster', 'estimate', 'unknown']),
+            restoreAt: nullableTime('in avoid: the earliest restore'),
+            restoreInSeconds: { type: ['integer', 'null'], minimum: 0, description: 'the countdown to restoreAt' },
+          },
+          ['leadTimeMinutes'],
+        ),
+      ),
+      nodePools: arrayOf(
+        open(
+          {
+            nodePool: str(),
+            status: str(),
+            sentence: str(),
+            changes: arrayOf(str()),
+            fallback: bool(),
+            plannedAt: nullableTime(),
+            excluded: arrayOf(open({ kind: str(), value: str(), sentence: str() }), 'instance types and zones steering keeps out'),
+          },
+          ['status', 'sentence', 'changes', 'fallback', 'plannedAt', 'excluded'],
+        ),
+      ),
+    }),
+  },
+  'steering.report': {
+    summary: 'The window replayed from the rebalance ledger through the pool-health rule: which pools would have been avoided and when, the interruptions spared, the extra cost (docs/steering.md#the-report).',
+    request: closed({ from: time('start of the window'), to: time('end of the window (default now)') }, ['to']),
+    reply: open({
+      from: time(),
+      to: time(),
+      pools: int('Spot pools the ledger shows in the window'),
+      interruptions: open({ total: int(), avoided: int('interruptions of pools while they would have been avoided: an upper bound of those spared') }),
+      extraCostUsd: num('the node-hours moved out of avoided pools, priced at the cheapest pool of the type not avoided (else on-demand), at current prices'),
+      unpriced: int('avoided periods whose extra cost is unknown (no price)'),
+      sentence: str(),
+      avoided: arrayOf(
+        open({
+          instanceType: str(),
+          zone: str(),
+          from: time(),
+          to: nullableTime('null: still avoided at the end of the window'),
+          why: str(),
+          interruptionsAvoided: int(),
+          nodeHours: num(),
+          extraUsdPerNodeHour: nullableNum(),
+          extraUsd: nullableNum(),
+        }),
+      ),
+      config: open(
+        { avoidShare: num(), watchShare: num(), minSamples: int(), burstSize: int(), burstWindowMinutes: num(), coolOffHours: num(), windowHours: num(), maxAvoidPerHour: int() },
+        [],
+        'the thresholds replayed',
+      ),
+    }),
   },
 } as const satisfies Record<string, CommandSchema>;

@@ -75,7 +75,17 @@ export const SPOT_ADVISOR_COMMAND_SCHEMAS = {
         region: str(),
         ...freshness,
         prices: arrayOf(
-          open({ instanceType: str(), zone: str(), spotUsdPerHour: num(), onDemandUsdPerHour: num(), interruptionBucket: oneOf(INTERRUPTION_BUCKETS) }, ['spotUsdPerHour', 'onDemandUsdPerHour', 'interruptionBucket']),
+          open(
+            {
+              instanceType: str(),
+              zone: str(),
+              spotUsdPerHour: num(),
+              onDemandUsdPerHour: num(),
+              interruptionBucket: oneOf(INTERRUPTION_BUCKETS),
+              measured: open({ samples: int(), interrupted: int(), share: num() }),
+            },
+            ['spotUsdPerHour', 'onDemandUsdPerHour', 'interruptionBucket', 'measured'],
+          ),
           'absent fields are unknown, never zero',
         ),
       },

@@ -3,6 +3,7 @@
 import type { InstanceTypeSpec } from '@nodes-manager/contracts';
 import { nodeSelectorMismatch } from '../filters.js';
 import { pricing } from '../prices.js';
+import { costBasisPrice } from '../expected-cost.js';
 import {
   LABEL_ARCH,
   LABEL_CAPACITY_TYPE,
@@ -50,7 +51,9 @@ export function offeringsFor(
     const a = allocatableFor(spec);
     for (const zone of zones) {
       for (const capacityType of capacityTypes) {
-        const usd = pricing(prices, spec.name, zone, capacityType).usdPerHour;
+        // Spot in a pool measured in this cluster is bought at its expected cost (price + interruptions × their cost).
+        const p = pricing(prices, spec.name, zone, capacityType);
+        const usd = costBasisPrice(p.usdPerHour, p.expected);
         if (usd === undefined || !(usd > 0)) continue;
         out.push({
           spec,

@@ -47,6 +47,12 @@ export interface NodeAddition {
  * that could have no known price here. */
 export type UnschedulableReason = 'no_instance_type_fits' | 'no_priced_offering';
 
+/** UNSCHEDULABLE_WORDS — why pods can go nowhere, as a person reads it. */
+export const UNSCHEDULABLE_WORDS: Readonly<Record<UnschedulableReason, string>> = {
+  no_instance_type_fits: 'no instance type is big enough',
+  no_priced_offering: 'only instance types without a known price would fit',
+};
+
 export interface SimulateResult {
   readonly placedOnExisting: readonly { readonly node: string; readonly pod: string; readonly count: number }[];
   readonly placedOnExistingCount: number;

@@ -27,7 +27,7 @@ describe('decideScaleUp', () => {
       sim({ unschedulable: [{ pod: 'default/job', count: 3, reason: 'no_instance_type_fits' }] }),
       'unschedulable',
       'no_instance_type_fits',
-      /3 can go nowhere: default\/job ×3 no_instance_type_fits/,
+      /3 can go nowhere: default\/job ×3 \(no instance type is big enough\)/,
     ],
   ] as const)('%s', (_, groups, result, outcome, reason, rationale) => {
     const d = decideScaleUp(groups, result, 'spot-advisor', 'spot-advisor');
@@ -52,12 +52,19 @@ describe('decideScaleUp', () => {
 describe('decidePlan', () => {
   it.each([
     ['nothing under the threshold', plan(), 'keep', 'no_underutilized_nodes', /No node under 50%/],
-    ['candidates that are all blocked', plan({ blocked: [{ node: 'a', reason: 'pdb_exhausted', detail: 'x' }] }), 'keep', 'candidates_blocked', /1 node under 50% utilisation, none removable \(1 pdb_exhausted\)/],
-    ['removable nodes with savings', plan({ remove: [removal('a')], hourlySavingsUsd: 0.192, monthlySavingsUsd: 140.16 }), 'remove_nodes', 'underutilized_nodes', /Remove 1 node: a \(underutilized, 10%\).*saves \$0\.1920\/h \(\$140\.16\/month\)/],
+    ['candidates that are all blocked', plan({ blocked: [{ node: 'a', reason: 'pdb_exhausted', detail: 'x' }] }), 'keep', 'candidates_blocked', /1 node under 50% utilisation, none removable \(1 node whose PodDisruptionBudget allows no more disruptions\)/],
+    ['removable nodes with savings', plan({ remove: [removal('a')], hourlySavingsUsd: 0.192, monthlySavingsUsd: 140.16 }), 'remove_nodes', 'underutilized_nodes', /Remove 1 node: a \(under-used, 10% used\).*saves \$0\.1920\/h \(\$140\.16\/month\)/],
   ] as const)('%s', (_, p, outcome, reason, rationale) => {
     const d = decidePlan(p, { threshold: 0.5, source: 'spot-advisor', mode: 'plan' });
     expect(d).toMatchObject({ kind: 'consolidation', outcome, reason });
     expect(d.rationale).toMatch(rationale);
+  });
+
+  it('speaks every reason in words: no reason code reaches the rationale', () => {
+    const blocked = (['pods_do_not_fit', 'pods_do_not_fit', 'pdb_exhausted', 'node_do_not_disrupt'] as const).map((reason, i) => ({ node: `n${i}`, reason, detail: 'x' }));
+    const d = decidePlan(plan({ blocked, remove: [removal('a')] }), { threshold: 0.5, source: 'spot-advisor', mode: 'plan' });
+    expect(d.rationale).toContain('2 nodes whose pods fit nowhere else');
+    expect(d.rationale).not.toMatch(/[a-z]+_[a-z_]+/);
   });
 
   it('names the NodePool as the subject when the plan is for one', () => {

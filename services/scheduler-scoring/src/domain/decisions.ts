@@ -1,5 +1,8 @@
 import {
   planConsolidation,
+  blockedWords,
+  REMOVAL_WORDS,
+  UNSCHEDULABLE_WORDS,
   podBlockReason,
   ignoredForDrain,
   utilization,
@@ -55,7 +58,7 @@ export function decideScaleUp(groups: readonly SimulatePodGroup[], result: Simul
     const list = result.additions.map((a) => `${a.count}× ${a.instanceType} ${a.capacityType} in ${a.zone}`).join(', ');
     parts.push(`add ${newNodes} node${newNodes === 1 ? '' : 's'} (${list}) for ${usd(result.hourlyCostUsd)} (${result.algorithm})`);
   }
-  if (unplaced > 0) parts.push(`${unplaced} can go nowhere: ${result.unschedulable.map((u) => `${u.pod} ×${u.count} ${u.reason}`).join(', ')}`);
+  if (unplaced > 0) parts.push(`${unplaced} can go nowhere: ${result.unschedulable.map((u) => `${u.pod} ×${u.count} (${UNSCHEDULABLE_WORDS[u.reason]})`).join(', ')}`);
   const outcome = unplaced > 0 ? 'unschedulable' : newNodes > 0 ? 'add_nodes' : 'fits_existing';
   const reason = unplaced > 0 ? result.unschedulable[0]!.reason : newNodes > 0 ? 'pending_pods_need_capacity' : 'free_capacity_suffices';
   return {
@@ -84,7 +87,7 @@ export function decidePlan(plan: ConsolidationPlan, opts: { nodePool?: string; t
   const subject = opts.nodePool ? `nodepool/${opts.nodePool}` : 'cluster';
   const blockedBy = new Map<string, number>();
   for (const b of plan.blocked) blockedBy.set(b.reason, (blockedBy.get(b.reason) ?? 0) + 1);
-  const blockedWords = [...blockedBy].map(([r, n]) => `${n} ${r}`).join(', ');
+  const blockedList = [...blockedBy].map(([r, n]) => blockedWords(r, n)).join(', ');
   const details = {
     remove: plan.remove.map((r) => ({ node: r.node, reason: r.reason, utilization: r.utilization, pods: r.pods.length, savingsUsdPerHour: r.savingsUsdPerHour })),
     blocked: plan.blocked,
@@ -100,16 +103,16 @@ export function decidePlan(plan: ConsolidationPlan, opts: { nodePool?: string; t
     const reason = plan.blocked.length > 0 ? 'candidates_blocked' : 'no_underutilized_nodes';
     const rationale =
       plan.blocked.length > 0
-        ? `${plan.blocked.length} node${plan.blocked.length === 1 ? '' : 's'} under ${Math.round(opts.threshold * 100)}% utilisation, none removable (${blockedWords}).`
+        ? `${plan.blocked.length} node${plan.blocked.length === 1 ? '' : 's'} under ${Math.round(opts.threshold * 100)}% utilisation, none removable (${blockedList}).`
         : `No node under ${Math.round(opts.threshold * 100)}% utilisation: nothing to consolidate.`;
     return { kind: DecisionKind.consolidation, subject, outcome: 'keep', reason, rationale, score: null, details };
   }
-  const names = plan.remove.map((r) => `${r.node} (${r.reason}, ${Math.round(r.utilization * 100)}%)`).join(', ');
+  const names = plan.remove.map((r) => `${r.node} (${REMOVAL_WORDS[r.reason]}, ${Math.round(r.utilization * 100)}% used)`).join(', ');
   const moved = plan.remove.reduce((s, r) => s + r.pods.length, 0);
   const rationale =
     `Remove ${plan.remove.length} node${plan.remove.length === 1 ? '' : 's'}: ${names}; ${moved} pod${moved === 1 ? '' : 's'} re-pack onto the remaining nodes; ` +
     `saves ${usd(plan.hourlySavingsUsd)} ($${plan.monthlySavingsUsd.toFixed(2)}/month)` +
-    (plan.blocked.length > 0 ? `; ${plan.blocked.length} other candidate${plan.blocked.length === 1 ? '' : 's'} kept (${blockedWords})` : '') +
+    (plan.blocked.length > 0 ? `; ${plan.blocked.length} other candidate${plan.blocked.length === 1 ? '' : 's'} kept (${blockedList})` : '') +
     `; ${priceWords(opts.source)}.`;
   return { kind: DecisionKind.consolidation, subject, outcome: 'remove_nodes', reason: 'underutilized_nodes', rationale, score: plan.hourlySavingsUsd, details };
 }

@@ -54,6 +54,16 @@ describe('poolPrices', () => {
       anEntry({ onDemandUsdPerHour: null, onDemandKnown: false, interruption: { ...anEntry().interruption, bucket: null } }),
       { instanceType: 'm5.large', zone: 'us-east-1a', spotUsdPerHour: 0.04 },
     ],
+    [
+      'a pool the ledger measured carries its measurement for the expected cost',
+      anEntry({ interruption: { ...anEntry().interruption, measured: { samples: 10, interrupted: 8, interruptedShare: 0.8 } } as MarketEntry['interruption'] }),
+      { instanceType: 'm5.large', zone: 'us-east-1a', spotUsdPerHour: 0.04, onDemandUsdPerHour: 0.096, interruptionBucket: '<5%', measured: { samples: 10, interrupted: 8, share: 0.8 } },
+    ],
+    [
+      'a measurement with no known follow-up is left out',
+      anEntry({ interruption: { ...anEntry().interruption, measured: { samples: 0, interrupted: 0, interruptedShare: null } } as MarketEntry['interruption'] }),
+      { instanceType: 'm5.large', zone: 'us-east-1a', spotUsdPerHour: 0.04, onDemandUsdPerHour: 0.096, interruptionBucket: '<5%' },
+    ],
   ])('%s', (_what, entry, expected) => {
     expect(poolPrices([entry])).toEqual([expected]);
   });

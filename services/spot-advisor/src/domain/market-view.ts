@@ -72,6 +72,8 @@ export interface PoolPrice {
   readonly spotUsdPerHour?: number;
   readonly onDemandUsdPerHour?: number;
   readonly interruptionBucket?: InterruptionBucket;
+  /** This cluster's measurement of the pool (rebalances with a known follow-up, how many interrupted, the share). */
+  readonly measured?: { readonly samples: number; readonly interrupted: number; readonly share: number };
 }
 
 /** poolPrices — the market entries reduced to {@link PoolPrice}s. */
@@ -82,7 +84,18 @@ export function poolPrices(entries: readonly MarketEntry[]): PoolPrice[] {
     spotUsdPerHour: e.spotUsdPerHour,
     ...(e.onDemandUsdPerHour !== null ? { onDemandUsdPerHour: e.onDemandUsdPerHour } : {}),
     ...(e.interruption.bucket !== null ? { interruptionBucket: e.interruption.bucket } : {}),
+    ...measuredOf(e),
   }));
+}
+
+/**
+ * measuredOf — the pool's measurement in this cluster for scheduler-scoring's expected cost (docs/scoring.md#expected-cost),
+ * when the ledger has any follow-up for it; its own minimum of samples decides whether it is used.
+ */
+function measuredOf(e: MarketEntry): { measured?: { samples: number; interrupted: number; share: number } } {
+  const m = (e.interruption as { measured?: { samples: number; interrupted: number; interruptedShare: number | null } | null }).measured;
+  if (!m || m.samples <= 0 || m.interruptedShare === null) return {};
+  return { measured: { samples: m.samples, interrupted: m.interrupted, share: m.interruptedShare } };
 }
 
 export type { InstanceTypeFacts } from '@nodes-manager/contracts';

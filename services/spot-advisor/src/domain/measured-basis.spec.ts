@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { PoolFigures } from '@nodes-manager/contracts';
-import { bucketOfShare, withMeasuredBasis } from './measured-basis.js';
+import { bucketOfShare, horizonWords, withMeasuredBasis } from './measured-basis.js';
 import type { MarketEntry } from './spot-market.js';
 
 const anEntry = (): MarketEntry => ({
@@ -43,5 +43,23 @@ describe('withMeasuredBasis', () => {
 
   it.each([[0.02, '<5%'], [0.05, '5-10%'], [0.149, '10-15%'], [0.19, '15-20%'], [0.3, '>20%']] as const)('share %d falls in %s', (share, bucket) => {
     expect(bucketOfShare(share)).toBe(bucket);
+  });
+
+  it.each([
+    [24, '24 h'],
+    [2.5, '2.5 h'],
+    [1 / 60, '1 min'],
+    [0.0125, '45 s'],
+  ])('a horizon of %d h reads %s', (hours, words) => {
+    expect(horizonWords(hours)).toBe(words);
+  });
+
+  it.each([
+    ['enough samples', aPool(30, 100, [0.2189, 0.3958])],
+    ['too few samples', aPool(3, 10, [0.1, 0.6])],
+  ])('with %s, a one-minute horizon reads in minutes, never as a long fraction of an hour', (_, pool) => {
+    const text = withMeasuredBasis(anEntry(), pool, 20, 1 / 60).interruption.explanation;
+    expect(text).toContain('within 1 min');
+    expect(text).not.toMatch(/\d\.\d{3,}/);
   });
 });

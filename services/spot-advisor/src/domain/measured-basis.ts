@@ -31,6 +31,14 @@ export function bucketOfShare(share: number): InterruptionBucket {
 
 const pct1 = (x: number): number => Math.round(x * 1000) / 10;
 
+/** horizonWords — the follow-up horizon as a person says it: `24 h`, `2.5 h`, `1 min`, `45 s` (never `0.0166… h`). */
+export function horizonWords(hours: number): string {
+  const s = Math.round(hours * 3600);
+  if (s >= 3600) return `${Math.round((s / 3600) * 10) / 10} h`;
+  if (s >= 60) return `${Math.round((s / 60) * 10) / 10} min`;
+  return `${s} s`;
+}
+
 /**
  * withMeasuredBasis — a market entry's interruption estimate with the cluster's own measurement beside it. With at
  * least `minSamples` known follow-ups the estimate uses it: `bucket` is the bucket the measured share falls in and
@@ -54,7 +62,7 @@ export function withMeasuredBasis(entry: MarketEntry, pool: PoolFigures | undefi
   const base = entry.interruption;
   if (!measured || measured.samples < minSamples || measured.interruptedShare === null || !measured.interval95) {
     const note = measured
-      ? ` Measured in this cluster: ${measured.interrupted} of ${measured.samples} rebalance recommendations followed by an interruption within ${horizonHours} h — fewer than the ${minSamples} samples needed to use it.`
+      ? ` Measured in this cluster: ${measured.interrupted} of ${measured.samples} rebalance recommendations followed by an interruption within ${horizonWords(horizonHours)} — fewer than the ${minSamples} samples needed to use it.`
       : '';
     return { ...entry, interruption: { ...base, measured, used: 'estimate', explanation: base.explanation + note } };
   }
@@ -70,7 +78,7 @@ export function withMeasuredBasis(entry: MarketEntry, pool: PoolFigures | undefi
       used: 'measured-in-this-cluster',
       explanation:
         `Measured in this cluster: ${measured.interrupted} of ${measured.samples} rebalance recommendations (${pct1(measured.interruptedShare)}%, 95% interval ${pct1(lo)}–${pct1(hi)}%) ` +
-        `were followed by an interruption within ${horizonHours} h → ${bucket}. This is the share of rebalances followed by an interruption, not EC2's monthly interruption frequency; ` +
+        `were followed by an interruption within ${horizonWords(horizonHours)} → ${bucket}. This is the share of rebalances followed by an interruption, not EC2's monthly interruption frequency; ` +
         `the estimate from price${base.basis === 'price-volatility+spot-advisor-snapshot' ? ' and the Spot Advisor snapshot' : ''} said ${base.bucket ?? 'nothing'}. ${base.explanation}`,
     },
   };

@@ -32,6 +32,7 @@ export const ROUTE_OWNERS = {
   optimize: 'scheduler-scoring',
   simulate: 'scheduler-scoring',
   nodepools: 'karpenter-gateway',
+  steering: 'karpenter-gateway',
   spot: 'spot-advisor',
   instances: 'spot-advisor',
   approvals: 'the owner of the approval’s kind (scheduler-scoring, karpenter-gateway, uncordon)',

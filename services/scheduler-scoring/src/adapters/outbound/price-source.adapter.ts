@@ -1,6 +1,6 @@
 import { Commands, INSTANCE_TYPES, type CommandMeta } from '@nodes-manager/contracts';
 import type { CommandBus, JsonLogger } from '@nodes-manager/platform';
-import { catalogOnDemand, priceKey, type InterruptionBucket, type PriceInfo } from '@nodes-manager/scoring';
+import { catalogOnDemand, priceKey, withExpectedCosts, type ExpectedCostConfig, type InterruptionBucket, type PriceInfo } from '@nodes-manager/scoring';
 import type { PriceSnapshot } from '../../domain/cluster.js';
 
 /** PriceSource — prices for scoring, simulate and consolidation (port). */
@@ -9,7 +9,7 @@ export interface PriceSource {
 }
 
 interface SpotPricesReply {
-  prices?: { instanceType: string; zone: string; spotUsdPerHour?: number; onDemandUsdPerHour?: number; interruptionBucket?: InterruptionBucket }[];
+  prices?: { instanceType: string; zone: string; spotUsdPerHour?: number; onDemandUsdPerHour?: number; interruptionBucket?: InterruptionBucket; measured?: { samples: number; interrupted: number; share: number } }[];
 }
 
 /**
@@ -38,6 +38,8 @@ export class BusPriceSource implements PriceSource {
     private readonly bus: CommandBus,
     private readonly logger: JsonLogger,
     private readonly timeoutMs = 5000,
+    /** With it, every Spot price gains its expected cost; pools measured with enough samples are judged on it. */
+    private readonly expected?: ExpectedCostConfig,
   ) {}
 
   async prices(zones: readonly string[], meta: CommandMeta): Promise<PriceSnapshot> {
@@ -52,9 +54,10 @@ export class BusPriceSource implements PriceSource {
           ...(p.spotUsdPerHour !== undefined ? { spotUsdPerHour: p.spotUsdPerHour } : {}),
           ...(p.onDemandUsdPerHour !== undefined ? { onDemandUsdPerHour: p.onDemandUsdPerHour } : {}),
           ...(p.interruptionBucket !== undefined ? { interruptionBucket: p.interruptionBucket } : {}),
+          ...(p.measured ? { measured: p.measured } : {}),
         });
       }
-      return { table, source: 'spot-advisor' };
+      return { table: this.expected ? withExpectedCosts(table, this.expected) : table, source: 'spot-advisor' };
     } catch (err) {
       const detail = `${(err as { code?: string }).code ?? 'ERROR'}: ${(err as Error).message}`;
       this.logger.debug('spot-advisor prices unavailable, using the bundled catalog', { reason: detail });

@@ -1,0 +1,62 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { Commands, type CommandMeta } from '@nodes-manager/contracts';
+import { CLOCK, COMMAND_BUS, type Clock, type CommandBus } from '@nodes-manager/platform';
+import type { KarpenterGatewayConfig } from '../config.js';
+import { poolsView, type MarketPool, type StoredPoolHealth } from '../domain/pools-view.js';
+import { SteeringService } from '../steering/steering.service.js';
+import { KARPENTER_GATEWAY_CONFIG } from '../tokens.js';
+
+interface PlanRow {
+  nodePool: string;
+  status?: string;
+  detail?: string | null;
+  plannedAt?: string | Date | null;
+  sentence?: string;
+  changes?: string[];
+  fallback?: boolean;
+  exclusions?: { kind: string; value: string; sentence: string }[];
+}
+
+/**
+ * SteeringPoolsService — `steering.pools`: steering's last pass (its pools' health, its NodePool plans) with each
+ * pool's price and expected cost (spot-advisor's `spot.prices`; without it, the prices the pass recorded) and the
+ * countdown to each restore. Reads only.
+ */
+@Injectable()
+export class SteeringPoolsService {
+  constructor(
+    @Inject(KARPENTER_GATEWAY_CONFIG) private readonly config: KarpenterGatewayConfig,
+    @Inject(SteeringService) private readonly steering: SteeringService,
+    @Inject(COMMAND_BUS) private readonly bus: CommandBus,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async pools(meta: CommandMeta) {
+    const status = (await this.steering.status()) as { mode: 'off' | 'plan' | 'execute'; karpenterInstalled: boolean; decidedAt: string | null; pools: StoredPoolHealth[]; nodePools: PlanRow[] };
+    const market = new Map<string, MarketPool>();
+    try {
+      const reply = await this.bus.send('spot-advisor', Commands.spotPrices, {}, meta, { timeoutMs: 3000 });
+      for (const p of reply.prices) market.set(`${p.instanceType}/${p.zone}`, p);
+    } catch {
+      // Prices as the last pass recorded them (in each pool's evidence) stand in.
+    }
+    const now = this.clock.now();
+    return {
+      mode: status.mode,
+      karpenterInstalled: status.karpenterInstalled,
+      decidedAt: status.decidedAt ? new Date(status.decidedAt).toISOString() : null,
+      asOf: now.toISOString(),
+      disruptionCostUsd: this.config.SCORING_DISRUPTION_COST_USD,
+      pools: poolsView(status.pools, market, now, { disruptionCostUsd: this.config.SCORING_DISRUPTION_COST_USD, minSamples: this.config.STEERING_MIN_SAMPLES }),
+      nodePools: status.nodePools.map((p) => ({
+        nodePool: p.nodePool,
+        status: p.status ?? 'planned',
+        sentence: p.sentence ?? p.detail ?? '',
+        changes: p.changes ?? [],
+        fallback: p.fallback === true,
+        plannedAt: p.plannedAt ? new Date(p.plannedAt).toISOString() : null,
+        excluded: (p.exclusions ?? []).map((e) => ({ kind: e.kind, value: e.value, sentence: e.sentence })),
+      })),
+    };
+  }
+}
