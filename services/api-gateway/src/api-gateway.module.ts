@@ -28,6 +28,7 @@ import { SchedulingController } from './adapters/inbound/scheduling.controller.j
 import { NodePoolsController } from './adapters/inbound/nodepools.controller.js';
 import { SpotController } from './adapters/inbound/spot.controller.js';
 import { NodeSafetyController } from './adapters/inbound/node-safety.controller.js';
+import { PauseController } from './adapters/inbound/pause.controller.js';
 import { RebalancesController } from './adapters/inbound/rebalances.controller.js';
 import { ApprovalsController } from './adapters/inbound/approvals.controller.js';
 import { GatewayHealthController } from './adapters/inbound/gateway-health.controller.js';
@@ -104,6 +105,7 @@ export class ApiGatewayModule implements NestModule {
       controllers: [
         GatewayHealthController,
         NodesController,
+        PauseController,
         DrainsController,
         UncordonController,
         SchedulingController,

@@ -40,6 +40,10 @@ export const uncordonConfigSpec = defineConfigSpec({
     REBALANCE_FIGURES_DAYS: env.number({ dflt: 30, min: 1, max: 365 }),
     /** How long a gone node's ledger row waits for EC2's answer (through spot-advisor) before it is `removed` without one. */
     REBALANCE_EC2_WAIT_SECONDS: env.number({ dflt: 600, min: 1, int: true }),
+    /** The state the fleet starts in (docs/pause.md#configuration): `true` pauses every disruptive action, applied when it changed. */
+    DISRUPTION_PAUSE: env.bool(false),
+    /** The reason recorded for a pause by DISRUPTION_PAUSE (default "paused by configuration"). */
+    DISRUPTION_PAUSE_REASON: env.optionalString(),
   },
   secrets: [...COMMON_SECRETS],
 });

@@ -1,7 +1,7 @@
 import type { OnApplicationBootstrap, OnApplicationShutdown, Provider } from '@nestjs/common';
 import { Commands, PAUSE_OWNER, type ActivePause, type DisruptiveAction, type PauseView, type ServiceName } from '@nodes-manager/contracts';
 import { checkPause, describePause, pauseInForce, type PauseCheck, type PauseReading } from '@nodes-manager/disruption';
-import type { Clock } from '../clock/clock.js';
+import type { Clock, TimerHandle } from '../clock/clock.js';
 import { CodedError } from '../errors/coded-error.js';
 import type { HealthRegistry } from '../health/health.js';
 import type { Metrics } from '../health/metrics.js';
@@ -45,7 +45,8 @@ export interface PauseGateOptions {
  */
 export class PauseGate implements OnApplicationBootstrap, OnApplicationShutdown {
   private last: PauseReading;
-  private timer?: NodeJS.Timeout;
+  private timer?: TimerHandle;
+  private stopped = false;
   private inFlight?: Promise<PauseReading>;
   private readonly listeners: ((r: PauseReading) => void)[] = [];
   private lastKey = '';
@@ -94,13 +95,20 @@ export class PauseGate implements OnApplicationBootstrap, OnApplicationShutdown 
   }
 
   onApplicationBootstrap(): void {
-    void this.refresh();
-    this.timer = setInterval(() => void this.refresh(), this.o.intervalMs);
-    this.timer.unref();
+    this.tick();
   }
 
   onApplicationShutdown(): void {
-    if (this.timer) clearInterval(this.timer);
+    this.stopped = true;
+    this.timer?.cancel();
+  }
+
+  /** tick — asks now, then again one interval later, on the Clock (a FakeClock's step drives it in tests). */
+  private tick(): Promise<unknown> {
+    if (this.stopped) return Promise.resolve();
+    const asked = this.refresh();
+    this.timer = this.o.clock.setTimer(this.o.intervalMs, () => this.tick());
+    return asked;
   }
 
   private maxAgeMs(): number {
