@@ -139,7 +139,7 @@ const consolidationResult = closed(
         {
           node: str(),
           nodeClaim: str(),
-          reason: { type: 'string', enum: ['no_nodeclaim', 'already_deleting', 'nodeclaim_do_not_disrupt', 'node_do_not_disrupt', 'pod_do_not_disrupt', 'budget_exhausted', 'duplicate'] },
+          reason: { type: 'string', enum: ['no_nodeclaim', 'already_deleting', 'nodeclaim_do_not_disrupt', 'node_do_not_disrupt', 'pod_do_not_disrupt', 'budget_exhausted', 'duplicate', 'paused'] },
         },
         ['nodeClaim'],
       ),

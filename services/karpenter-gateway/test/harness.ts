@@ -1,4 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
+import { FakePauseOwner } from '../../../test/support/fake-pause.js';
 import { Payload } from '@nestjs/microservices';
 import { Commands, type CloudEvent, type CommandRequest } from '@nodes-manager/contracts';
 import { CommandController, createRuntime, type Clock, type Runtime, CommandHandler } from '@nodes-manager/platform';
@@ -68,7 +69,7 @@ export async function startHarness(opts: { karpenter: boolean; clock?: Clock; co
     databaseUrl: db.url,
     runtime,
     modules: [KarpenterGatewayModule.forRoot(cfg)],
-    controllers: [FakeSchedulerCommands],
+    controllers: [FakeSchedulerCommands, FakePauseOwner],
   });
   return {
     url,

@@ -12,7 +12,7 @@ import {
   type SimulateRequest,
 } from '@nodes-manager/contracts';
 import { approvalModeFor } from '@nodes-manager/disruption';
-import { approvalsPass, CLOCK, CodedError, LOGGER, makeEvent, OUTBOX, type ApprovalStore, type Clock, type JsonLogger, type Outbox, validationFailed } from '@nodes-manager/platform';
+import { approvalsPass, CLOCK, PAUSE_GATE, type PauseGate, CodedError, LOGGER, makeEvent, OUTBOX, type ApprovalStore, type Clock, type JsonLogger, type Outbox, validationFailed } from '@nodes-manager/platform';
 import {
   countWorkloadZones,
   lowerBoundCost,
@@ -67,14 +67,15 @@ export interface CycleResult {
 export type GateView =
   | { readonly action: 'execute'; readonly heldBack: readonly { node: string; reason: string; detail: string }[] }
   | { readonly action: 'wait_for_window'; readonly heldBack: readonly { node: string; reason: string; detail: string }[]; readonly opensAt?: string }
-  | { readonly action: 'approval_requested' | 'approval_open'; readonly approvalId: string; readonly status: string };
+  | { readonly action: 'approval_requested' | 'approval_open'; readonly approvalId: string; readonly status: string }
+  | { readonly action: 'paused'; readonly detail: string };
 
 /** The subject of the optimizer's approvals: one open request at a time for the whole cluster. */
 const APPROVAL_SUBJECT = 'cluster';
 
 export interface ExecutionResult {
   readonly drained: readonly { node: string; operationId: string; status: string }[];
-  readonly skipped: readonly { node: string; reason: SkipReason | 'outside_window'; detail: string }[];
+  readonly skipped: readonly { node: string; reason: SkipReason | 'outside_window' | 'paused'; detail: string }[];
 }
 
 /**
@@ -99,6 +100,7 @@ export class SchedulerScoringService {
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(LOGGER) private readonly logger: JsonLogger,
     @Inject(OPTIMIZE_APPROVALS_STORE) private readonly approvals: ApprovalStore,
+    @Inject(PAUSE_GATE) private readonly pause: PauseGate,
   ) {
     this.weights = config.SCORING_WEIGHTS;
   }
@@ -363,7 +365,9 @@ export class SchedulerScoringService {
       const view: GateView =
         gate.action === 'wait_for_window'
           ? { action: 'wait_for_window', heldBack: gate.heldBack, ...(gate.opensAt ? { opensAt: gate.opensAt.toISOString() } : {}) }
-          : gate.action === 'approval_open'
+          : gate.action === 'paused'
+            ? { action: 'paused', detail: gate.detail }
+            : gate.action === 'approval_open'
             ? { action: 'approval_open', approvalId: gate.approvalId, status: gate.status }
             : { action: 'approval_requested', approvalId: requested!.id, status: requested!.status };
       this.logger.debug('consolidation held by the disruption gate', { decision: view.action, correlationId: meta.correlationId });
@@ -383,7 +387,7 @@ export class SchedulerScoringService {
   private async gate(plan: ConsolidationPlan, poolOf: (node: string) => string | undefined, now: Date): Promise<DisruptionGate> {
     const mode = approvalModeFor(this.config.DISRUPTION_APPROVAL, 'optimize');
     const open = mode === 'manual' ? await this.approvals.open(APPROVAL_SUBJECT) : undefined;
-    return gateDisruption({ mode, removals: plan.remove, poolOf, windows: this.config.DISRUPTION_WINDOWS, now, ...(open ? { openApproval: { id: open.id, status: open.status } } : {}) });
+    return gateDisruption({ mode, removals: plan.remove, poolOf, windows: this.config.DISRUPTION_WINDOWS, now, pause: await this.pause.checkReady('optimize'), ...(open ? { openApproval: { id: open.id, status: open.status } } : {}) });
   }
 
   /**
@@ -395,6 +399,12 @@ export class SchedulerScoringService {
    */
   private async runApproved(meta: CommandMeta): Promise<{ id: string; status: string }[]> {
     const done: { id: string; status: string }[] = [];
+    // Paused (or the pause unknown): approved requests wait, unclaimed, the owner asked afresh (docs/pause.md).
+    const pause = await this.pause.checkNow('optimize');
+    if (!pause.go) {
+      this.logger.debug('approved consolidations wait: disruptive actions paused', { reason: pause.detail });
+      return done;
+    }
     // The whole pass holds the execution lock already: no `under`.
     await approvalsPass(this.approvals, { execute: async (a, runMeta) => {
       const finished = await this.executeApproved(a, runMeta);
@@ -468,7 +478,7 @@ export class SchedulerScoringService {
    */
   private async execute(planId: string, plan: ConsolidationPlan, meta: CommandMeta, heldBack: readonly { node: string; reason: 'outside_window'; detail: string }[] = []): Promise<ExecutionResult> {
     const drained: { node: string; operationId: string; status: string }[] = [];
-    const skipped: { node: string; reason: SkipReason | 'outside_window'; detail: string }[] = [...heldBack];
+    const skipped: { node: string; reason: SkipReason | 'outside_window' | 'paused'; detail: string }[] = [...heldBack];
     const gone = new Set<string>();
     const budgetUsed = new Map<string, number>();
     const errorWords = (err: unknown) => `${(err as { code?: string | number }).code ?? 'ERROR'}: ${(err as Error).message}`;
@@ -490,6 +500,12 @@ export class SchedulerScoringService {
         }
         if (!check.ok) {
           skipped.push({ node: removal.node, reason: check.reason, detail: check.detail });
+          continue;
+        }
+        // Right before each drain: a pause since the plan skips the rest (docs/pause.md).
+        const pause = this.pause.check('optimize');
+        if (!pause.go) {
+          skipped.push({ node: removal.node, reason: 'paused', detail: pause.detail });
           continue;
         }
         let op;
@@ -522,7 +538,7 @@ export class SchedulerScoringService {
   private async recordExecution(
     planId: string,
     drained: readonly { node: string; operationId: string; status: string }[],
-    skipped: readonly { node: string; reason: SkipReason | 'outside_window'; detail: string }[],
+    skipped: readonly { node: string; reason: SkipReason | 'outside_window' | 'paused'; detail: string }[],
     meta: CommandMeta,
   ): Promise<void> {
     const now = this.clock.now();

@@ -41,12 +41,13 @@ export interface PauseGateOptions {
  * readiness, `degraded: pause`). A reading older than three intervals (asks that hang) counts as unknown too.
  * A pause whose `until` has passed no longer holds anything, whether or not the owner has recorded its end.
  *
- * Stable API (other services build on it): `check`, `checkNow`, `reading`, `refresh`, `onChange`.
+ * Stable API (other services build on it): `check`, `checkReady`, `checkNow`, `reading`, `refresh`, `onChange`.
  */
 export class PauseGate implements OnApplicationBootstrap, OnApplicationShutdown {
   private last: PauseReading;
   private timer?: TimerHandle;
   private stopped = false;
+  private first?: Promise<PauseReading>;
   private inFlight?: Promise<PauseReading>;
   private readonly listeners: ((r: PauseReading) => void)[] = [];
   private lastKey = '';
@@ -70,6 +71,15 @@ export class PauseGate implements OnApplicationBootstrap, OnApplicationShutdown 
   /** check — may `action` start now, on the last reading (no I/O). Put it right before the action starts. */
   check(action: DisruptiveAction): PauseCheck {
     return checkPause(this.last, action, this.o.clock.now(), this.maxAgeMs());
+  }
+
+  /**
+   * checkReady — `check`, once the gate has its first answer (the start's ask, shared): an action in the first moments
+   * of a start is not held as `pause_unknown` merely because the owner was not asked yet. Then as `check` (no I/O).
+   */
+  async checkReady(action: DisruptiveAction): Promise<PauseCheck> {
+    await (this.first ??= this.refresh());
+    return this.check(action);
   }
 
   /** checkNow — the owner asked afresh, then `check`: for an approved action about to be carried out. */
@@ -107,6 +117,7 @@ export class PauseGate implements OnApplicationBootstrap, OnApplicationShutdown 
   private tick(): Promise<unknown> {
     if (this.stopped) return Promise.resolve();
     const asked = this.refresh();
+    this.first ??= asked;
     this.timer = this.o.clock.setTimer(this.o.intervalMs, () => this.tick());
     return asked;
   }
