@@ -357,9 +357,11 @@ export const EVENT_DATA_SCHEMAS: Readonly<Record<EventType, JsonSchema>> = {
       suspended: bool('true when fencing stopped, false when it resumed'),
       overall: closed({ dead: int(), total: int(), percent: num(), suspended: bool() }),
       zones: arrayOf(closed({ zone: str(), dead: int(), total: int(), percent: num(), suspended: bool() })),
+      pools: arrayOf(closed({ nodePool: str(), dead: int(), total: int(), percent: num(), suspended: bool() })),
       maxUnhealthyPercent: num(),
+      maxUnhealthyCount: int('FENCING_MAX_UNHEALTHY_COUNT: with the percentage, both must hold'),
     },
-    [],
+    ['pools', 'maxUnhealthyCount'],
     'Too many opted-in nodes looked dead at once, so fencing stopped (a suspected partition), or it resumed.',
   ),
   [EventTypes.nodePressureRelieved]: closed(

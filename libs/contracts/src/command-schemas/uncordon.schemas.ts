@@ -123,7 +123,7 @@ const SUMMARY_SCHEMA: JsonSchema = open({
   byNodePool: grouped(['nodePool']),
 });
 
-const share = open({ zone: str(), dead: int(), total: int(), percent: num(), suspended: bool() }, ['zone']);
+const share = open({ zone: str(), nodePool: str(), dead: int(), total: int(), percent: num(), suspended: bool() }, ['zone', 'nodePool']);
 /** FENCING_VIEW_SCHEMA — settings, partition shares, verdicts and operations (FencingView; docs/fencing.md). */
 export const FENCING_VIEW_SCHEMA: JsonSchema = open({
   enabled: bool(),
@@ -131,9 +131,11 @@ export const FENCING_VIEW_SCHEMA: JsonSchema = open({
   action: oneOf(FENCING_ACTIONS),
   leaseTimeoutSeconds: int(),
   maxUnhealthyPercent: num(),
-  suspended: bool('a suspected partition holds fencing back (overall or in some zone)'),
+  maxUnhealthyCount: int('FENCING_MAX_UNHEALTHY_COUNT: with the percentage, both must hold'),
+  suspended: bool('a suspected partition holds fencing back (overall, in some zone or in some pool)'),
   overall: share,
   zones: arrayOf(share),
+  pools: arrayOf(share),
   verdicts: arrayOf(
     open(
       {
