@@ -27,6 +27,8 @@ import {
   type ApprovalStore,
   type ReconcileResult,
   type SqlRunner,
+  PAUSE_GATE,
+  type PauseGate,
 } from '@nodes-manager/platform';
 import { nodePoolOf } from '@nodes-manager/kube';
 import type { UncordonConfig } from '../config.js';
@@ -75,6 +77,7 @@ export class DrainService {
     @Inject(UNCORDON_LEADER) private readonly leader: LeaderElector,
     @Inject(DRAIN_APPROVALS) private readonly approvals: ApprovalStore,
     @Inject(METRICS) metrics: Metrics,
+    @Inject(PAUSE_GATE) private readonly pause: PauseGate,
   ) {
     this.drains = metrics.counter('nodes_manager_drains_total', 'Drain operations by final status', ['status']);
   }
@@ -86,6 +89,9 @@ export class DrainService {
    * `drain` that its operator requested and approved, already `executed` (docs/approvals.md).
    */
   async start(req: DrainRequest, meta: CommandMeta): Promise<DrainOperation> {
+    // No drain starts while the fleet is paused (or the pause is unknown): 409 naming why (docs/pause.md).
+    const pause = await this.pause.checkReady('drain');
+    if (!pause.go) throw new CodedError('CONFLICT', `no drain starts: ${pause.detail}`, { node: req.node, reason: pause.reason });
     const node = await this.kube.getNode(req.node);
     if (!node) throw new CodedError('NOT_FOUND', `node ${req.node} not found`, { node: req.node });
     const options: DrainOptions = {
@@ -228,6 +234,15 @@ export class DrainService {
     if (step.action === 'fail') return this.finish(op, DrainStatus.FAILED, progress(step.state), step.reason, step.message, loop.plan, step.state);
 
     const results: EvictionResult[] = [];
+    // A pause stops a running drain at a safe point: no new eviction (one sent is not taken back); it stays running
+    // and cordoned with `progress.pausedSince`, and goes on when the pause ends; its deadline still counts.
+    const pause = step.action === 'evict' ? this.pause.check('drain') : { go: true as const };
+    if (!pause.go) {
+      const pausedSince = (op.progress.pausedSince as string | undefined) ?? now.toISOString();
+      if (!op.progress.pausedSince) this.logger.info('drain paused at a safe point: no new eviction', { node: op.node, operationId: op.id, reason: pause.detail });
+      if (!(await this.repo.saveStep(op.id, { ...progress(loop.state), pausedSince }, drainStateToJson({ term: ctx.term, loop: { ...loop, results: [], present } }), now))) return {};
+      return { requeueAfterMs: Math.min(this.config.SCAN_INTERVAL_SECONDS * 1000, Math.max(0, op.startedAt.getTime() + op.options.timeoutSeconds * 1000 - now.getTime()) + 1) };
+    }
     if (step.action === 'evict') {
       if (ctx.signal.aborted || !(await this.leader.stillLeader())) return {};
       for (const p of step.pods) {
