@@ -74,9 +74,10 @@ beforeAll(async () => {
     'scheduler-scoring': { OPTIMIZE_MODE: 'execute' },
     uncordon: { FENCING_LEASE_TIMEOUT_SECONDS: '3', FENCING_POD_DELETE_WAIT_SECONDS: '1', FENCING_CONFIRM_TIMEOUT_SECONDS: '30' },
   } as Record<string, Record<string, string>>;
-  system = await startSplitSystem({ env, perService });
-  seconds = await startTogether(ServiceNames.map((service) => ({ service, env: { ...env, ...perService[service] }, name: `${service} (second replica)` })));
-}, 240_000);
+  // Twelve processes on a shared machine: each start is given longer than the default.
+  system = await startSplitSystem({ env, perService, timeoutMs: 300_000 });
+  seconds = await startTogether(ServiceNames.map((service) => ({ service, env: { ...env, ...perService[service] }, name: `${service} (second replica)` })), { timeoutMs: 300_000 });
+}, 660_000);
 
 afterAll(async () => {
   await Promise.all(seconds.map((p) => stopProcess(p)));
