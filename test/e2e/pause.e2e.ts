@@ -86,7 +86,7 @@ afterAll(async () => {
   await ec2?.stop();
   await kube?.stop();
   await db?.drop();
-});
+}, 120_000);
 
 describe('the fleet-wide pause, two replicas of each service', () => {
   it('paused by DISRUPTION_PAUSE at start (recorded once): no optimizer drain, no fence; readiness degraded, the metric 1, disruptions.paused', async () => {
