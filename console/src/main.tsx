@@ -13,6 +13,7 @@ import { OptimizeView } from './views/optimize';
 import { SpotView } from './views/spot';
 import { NodePoolsView } from './views/nodepools';
 import { ApprovalsView } from './views/approvals';
+import { PauseBanner } from './views/pause-banner';
 
 /** The views, in the order of the navigation and of their keyboard shortcuts (1…7). */
 const VIEWS = [
@@ -173,6 +174,7 @@ function Shell({ session, onSignOut }: { session: Session; onSignOut: (reason?: 
           Sign out
         </button>
       </header>
+      <PauseBanner />
       <main id="main" tabIndex={-1}>
         {current.id === 'fleet' && <FleetView selected={where.arg} />}
         {current.id === 'cordons' && <CordonsView />}

@@ -359,7 +359,7 @@ export const EVENT_DATA_SCHEMAS: Readonly<Record<EventType, JsonSchema>> = {
       zones: arrayOf(closed({ zone: str(), dead: int(), total: int(), percent: num(), suspended: bool() })),
       pools: arrayOf(closed({ nodePool: str(), dead: int(), total: int(), percent: num(), suspended: bool() })),
       maxUnhealthyPercent: num(),
-      maxUnhealthyCount: int('FENCING_MAX_UNHEALTHY_COUNT: with the percentage, both must hold'),
+      maxUnhealthyCount: int('FENCING_MAX_UNHEALTHY_COUNT: fencing stops where more than this many and more than the percentage look dead'),
     },
     ['pools', 'maxUnhealthyCount'],
     'Too many opted-in nodes looked dead at once, so fencing stopped (a suspected partition), or it resumed.',

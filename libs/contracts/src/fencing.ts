@@ -132,7 +132,7 @@ export interface FencingView {
   action: FencingAction;
   leaseTimeoutSeconds: number;
   maxUnhealthyPercent: number;
-  /** FENCING_MAX_UNHEALTHY_COUNT: with the percentage, both must hold (docs/fencing.md#limits). */
+  /** FENCING_MAX_UNHEALTHY_COUNT: fencing stops where more than this many and more than the percentage look dead (docs/fencing.md#limits). */
   maxUnhealthyCount: number;
   /** True while a suspected partition keeps fencing from starting anywhere or in some zone. */
   suspended: boolean;

@@ -19,7 +19,7 @@ export const uncordonConfigSpec = defineConfigSpec({
     FENCING_ENABLED: env.bool(true),
     FENCING_ACTION: env.oneOf(['stop', 'terminate'] as const, 'stop'),
     FENCING_LEASE_TIMEOUT_SECONDS: env.number({ dflt: 60, min: 0, int: true }),
-    // Both must hold (docs/fencing.md#limits): overall, per zone and per node pool.
+    // Fencing stops where both are passed (docs/fencing.md#limits): overall, per zone and per node pool.
     FENCING_MAX_UNHEALTHY_PERCENT: env.number({ dflt: 20, min: 0, max: 100 }),
     FENCING_MAX_UNHEALTHY_COUNT: env.number({ dflt: 5, min: 1, int: true }),
     FENCING_DRY_RUN: env.bool(false),

@@ -132,7 +132,7 @@ export const FENCING_VIEW_SCHEMA: JsonSchema = open({
   action: oneOf(FENCING_ACTIONS),
   leaseTimeoutSeconds: int(),
   maxUnhealthyPercent: num(),
-  maxUnhealthyCount: int('FENCING_MAX_UNHEALTHY_COUNT: with the percentage, both must hold'),
+  maxUnhealthyCount: int('FENCING_MAX_UNHEALTHY_COUNT: fencing stops where more than this many and more than the percentage look dead'),
   suspended: bool('a suspected partition holds fencing back (overall, in some zone or in some pool)'),
   overall: share,
   zones: arrayOf(share),

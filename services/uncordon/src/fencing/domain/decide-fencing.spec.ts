@@ -4,7 +4,8 @@ import { decideEc2Step, decideFencing, type FenceCandidate, type FencingRuleConf
 
 const NOW = new Date('2026-12-01T12:00:00Z');
 const ago = (s: number) => new Date(NOW.getTime() - s * 1000);
-const config: FencingRuleConfig = { enabled: true, leaseTimeoutSeconds: 60, maxUnhealthy: { count: 100, percent: 20 } };
+// A count of 1: the percentage alone decides (a share counts only from two dead nodes), as before the count existed.
+const config: FencingRuleConfig = { enabled: true, leaseTimeoutSeconds: 60, maxUnhealthy: { count: 1, percent: 20 } };
 
 /** aNode — an opted-in, Ready node in zone a with a fresh Lease; overrides make it what the row needs. */
 const aNode = (name: string, o: Partial<FenceCandidate> = {}): FenceCandidate => ({
@@ -84,24 +85,23 @@ const dead = (n: number, zone = 'us-east-1a', nodePool: string | null = null, pr
 const fine = (n: number, zone = 'us-east-1a', nodePool: string | null = null, prefix = 'ok'): FenceCandidate[] =>
   Array.from({ length: n }, (_, i) => aNode(`${prefix}-${zone}-${nodePool ?? 'none'}-${i}`, { zone, nodePool }));
 
-describe('decideFencing: two-number limits — a count and a percentage, both must hold — overall, per zone and per pool', () => {
+describe('decideFencing: two-number limits — fencing stops where more than the count and more than the percentage look dead — overall, per zone and per pool', () => {
   it.each<[string, FenceCandidate[], FencingRuleConfig, string, 'fence' | 'skip', string]>([
     // overall
-    ['overall: 3 of 100 dead (3%) under 5 and 20% — fenced', [...dead(3, 'us-east-1a'), ...fine(32, 'us-east-1a'), ...fine(65, 'us-east-1b')], limits(5, 20), 'd-us-east-1a-none-0', 'fence', ''],
-    ['overall: 6 of 1000 dead (0.6%) passes the count of 5 though not the percentage — suspended', [...dead(2, 'us-east-1a'), ...dead(2, 'us-east-1b'), ...dead(2, 'us-east-1c'), ...fine(330, 'us-east-1a'), ...fine(330, 'us-east-1b'), ...fine(334, 'us-east-1c')], limits(5, 20), 'd-us-east-1a-none-0', 'skip', 'more than 5 nodes'],
-    ['overall: 6 of 1000 dead with a count of 10 — fenced', [...dead(2, 'us-east-1a'), ...dead(2, 'us-east-1b'), ...dead(2, 'us-east-1c'), ...fine(330, 'us-east-1a'), ...fine(330, 'us-east-1b'), ...fine(334, 'us-east-1c')], limits(10, 20), 'd-us-east-1a-none-0', 'fence', ''],
-    ['overall: 3 of 6 dead (50%) under the count of 5 but over 20% — suspended', [...dead(1, 'us-east-1a'), ...dead(1, 'us-east-1b'), ...dead(1, 'us-east-1c'), ...fine(1, 'us-east-1a'), ...fine(1, 'us-east-1b'), ...fine(1, 'us-east-1c')], limits(5, 20), 'd-us-east-1a-none-0', 'skip', 'more than 20%'],
-    ['overall: 30 of 40 dead passes both — suspended, both named', [...dead(10, 'us-east-1a'), ...dead(10, 'us-east-1b'), ...dead(10, 'us-east-1c'), ...fine(10, 'us-east-1d')], limits(5, 20), 'd-us-east-1a-none-0', 'skip', 'more than 5 nodes and more than 20%'],
+    ['overall: 7 of 10 dead passes 5 and 20% — suspended', [...dead(3, 'us-east-1a'), ...dead(2, 'us-east-1b'), ...dead(2, 'us-east-1c'), ...fine(1, 'us-east-1a'), ...fine(1, 'us-east-1b'), ...fine(1, 'us-east-1c')], limits(5, 20), 'd-us-east-1a-none-0', 'skip', '7 of 10 opted-in nodes look dead (70%: more than 5 nodes and more than 20%)'],
+    ['overall: 6 of 1000 dead (0.6%) passes the count, not the share — fenced', [...dead(2, 'us-east-1a'), ...dead(2, 'us-east-1b'), ...dead(2, 'us-east-1c'), ...fine(330, 'us-east-1a'), ...fine(330, 'us-east-1b'), ...fine(334, 'us-east-1c')], limits(5, 20), 'd-us-east-1a-none-0', 'fence', ''],
+    ['overall: 3 of 6 dead (50%) passes the share, within the count of 5 — fenced', [...dead(1, 'us-east-1a'), ...dead(1, 'us-east-1b'), ...dead(1, 'us-east-1c'), ...fine(1, 'us-east-1a'), ...fine(1, 'us-east-1b'), ...fine(1, 'us-east-1c')], limits(5, 20), 'd-us-east-1a-none-0', 'fence', ''],
+    ['overall: the same 3 of 6 with a count of 2 — suspended', [...dead(1, 'us-east-1a'), ...dead(1, 'us-east-1b'), ...dead(1, 'us-east-1c'), ...fine(1, 'us-east-1a'), ...fine(1, 'us-east-1b'), ...fine(1, 'us-east-1c')], limits(2, 20), 'd-us-east-1a-none-0', 'skip', '3 of 6 opted-in nodes look dead'],
     // per zone
-    ['zone: 3 dead in one zone of 1200 nodes (0.25%) pass a count of 2 — the count holds them', [...dead(3, 'us-east-1a'), ...fine(197, 'us-east-1a'), ...fine(1000, 'us-east-1b')], limits(2, 20), 'd-us-east-1a-none-0', 'skip', 'more than 2 nodes'],
-    ['zone: a dead node in zone b is fenced while zone a is over its share', [...dead(2, 'us-east-1a'), ...fine(2, 'us-east-1a'), ...dead(1, 'us-east-1b'), ...fine(99, 'us-east-1b')], limits(5, 20), 'd-us-east-1b-none-0', 'fence', ''],
-    ['zone: the same count and share hold in zone a: its nodes are held', [...dead(2, 'us-east-1a'), ...fine(2, 'us-east-1a'), ...dead(1, 'us-east-1b'), ...fine(99, 'us-east-1b')], limits(5, 20), 'd-us-east-1a-none-0', 'skip', 'in us-east-1a'],
-    ['zone: 2 dead of 4 in zone a (50%) under the count — zone a suspended by its share', [...dead(2, 'us-east-1a'), ...fine(2, 'us-east-1a'), ...fine(100, 'us-east-1b')], limits(5, 20), 'd-us-east-1a-none-0', 'skip', 'more than 20%'],
+    ['zone: 3 dead of 4 in zone a (75%) pass a count of 2 — zone a suspended', [...dead(3, 'us-east-1a'), ...fine(1, 'us-east-1a'), ...fine(100, 'us-east-1b')], limits(2, 20), 'd-us-east-1a-none-0', 'skip', 'in us-east-1a'],
+    ['zone: a dead node in zone b is fenced while zone a is suspended', [...dead(3, 'us-east-1a'), ...fine(1, 'us-east-1a'), ...dead(1, 'us-east-1b'), ...fine(100, 'us-east-1b')], limits(2, 20), 'd-us-east-1b-none-0', 'fence', ''],
+    ['zone: 2 dead of 4 in a zone (50%) are within a count of 5 — a small zone still repairs', [...dead(2, 'us-east-1a'), ...fine(2, 'us-east-1a'), ...fine(100, 'us-east-1b')], limits(5, 20), 'd-us-east-1a-none-0', 'fence', ''],
+    ['zone: 6 dead of 40 in a zone (15%) pass the count, not the share — fenced', [...dead(6, 'us-east-1a'), ...fine(34, 'us-east-1a'), ...fine(100, 'us-east-1b')], limits(5, 20), 'd-us-east-1a-none-0', 'fence', ''],
     // per pool
-    ['pool: 2 dead of 3 in pool gpu (spread over zones) — pool gpu suspended', [hung('g-1', 300, { zone: 'us-east-1a', nodePool: 'gpu' }), hung('g-2', 300, { zone: 'us-east-1b', nodePool: 'gpu' }), ...fine(1, 'us-east-1c', 'gpu'), ...fine(50, 'us-east-1a', 'general'), ...fine(50, 'us-east-1b', 'general'), ...fine(50, 'us-east-1c', 'general')], limits(5, 20), 'g-1', 'skip', 'of pool gpu'],
-    ['pool: a dead node of pool general is fenced while pool gpu is suspended', [hung('g-1', 300, { zone: 'us-east-1a', nodePool: 'gpu' }), hung('g-2', 300, { zone: 'us-east-1b', nodePool: 'gpu' }), ...fine(1, 'us-east-1c', 'gpu'), hung('x-1', 300, { zone: 'us-east-1c', nodePool: 'general' }), ...fine(50, 'us-east-1a', 'general'), ...fine(50, 'us-east-1b', 'general'), ...fine(50, 'us-east-1c', 'general')], limits(5, 20), 'x-1', 'fence', ''],
-    ['pool: 3 dead of 300 in pool batch pass its count of 2 — suspended though each zone is calm', [hung('b-1', 300, { zone: 'us-east-1a', nodePool: 'batch' }), hung('b-2', 300, { zone: 'us-east-1b', nodePool: 'batch' }), hung('b-3', 300, { zone: 'us-east-1c', nodePool: 'batch' }), ...fine(99, 'us-east-1a', 'batch'), ...fine(99, 'us-east-1b', 'batch'), ...fine(99, 'us-east-1c', 'batch')], limits(2, 20), 'b-1', 'skip', 'more than 2 nodes'],
-    ['one dead node is never a partition, even with a count of 1 in a pool of 2', [hung('s-1', 300, { nodePool: 'small' }), ...fine(1, 'us-east-1a', 'small'), ...fine(20, 'us-east-1b', 'big')], limits(1, 20), 's-1', 'fence', ''],
+    ['pool: 3 dead of 4 in pool gpu, spread over zones, pass a count of 2 — pool gpu suspended', [hung('g-1', 300, { zone: 'us-east-1a', nodePool: 'gpu' }), hung('g-2', 300, { zone: 'us-east-1b', nodePool: 'gpu' }), hung('g-3', 300, { zone: 'us-east-1c', nodePool: 'gpu' }), ...fine(1, 'us-east-1c', 'gpu'), ...fine(50, 'us-east-1a', 'general'), ...fine(50, 'us-east-1b', 'general'), ...fine(50, 'us-east-1c', 'general')], limits(2, 20), 'g-1', 'skip', 'of pool gpu'],
+    ['pool: a dead node of pool general is fenced while pool gpu is suspended', [hung('g-1', 300, { zone: 'us-east-1a', nodePool: 'gpu' }), hung('g-2', 300, { zone: 'us-east-1b', nodePool: 'gpu' }), hung('g-3', 300, { zone: 'us-east-1c', nodePool: 'gpu' }), ...fine(1, 'us-east-1c', 'gpu'), hung('x-1', 300, { zone: 'us-east-1c', nodePool: 'general' }), ...fine(50, 'us-east-1a', 'general'), ...fine(50, 'us-east-1b', 'general'), ...fine(50, 'us-east-1c', 'general')], limits(2, 20), 'x-1', 'fence', ''],
+    ['pool: 2 dead of 3 in a small pool are within a count of 5 — it still repairs (not Karpenter\'s 20% alone)', [hung('s-1', 300, { zone: 'us-east-1a', nodePool: 'small' }), hung('s-2', 300, { zone: 'us-east-1b', nodePool: 'small' }), ...fine(1, 'us-east-1c', 'small'), ...fine(30, 'us-east-1a', 'big'), ...fine(30, 'us-east-1b', 'big'), ...fine(30, 'us-east-1c', 'big')], limits(5, 20), 's-1', 'fence', ''],
+    ['one dead node is never a partition, even with a count of 0 in a pool of 2', [hung('s-1', 300, { nodePool: 'small' }), ...fine(1, 'us-east-1a', 'small'), ...fine(20, 'us-east-1b', 'big')], limits(0, 20), 's-1', 'fence', ''],
   ])('%s', (_title, nodes, cfg, node, decision, words) => {
     const d = decideFencing(nodes, NOW, cfg);
     const v = d.verdicts.find((x) => x.node === node)!;
@@ -111,7 +111,7 @@ describe('decideFencing: two-number limits — a count and a percentage, both mu
   });
 
   it('reports the share of each pool beside the zones', () => {
-    const d = decideFencing([hung('g-1', 300, { nodePool: 'gpu' }), hung('g-2', 300, { nodePool: 'gpu' }), ...fine(2, 'us-east-1a', 'gpu'), ...fine(6, 'us-east-1a', 'general')], NOW, limits(5, 40));
+    const d = decideFencing([hung('g-1', 300, { nodePool: 'gpu' }), hung('g-2', 300, { nodePool: 'gpu' }), ...fine(2, 'us-east-1a', 'gpu'), ...fine(6, 'us-east-1a', 'general')], NOW, limits(1, 40));
     expect(d.pools).toEqual([
       { nodePool: 'general', dead: 0, total: 6, percent: 0, suspended: false },
       { nodePool: 'gpu', dead: 2, total: 4, percent: 50, suspended: true },

@@ -1,5 +1,5 @@
 import { FencingReason, type FencingVerdict, type PartitionShare } from '@nodes-manager/contracts';
-import { exceeds, type PauseCheck, type TwoNumberLimit } from '@nodes-manager/disruption';
+import { exceeds, limitWords, type PauseCheck, type TwoNumberLimit } from '@nodes-manager/disruption';
 
 /**
  * FenceCandidate — what the fencing rule needs of one node that is not Ready (or of an opted-in Ready one, which
@@ -26,8 +26,8 @@ export interface FencingRuleConfig {
   /** FENCING_LEASE_TIMEOUT_SECONDS: how long past the Lease's own duration a renewal may be missing. */
   readonly leaseTimeoutSeconds: number;
   /**
-   * FENCING_MAX_UNHEALTHY_COUNT and FENCING_MAX_UNHEALTHY_PERCENT: fencing goes on in a set of opted-in nodes (all of
-   * them, a zone, a pool) only while both hold — at most this many and at most this share look dead at once.
+   * FENCING_MAX_UNHEALTHY_COUNT and FENCING_MAX_UNHEALTHY_PERCENT: fencing stops in a set of opted-in nodes (all of
+   * them, a zone, a pool) when both are passed — more than this many and more than this share look dead at once.
    */
   readonly maxUnhealthy: TwoNumberLimit;
   /** The fleet-wide pause (docs/pause.md): when it holds `fence`, a FENCE verdict waits with reason PAUSED. */
@@ -66,28 +66,27 @@ function looksDead(c: FenceCandidate, now: number, timeoutSeconds: number): bool
 }
 
 /**
- * share — dead-looking among opted-in nodes. Suspended when either limit is passed (more than the count, or more than
+ * share — dead-looking among opted-in nodes. Suspended when both limits are passed (more than the count and more than
  * the percentage) and at least two nodes look dead: one dead node is never a partition, however small its zone or
- * pool (docs/fencing.md).
+ * pool (docs/fencing.md#limits).
  */
 function share(dead: number, total: number, limit: TwoNumberLimit, where: { zone?: string; nodePool?: string } = {}): PartitionShare {
   const percent = total === 0 ? 0 : Math.round((dead / total) * 10_000) / 100;
   return { ...where, dead, total, percent, suspended: dead >= 2 && exceeds(limit, dead, total) };
 }
 
-/** limitWords — why a share is suspended, in words: which of the two numbers it passed. */
-function limitWords(s: PartitionShare, limit: TwoNumberLimit): string {
-  const over = [s.dead > limit.count ? `more than ${limit.count} node${limit.count === 1 ? '' : 's'}` : '', s.percent > limit.percent ? `more than ${limit.percent}%` : ''].filter(Boolean).join(' and ');
-  return `${s.dead} of ${s.total} opted-in nodes ${s.zone ? `in ${s.zone} ` : ''}${s.nodePool ? `of pool ${s.nodePool} ` : ''}look dead (${s.percent}%: ${over})`;
+/** shareWords — why a share is suspended, in words. */
+function shareWords(s: PartitionShare, limit: TwoNumberLimit): string {
+  return `${s.dead} of ${s.total} opted-in nodes ${s.zone ? `in ${s.zone} ` : ''}${s.nodePool ? `of pool ${s.nodePool} ` : ''}look dead (${s.percent}%: ${limitWords(limit)})`;
 }
 
 /**
  * decideFencing — the fencing rule (docs/fencing.md), pure. For every node that is not Ready: fence only when it
  * opted in (label `nodes-manager/fencing: enabled`), has an EC2 instance, was never fenced, its Lease in
  * kube-node-lease has not been renewed for `leaseDurationSeconds + FENCING_LEASE_TIMEOUT_SECONDS`, and neither its
- * zone, nor its pool, nor the whole set of opted-in nodes looks partitioned (more than FENCING_MAX_UNHEALTHY_COUNT or
- * more than FENCING_MAX_UNHEALTHY_PERCENT dead at once: both limits must hold, as EKS node repair's absolute and
- * relative ones), and the fleet is not paused (docs/pause.md). Ready nodes get no verdict.
+ * zone, nor its pool, nor the whole set of opted-in nodes looks partitioned (more than FENCING_MAX_UNHEALTHY_COUNT and
+ * more than FENCING_MAX_UNHEALTHY_PERCENT dead at once, as EKS node repair stops), and the fleet is not paused
+ * (docs/pause.md). Ready nodes get no verdict.
  */
 export function decideFencing(candidates: readonly FenceCandidate[], now: Date, config: FencingRuleConfig): FencingDecision {
   const t = now.getTime();
@@ -159,7 +158,7 @@ export function decideFencing(candidates: readonly FenceCandidate[], now: Date, 
     }
     if (overall.suspended || zoneSuspended.has(c.zone ?? 'unknown') || (c.nodePool && poolSuspended.has(c.nodePool))) {
       const where = overall.suspended ? overall : (zones.find((z) => z.suspended && z.zone === (c.zone ?? 'unknown')) ?? pools.find((p) => p.nodePool === c.nodePool)!);
-      verdict('skip', FencingReason.PARTITION_SUSPECTED, `${limitWords(where, limit)}: a control-plane or network fault is more likely than dead nodes`);
+      verdict('skip', FencingReason.PARTITION_SUSPECTED, `${shareWords(where, limit)}: a control-plane or network fault is more likely than dead nodes`);
       continue;
     }
     if (config.pause && !config.pause.go) {
