@@ -11,7 +11,7 @@ import {
   type PlacementListQuery,
   type SimulateRequest,
 } from '@nodes-manager/contracts';
-import { approvalModeFor } from '@nodes-manager/disruption';
+import { allowance, approvalModeFor } from '@nodes-manager/disruption';
 import { approvalsPass, CLOCK, PAUSE_GATE, type PauseGate, CodedError, LOGGER, makeEvent, OUTBOX, type ApprovalStore, type Clock, type JsonLogger, type Outbox, validationFailed } from '@nodes-manager/platform';
 import {
   countWorkloadZones,
@@ -483,11 +483,14 @@ export class SchedulerScoringService {
     const budgetUsed = new Map<string, number>();
     const errorWords = (err: unknown) => `${(err as { code?: string | number }).code ?? 'ERROR'}: ${(err as Error).message}`;
     try {
-      let budget = Math.max(0, this.config.OPTIMIZE_MAX_DISRUPTIONS - (await this.inFlight(meta)));
+      // Two numbers: the count, or the percentage of the cluster's nodes, whichever allows more (docs/fencing.md#limits).
+      const limit = { count: this.config.OPTIMIZE_MAX_DISRUPTIONS, percent: this.config.OPTIMIZE_MAX_DISRUPTIONS_PERCENT };
+      const allowed = allowance(limit, this.cluster.synced ? this.cluster.snapshot().nodes.length : 0);
+      let budget = Math.max(0, allowed - (await this.inFlight(meta)));
       const pdbs = budget > 0 ? await this.cluster.freshPdbs() : [];
       for (const removal of plan.remove) {
         if (budget <= 0) {
-          skipped.push({ node: removal.node, reason: 'max_disruptions', detail: `OPTIMIZE_MAX_DISRUPTIONS=${this.config.OPTIMIZE_MAX_DISRUPTIONS} drains already in flight` });
+          skipped.push({ node: removal.node, reason: 'max_disruptions', detail: `${allowed} optimizer drain${allowed === 1 ? '' : 's'} already in flight (OPTIMIZE_MAX_DISRUPTIONS=${limit.count}, OPTIMIZE_MAX_DISRUPTIONS_PERCENT=${limit.percent})` });
           continue;
         }
         let check: Recheck;
