@@ -12,7 +12,7 @@ import {
   type SimulateRequest,
 } from '@nodes-manager/contracts';
 import { allowance, approvalModeFor } from '@nodes-manager/disruption';
-import { approvalsPass, CLOCK, PAUSE_GATE, type PauseGate, CodedError, LOGGER, makeEvent, OUTBOX, type ApprovalStore, type Clock, type JsonLogger, type Outbox, validationFailed } from '@nodes-manager/platform';
+import { approvalsPass, CLOCK, METRICS, PAUSE_GATE, PdbBlockedNodes, type Metrics, type PauseGate, CodedError, LOGGER, makeEvent, OUTBOX, type ApprovalStore, type Clock, type JsonLogger, type Outbox, validationFailed } from '@nodes-manager/platform';
 import {
   countWorkloadZones,
   lowerBoundCost,
@@ -88,6 +88,8 @@ export class SchedulerScoringService {
   private priceCache?: { at: number; prices: PriceSnapshot; zones: string };
   private catalogCache?: { at: number; types: readonly InstanceTypeFacts[] };
   private running?: Promise<unknown>;
+  /** The plan's nodes a PodDisruptionBudget keeps, and which budget (the gauge). */
+  private readonly pdbBlocked: PdbBlockedNodes;
 
   constructor(
     @Inject(SCHEDULER_SCORING_CONFIG) private readonly config: SchedulerScoringConfig,
@@ -101,7 +103,9 @@ export class SchedulerScoringService {
     @Inject(LOGGER) private readonly logger: JsonLogger,
     @Inject(OPTIMIZE_APPROVALS_STORE) private readonly approvals: ApprovalStore,
     @Inject(PAUSE_GATE) private readonly pause: PauseGate,
+    @Inject(METRICS) metrics: Metrics,
   ) {
+    this.pdbBlocked = new PdbBlockedNodes(metrics, 'scheduler-scoring', 'plan');
     this.weights = config.SCORING_WEIGHTS;
   }
 
@@ -300,6 +304,7 @@ export class SchedulerScoringService {
     if (mode !== 'off') {
       plan = this.consolidate(snap, prices);
       drafts.push(decidePlan(plan, { threshold: this.config.OPTIMIZE_UTILIZATION_THRESHOLD, source: prices.source, mode }));
+      this.notePdbBlocked(plan);
     }
     const now = this.clock.now();
     const planId = plan ? randomUUID() : undefined;
@@ -375,6 +380,19 @@ export class SchedulerScoringService {
     }
     const execution = await this.execute(planId, { ...plan, remove: gate.removals }, meta, gate.heldBack);
     return { ...base, execution, gate: { action: 'execute', heldBack: gate.heldBack } };
+  }
+
+  /**
+   * notePdbBlocked — the plan's nodes a PodDisruptionBudget keeps (`pdb_exhausted`), by budget, in
+   * `nodes_manager_pdb_blocked_nodes{source="plan"}`; nodes the plan no longer blocks are cleared (docs/pause.md#blocked).
+   */
+  private notePdbBlocked(plan: ConsolidationPlan): void {
+    const held = plan.blocked.flatMap((b) => {
+      const pdb = b.reason === 'pdb_exhausted' ? /PodDisruptionBudget (\S+)/.exec(b.detail)?.[1] : undefined;
+      return pdb ? [[b.node, pdb] as const] : [];
+    });
+    this.pdbBlocked.only(new Set(held.map(([n]) => n)));
+    for (const [node, pdb] of held) if (this.pdbBlocked.block(node, pdb)) this.logger.info('node kept by a PodDisruptionBudget', { node, pdb });
   }
 
   /** poolOf — each node's NodePool in the snapshot (for per-pool maintenance windows). */
