@@ -2,6 +2,9 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { EventTypes, type ActivePause, type DisruptionsPausedData, type DisruptionsResumedData, type PauseChange, type PauseScope, type PauseSource, type PauseView } from '@nodes-manager/contracts';
 import { pauseInForce } from '@nodes-manager/disruption';
 import { makeEvent, type Outbox } from '@nodes-manager/platform';
+import type { PauseWrite } from './domain/decide-pause.js';
+
+export type { PauseWrite } from './domain/decide-pause.js';
 
 /** How many changes a view lists, newest first (docs/pause.md#the-api). */
 export const PAUSE_CHANGES_LISTED = 20;
@@ -45,11 +48,6 @@ const lastPause = (latest: PauseRow | undefined): ActivePause | null =>
   latest && latest.action === 'pause'
     ? { reason: latest.reason, scope: latest.scope ?? 'disruptive', pausedBy: latest.actor, pausedAt: latest.at.toISOString(), until: latest.until?.toISOString() ?? null, source: latest.source }
     : null;
-
-/** A pause or resume to record: the row and what it says. */
-export type PauseWrite =
-  | { action: 'pause'; reason: string; scope: PauseScope; until: Date | null; actor: string; source: PauseSource }
-  | { action: 'resume'; why: DisruptionsResumedData['why']; actor: string; source: PauseSource };
 
 /**
  * PauseRepository — `nodes.disruption_pause`, one row per change of the fleet-wide pause (docs/pause.md). Every change

@@ -1,5 +1,9 @@
-import type { ActivePause, PauseRequest } from '@nodes-manager/contracts';
-import type { PauseWrite } from '../pause.repository.js';
+import type { ActivePause, DisruptionsResumedData, PauseRequest, PauseScope, PauseSource } from '@nodes-manager/contracts';
+
+/** PauseWrite — a pause or a resume to record: the row and what it says. */
+export type PauseWrite =
+  | { action: 'pause'; reason: string; scope: PauseScope; until: Date | null; actor: string; source: PauseSource }
+  | { action: 'resume'; why: DisruptionsResumedData['why']; actor: string; source: PauseSource };
 
 /** The longest a pause may be set for ahead (docs/pause.md#the-api). */
 export const PAUSE_MAX_AHEAD_MS = 30 * 24 * 3600_000;
