@@ -47,6 +47,8 @@ export const REASON_WORDS: Record<string, string> = {
   DISABLED: 'Would be uncordoned, but auto-uncordon is disabled.',
   DRY_RUN: 'Would be uncordoned, but auto-uncordon runs in dry-run mode.',
   DRAINING: 'A nodes-manager drain runs on it: the cordon is ours.',
+  MEMORY_PRESSURE: 'Would be uncordoned, but its memory is under pressure: waits until it eases.',
+  PAUSED: 'Would be uncordoned, but a fleet-wide pause holds auto-uncordon too: after the pause.',
 };
 
 export const reasonWords = (reason: string | undefined, description?: string): string => (reason && REASON_WORDS[reason]) || description || reason || '—';
@@ -68,6 +70,8 @@ export const EVENT_WORDS: Record<string, string> = {
   'instance.provisioned': 'Instances launched',
   'node.added': 'Node joined',
   'node.removed': 'Node left',
+  'disruptions.paused': 'Disruptive actions paused',
+  'disruptions.resumed': 'Disruptive actions resumed',
 };
 
 /** BASIS_WORDS — where an interruption estimate comes from (docs/spot-interruption-estimate.md), in words. */

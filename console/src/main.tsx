@@ -14,6 +14,7 @@ import { SpotView } from './views/spot';
 import { NodePoolsView } from './views/nodepools';
 import { ApprovalsView } from './views/approvals';
 import { PoolsView } from './views/pools';
+import { PauseBanner } from './views/pause-banner';
 
 /** The views, in the order of the navigation and of their keyboard shortcuts (1…8). */
 const VIEWS = [
@@ -175,6 +176,7 @@ function Shell({ session, onSignOut }: { session: Session; onSignOut: (reason?: 
           Sign out
         </button>
       </header>
+      <PauseBanner />
       <main id="main" tabIndex={-1}>
         {current.id === 'fleet' && <FleetView selected={where.arg} />}
         {current.id === 'cordons' && <CordonsView />}

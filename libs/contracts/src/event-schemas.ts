@@ -139,7 +139,7 @@ const consolidationResult = closed(
         {
           node: str(),
           nodeClaim: str(),
-          reason: { type: 'string', enum: ['no_nodeclaim', 'already_deleting', 'nodeclaim_do_not_disrupt', 'node_do_not_disrupt', 'pod_do_not_disrupt', 'budget_exhausted', 'duplicate'] },
+          reason: { type: 'string', enum: ['no_nodeclaim', 'already_deleting', 'nodeclaim_do_not_disrupt', 'node_do_not_disrupt', 'pod_do_not_disrupt', 'budget_exhausted', 'duplicate', 'paused'] },
         },
         ['nodeClaim'],
       ),
@@ -404,9 +404,11 @@ export const EVENT_DATA_SCHEMAS: Readonly<Record<EventType, JsonSchema>> = {
       suspended: bool('true when fencing stopped, false when it resumed'),
       overall: closed({ dead: int(), total: int(), percent: num(), suspended: bool() }),
       zones: arrayOf(closed({ zone: str(), dead: int(), total: int(), percent: num(), suspended: bool() })),
+      pools: arrayOf(closed({ nodePool: str(), dead: int(), total: int(), percent: num(), suspended: bool() })),
       maxUnhealthyPercent: num(),
+      maxUnhealthyCount: int('FENCING_MAX_UNHEALTHY_COUNT: fencing stops where more than this many and more than the percentage look dead'),
     },
-    [],
+    ['pools', 'maxUnhealthyCount'],
     'Too many opted-in nodes looked dead at once, so fencing stopped (a suspected partition), or it resumed.',
   ),
   [EventTypes.nodePressureRelieved]: closed(

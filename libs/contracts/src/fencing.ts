@@ -35,6 +35,8 @@ export const FencingReason = {
   NO_INSTANCE_ID: 'NO_INSTANCE_ID',
   /** FENCING_ENABLED=false. */
   DISABLED: 'DISABLED',
+  /** Disruptive actions are paused fleet-wide (docs/pause.md): it would be fenced, and is once the pause ends. */
+  PAUSED: 'PAUSED',
 } as const;
 export type FencingReason = (typeof FencingReason)[keyof typeof FencingReason];
 export const FENCING_REASONS = Object.values(FencingReason);
@@ -88,6 +90,8 @@ export interface FencingVerdict {
 /** PartitionShare — how many opted-in nodes look dead, overall or in one zone. */
 export interface PartitionShare {
   zone?: string;
+  /** Set on a share per node pool. */
+  nodePool?: string;
   dead: number;
   total: number;
   percent: number;
@@ -128,10 +132,14 @@ export interface FencingView {
   action: FencingAction;
   leaseTimeoutSeconds: number;
   maxUnhealthyPercent: number;
+  /** FENCING_MAX_UNHEALTHY_COUNT: fencing stops where more than this many and more than the percentage look dead (docs/fencing.md#limits). */
+  maxUnhealthyCount: number;
   /** True while a suspected partition keeps fencing from starting anywhere or in some zone. */
   suspended: boolean;
   overall: PartitionShare;
   zones: PartitionShare[];
+  /** Per node pool. */
+  pools: PartitionShare[];
   verdicts: FencingVerdict[];
   operations: FencingOperation[];
   evaluatedAt: string | null;

@@ -73,6 +73,8 @@ export const UncordonReason = {
   DRAINING: 'DRAINING',
   /** Would uncordon, but the node's memory PSI `full avg10` is above PRESSURE_MEMORY_FULL_THRESHOLD (docs/pressure.md). */
   MEMORY_PRESSURE: 'MEMORY_PRESSURE',
+  /** Would uncordon, but a fleet-wide pause of scope `all` holds auto-uncordon too (docs/pause.md). */
+  PAUSED: 'PAUSED',
 } as const;
 export type UncordonReason = (typeof UncordonReason)[keyof typeof UncordonReason];
 export const UNCORDON_REASONS: readonly UncordonReason[] = Object.values(UncordonReason);
@@ -228,6 +230,8 @@ export interface DrainProgress {
   readonly pods: ReadonlyArray<{ readonly pod: string; readonly phase: string; readonly attempts: number; readonly lastMessage?: string }>;
   readonly skipped: ReadonlyArray<{ readonly pod: string; readonly reason: string }>;
   readonly refused: ReadonlyArray<{ readonly pod: string; readonly reason: string }>;
+  /** Set while a fleet-wide pause holds the drain at a safe point (no new eviction): since when (docs/pause.md). */
+  readonly pausedSince?: string;
   /** Per-pod results, set when the drain ends. */
   readonly outcomes?: ReadonlyArray<{ readonly pod: string; readonly outcome: DrainPodOutcome }>;
 }

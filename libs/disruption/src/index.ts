@@ -4,3 +4,4 @@ export * from './windows.js';
 export * from './approval-mode.js';
 export * from './approvals.js';
 export * from './pause.js';
+export * from './limits.js';

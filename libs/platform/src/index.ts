@@ -37,3 +37,4 @@ export * from './approvals/approval-store.js';
 export * from './approvals/approval-wiring.js';
 export * from './approvals/approvals.controller.js';
 export * from './pause/pause-gate.js';
+export * from './disruption/pdb-blocked.js';

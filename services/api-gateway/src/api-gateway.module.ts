@@ -28,6 +28,7 @@ import { SchedulingController } from './adapters/inbound/scheduling.controller.j
 import { NodePoolsController } from './adapters/inbound/nodepools.controller.js';
 import { SpotController } from './adapters/inbound/spot.controller.js';
 import { NodeSafetyController } from './adapters/inbound/node-safety.controller.js';
+import { PauseController } from './adapters/inbound/pause.controller.js';
 import { RebalancesController } from './adapters/inbound/rebalances.controller.js';
 import { SteeringViewsController } from './adapters/inbound/steering-views.controller.js';
 import { ApprovalsController } from './adapters/inbound/approvals.controller.js';
@@ -113,6 +114,7 @@ export class ApiGatewayModule implements NestModule {
       controllers: [
         GatewayHealthController,
         NodesController,
+        PauseController,
         DrainsController,
         UncordonController,
         SchedulingController,

@@ -5,6 +5,7 @@ import {
   approvalStoreProvider,
   CLOCK,
   commandBusProviders,
+  pauseGateProviders,
   createKubeConfig,
   HEALTH_REGISTRY,
   LOGGER,
@@ -71,6 +72,8 @@ export class KarpenterGatewayModule {
         },
         { provide: KARPENTER_SERVICE_OPTIONS, useValue: { planTimeoutMs: Math.max(100, Math.floor(config.COMMAND_TIMEOUT_MS * 0.6)) } },
         ...commandBusProviders('karpenter-gateway'),
+        // The fleet-wide pause (docs/pause.md): asked of uncordon every scan interval, checked before each NodeClaim deletion.
+        ...pauseGateProviders('karpenter-gateway'),
         { provide: DISRUPTION_GATE, useValue: { policy: config.DISRUPTION_APPROVAL, windows: config.DISRUPTION_WINDOWS } },
         approvalStoreProvider(CONSOLIDATION_APPROVALS, { service: 'karpenter-gateway', kind: 'consolidate', table: CONSOLIDATION_APPROVALS_TABLE, config }),
         approvalStoreProvider(STEER_APPROVALS, { service: 'karpenter-gateway', kind: 'steer', table: STEER_APPROVALS_TABLE, config }),

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Commands, EventTypes, type AppliedNotRecordedDetails, type CommandMeta, type EventType, type OptimizePlan } from '@nodes-manager/contracts';
 import { approvalModeFor, windowState, type ApprovalPolicy, type MaintenanceWindow } from '@nodes-manager/disruption';
-import { CLOCK, CodedError, COMMAND_BUS, LOGGER, type ApprovalStore, type Clock, type CommandBus, type JsonLogger, validationFailed } from '@nodes-manager/platform';
+import { CLOCK, CodedError, PAUSE_GATE, type PauseGate, COMMAND_BUS, LOGGER, type ApprovalStore, type Clock, type CommandBus, type JsonLogger, validationFailed } from '@nodes-manager/platform';
 import { KARPENTER_KUBE, KubeFailure, type KarpenterKube } from './adapters/outbound/karpenter-kube.adapter.js';
 import { NodePoolChangesRepository, type NodePoolChange } from './adapters/outbound/nodepool-changes.repository.js';
 import { isObject } from './domain/merge-patch.js';
@@ -96,6 +96,7 @@ export class KarpenterGatewayService {
     private readonly changes: NodePoolChangesRepository,
     @Inject(CONSOLIDATION_APPROVALS) private readonly approvals: ApprovalStore,
     @Inject(DISRUPTION_GATE) private readonly gate: DisruptionGateConfig,
+    @Inject(PAUSE_GATE) private readonly pause: PauseGate,
   ) {}
 
   async list(): Promise<ListResult<NodePoolSummary>> {
@@ -210,9 +211,16 @@ export class KarpenterGatewayService {
     return this.refusalsRecorded(base, async () => {
       if (dryRun) return this.consolidateLocked(name, dryRun, meta, base);
       if (approvalModeFor(this.gate.policy, 'consolidate') === 'manual') return this.requestApproval(name, meta, base);
+      await this.requireNotPaused();
       this.requireWindow(name);
       return this.changes.withPoolLock(name, () => this.consolidateLocked(name, dryRun, meta, base));
     });
+  }
+
+  /** requireNotPaused — nothing disruptive starts while the fleet is paused or the pause is unknown (docs/pause.md). */
+  private async requireNotPaused(): Promise<void> {
+    const p = await this.pause.checkReady('consolidate');
+    if (!p.go) throw new CodedError('CONFLICT', p.detail, { reason: p.reason });
   }
 
   /** requireWindow — nothing disruptive starts outside the pool's maintenance window: a CONFLICT saying when it opens. */
@@ -272,6 +280,8 @@ export class KarpenterGatewayService {
    */
   async runApproved(approvalId: string, pool: string, approvedNodes: readonly string[], meta: CommandMeta) {
     if (!windowState(this.gate.windows, pool, this.clock.now()).open) return undefined;
+    // Paused (or the pause unknown): the approved request waits, unclaimed; the owner asked afresh (docs/pause.md).
+    if (!(await this.pause.checkNow('consolidate')).go) return undefined;
     return this.changes.withPoolLock(pool, async () => {
       if (!(await this.approvals.claim(approvalId))) return undefined;
       const base = { nodePool: pool, action: 'consolidate' as const, meta, dryRun: false, request: { name: pool, approvalId }, before: null, now: this.clock.now() };
@@ -355,6 +365,12 @@ export class KarpenterGatewayService {
       if (dryRun) done.push(...selection.selected);
       else {
         for (const s of selection.selected) {
+          // Right before each deletion: a pause since the start skips the rest (docs/pause.md).
+          const pause = this.pause.check('consolidate');
+          if (!pause.go) {
+            skipped.push({ node: s.node, nodeClaim: s.nodeClaim, reason: 'paused' });
+            continue;
+          }
           try {
             const blocking = await this.kube.podsBlockingDisruption(s.node);
             if (blocking.length > 0) {

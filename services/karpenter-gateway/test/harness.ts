@@ -1,4 +1,5 @@
 import type { INestApplication, Provider } from '@nestjs/common';
+import { FakePauseOwner } from '../../../test/support/fake-pause.js';
 import { Payload } from '@nestjs/microservices';
 import { Commands, type CloudEvent, type CommandRequest } from '@nodes-manager/contracts';
 import { CommandController, createRuntime, type Clock, type Runtime, CommandHandler } from '@nodes-manager/platform';
@@ -73,7 +74,7 @@ export async function startHarness(opts: { karpenter: boolean; clock?: Clock; co
     databaseUrl: db.url,
     runtime,
     modules: [KarpenterGatewayModule.forRoot(cfg, { ...(opts.steeringSources ? { steeringSources: { provide: STEERING_SOURCES, useValue: opts.steeringSources } } : {}), providers: opts.providers ?? [] })],
-    controllers: [FakeSchedulerCommands],
+    controllers: [FakeSchedulerCommands, FakePauseOwner],
   });
   return {
     url,

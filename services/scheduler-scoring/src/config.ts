@@ -11,7 +11,10 @@ export const schedulerScoringConfigSpec = defineConfigSpec({
     HEALTH_PORT: env.port(DEFAULT_HEALTH_PORTS['scheduler-scoring']),
     KUBECONFIG: env.optionalString(),
     OPTIMIZE_MODE: env.oneOf(['off', 'plan', 'execute'] as const, 'plan'),
+    // The optimizer's drain budget in two numbers (docs/fencing.md#limits): more in flight than the count *and* than the
+    // percentage of the cluster's nodes, and no drain starts. The default percentage (0) leaves the count alone.
     OPTIMIZE_MAX_DISRUPTIONS: env.number({ dflt: 1, min: 0, int: true }),
+    OPTIMIZE_MAX_DISRUPTIONS_PERCENT: env.number({ dflt: 0, min: 0, max: 100 }),
     OPTIMIZE_UTILIZATION_THRESHOLD: env.number({ dflt: 0.5, min: 0, max: 1 }),
     /** How long spot-advisor's instance-type catalog (EC2 DescribeInstanceTypes) is reused before it is asked again. */
     CATALOG_CACHE_SECONDS: env.number({ dflt: 300, min: 1, int: true }),

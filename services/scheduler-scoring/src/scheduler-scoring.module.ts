@@ -5,6 +5,7 @@ import {
   approvalStoreProvider,
   COMMAND_BUS,
   commandBusProviders,
+  pauseGateProviders,
   createKubeConfig,
   DATA_SOURCE,
   LEADER_FACTORY,
@@ -44,6 +45,8 @@ export class SchedulerScoringModule {
       providers: [
         { provide: SCHEDULER_SCORING_CONFIG, useValue: config },
         ...commandBusProviders('scheduler-scoring'),
+        // The fleet-wide pause (docs/pause.md): asked of uncordon every scan interval, checked before each drain.
+        ...pauseGateProviders('scheduler-scoring'),
         {
           provide: CLUSTER_CACHE,
           inject: [LOGGER, METRICS, HEALTH_REGISTRY],

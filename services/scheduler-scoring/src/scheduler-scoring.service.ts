@@ -11,8 +11,8 @@ import {
   type PlacementListQuery,
   type SimulateRequest,
 } from '@nodes-manager/contracts';
-import { approvalModeFor } from '@nodes-manager/disruption';
-import { approvalsPass, CLOCK, CodedError, LOGGER, makeEvent, OUTBOX, type ApprovalStore, type Clock, type JsonLogger, type Outbox, validationFailed } from '@nodes-manager/platform';
+import { allowance, approvalModeFor } from '@nodes-manager/disruption';
+import { approvalsPass, CLOCK, METRICS, PAUSE_GATE, PdbBlockedNodes, type Metrics, type PauseGate, CodedError, LOGGER, makeEvent, OUTBOX, type ApprovalStore, type Clock, type JsonLogger, type Outbox, validationFailed } from '@nodes-manager/platform';
 import {
   countWorkloadZones,
   lowerBoundCost,
@@ -67,14 +67,15 @@ export interface CycleResult {
 export type GateView =
   | { readonly action: 'execute'; readonly heldBack: readonly { node: string; reason: string; detail: string }[] }
   | { readonly action: 'wait_for_window'; readonly heldBack: readonly { node: string; reason: string; detail: string }[]; readonly opensAt?: string }
-  | { readonly action: 'approval_requested' | 'approval_open'; readonly approvalId: string; readonly status: string };
+  | { readonly action: 'approval_requested' | 'approval_open'; readonly approvalId: string; readonly status: string }
+  | { readonly action: 'paused'; readonly detail: string };
 
 /** The subject of the optimizer's approvals: one open request at a time for the whole cluster. */
 const APPROVAL_SUBJECT = 'cluster';
 
 export interface ExecutionResult {
   readonly drained: readonly { node: string; operationId: string; status: string }[];
-  readonly skipped: readonly { node: string; reason: SkipReason | 'outside_window'; detail: string }[];
+  readonly skipped: readonly { node: string; reason: SkipReason | 'outside_window' | 'paused'; detail: string }[];
 }
 
 /**
@@ -87,6 +88,8 @@ export class SchedulerScoringService {
   private priceCache?: { at: number; prices: PriceSnapshot; zones: string };
   private catalogCache?: { at: number; types: readonly InstanceTypeFacts[] };
   private running?: Promise<unknown>;
+  /** The plan's nodes a PodDisruptionBudget keeps, and which budget (the gauge). */
+  private readonly pdbBlocked: PdbBlockedNodes;
 
   constructor(
     @Inject(SCHEDULER_SCORING_CONFIG) private readonly config: SchedulerScoringConfig,
@@ -99,7 +102,10 @@ export class SchedulerScoringService {
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(LOGGER) private readonly logger: JsonLogger,
     @Inject(OPTIMIZE_APPROVALS_STORE) private readonly approvals: ApprovalStore,
+    @Inject(PAUSE_GATE) private readonly pause: PauseGate,
+    @Inject(METRICS) metrics: Metrics,
   ) {
+    this.pdbBlocked = new PdbBlockedNodes(metrics, 'scheduler-scoring', 'plan');
     this.weights = config.SCORING_WEIGHTS;
   }
 
@@ -292,6 +298,7 @@ export class SchedulerScoringService {
     if (mode !== 'off') {
       plan = this.consolidate(snap, prices);
       drafts.push(decidePlan(plan, { threshold: this.config.OPTIMIZE_UTILIZATION_THRESHOLD, source: prices.source, mode }));
+      this.notePdbBlocked(plan);
     }
     const now = this.clock.now();
     const planId = plan ? randomUUID() : undefined;
@@ -357,7 +364,9 @@ export class SchedulerScoringService {
       const view: GateView =
         gate.action === 'wait_for_window'
           ? { action: 'wait_for_window', heldBack: gate.heldBack, ...(gate.opensAt ? { opensAt: gate.opensAt.toISOString() } : {}) }
-          : gate.action === 'approval_open'
+          : gate.action === 'paused'
+            ? { action: 'paused', detail: gate.detail }
+            : gate.action === 'approval_open'
             ? { action: 'approval_open', approvalId: gate.approvalId, status: gate.status }
             : { action: 'approval_requested', approvalId: requested!.id, status: requested!.status };
       this.logger.debug('consolidation held by the disruption gate', { decision: view.action, correlationId: meta.correlationId });
@@ -365,6 +374,19 @@ export class SchedulerScoringService {
     }
     const execution = await this.execute(planId, { ...plan, remove: gate.removals }, meta, gate.heldBack);
     return { ...base, execution, gate: { action: 'execute', heldBack: gate.heldBack } };
+  }
+
+  /**
+   * notePdbBlocked — the plan's nodes a PodDisruptionBudget keeps (`pdb_exhausted`), by budget, in
+   * `nodes_manager_pdb_blocked_nodes{source="plan"}`; nodes the plan no longer blocks are cleared (docs/pause.md#blocked).
+   */
+  private notePdbBlocked(plan: ConsolidationPlan): void {
+    const held = plan.blocked.flatMap((b) => {
+      const pdb = b.reason === 'pdb_exhausted' ? /PodDisruptionBudget (\S+)/.exec(b.detail)?.[1] : undefined;
+      return pdb ? [[b.node, pdb] as const] : [];
+    });
+    this.pdbBlocked.only(new Set(held.map(([n]) => n)));
+    for (const [node, pdb] of held) if (this.pdbBlocked.block(node, pdb)) this.logger.info('node kept by a PodDisruptionBudget', { node, pdb });
   }
 
   /** poolOf — each node's NodePool in the snapshot (for per-pool maintenance windows). */
@@ -377,7 +399,7 @@ export class SchedulerScoringService {
   private async gate(plan: ConsolidationPlan, poolOf: (node: string) => string | undefined, now: Date): Promise<DisruptionGate> {
     const mode = approvalModeFor(this.config.DISRUPTION_APPROVAL, 'optimize');
     const open = mode === 'manual' ? await this.approvals.open(APPROVAL_SUBJECT) : undefined;
-    return gateDisruption({ mode, removals: plan.remove, poolOf, windows: this.config.DISRUPTION_WINDOWS, now, ...(open ? { openApproval: { id: open.id, status: open.status } } : {}) });
+    return gateDisruption({ mode, removals: plan.remove, poolOf, windows: this.config.DISRUPTION_WINDOWS, now, pause: await this.pause.checkReady('optimize'), ...(open ? { openApproval: { id: open.id, status: open.status } } : {}) });
   }
 
   /**
@@ -389,6 +411,12 @@ export class SchedulerScoringService {
    */
   private async runApproved(meta: CommandMeta): Promise<{ id: string; status: string }[]> {
     const done: { id: string; status: string }[] = [];
+    // Paused (or the pause unknown): approved requests wait, unclaimed, the owner asked afresh (docs/pause.md).
+    const pause = await this.pause.checkNow('optimize');
+    if (!pause.go) {
+      this.logger.debug('approved consolidations wait: disruptive actions paused', { reason: pause.detail });
+      return done;
+    }
     // The whole pass holds the execution lock already: no `under`.
     await approvalsPass(this.approvals, { execute: async (a, runMeta) => {
       const finished = await this.executeApproved(a, runMeta);
@@ -462,16 +490,19 @@ export class SchedulerScoringService {
    */
   private async execute(planId: string, plan: ConsolidationPlan, meta: CommandMeta, heldBack: readonly { node: string; reason: 'outside_window'; detail: string }[] = []): Promise<ExecutionResult> {
     const drained: { node: string; operationId: string; status: string }[] = [];
-    const skipped: { node: string; reason: SkipReason | 'outside_window'; detail: string }[] = [...heldBack];
+    const skipped: { node: string; reason: SkipReason | 'outside_window' | 'paused'; detail: string }[] = [...heldBack];
     const gone = new Set<string>();
     const budgetUsed = new Map<string, number>();
     const errorWords = (err: unknown) => `${(err as { code?: string | number }).code ?? 'ERROR'}: ${(err as Error).message}`;
     try {
-      let budget = Math.max(0, this.config.OPTIMIZE_MAX_DISRUPTIONS - (await this.inFlight(meta)));
+      // Two numbers: the count, or the percentage of the cluster's nodes, whichever allows more (docs/fencing.md#limits).
+      const limit = { count: this.config.OPTIMIZE_MAX_DISRUPTIONS, percent: this.config.OPTIMIZE_MAX_DISRUPTIONS_PERCENT };
+      const allowed = allowance(limit, this.cluster.synced ? this.cluster.snapshot().nodes.length : 0);
+      let budget = Math.max(0, allowed - (await this.inFlight(meta)));
       const pdbs = budget > 0 ? await this.cluster.freshPdbs() : [];
       for (const removal of plan.remove) {
         if (budget <= 0) {
-          skipped.push({ node: removal.node, reason: 'max_disruptions', detail: `OPTIMIZE_MAX_DISRUPTIONS=${this.config.OPTIMIZE_MAX_DISRUPTIONS} drains already in flight` });
+          skipped.push({ node: removal.node, reason: 'max_disruptions', detail: `${allowed} optimizer drain${allowed === 1 ? '' : 's'} already in flight (OPTIMIZE_MAX_DISRUPTIONS=${limit.count}, OPTIMIZE_MAX_DISRUPTIONS_PERCENT=${limit.percent})` });
           continue;
         }
         let check: Recheck;
@@ -484,6 +515,12 @@ export class SchedulerScoringService {
         }
         if (!check.ok) {
           skipped.push({ node: removal.node, reason: check.reason, detail: check.detail });
+          continue;
+        }
+        // Right before each drain: a pause since the plan skips the rest (docs/pause.md).
+        const pause = this.pause.check('optimize');
+        if (!pause.go) {
+          skipped.push({ node: removal.node, reason: 'paused', detail: pause.detail });
           continue;
         }
         let op;
@@ -516,7 +553,7 @@ export class SchedulerScoringService {
   private async recordExecution(
     planId: string,
     drained: readonly { node: string; operationId: string; status: string }[],
-    skipped: readonly { node: string; reason: SkipReason | 'outside_window'; detail: string }[],
+    skipped: readonly { node: string; reason: SkipReason | 'outside_window' | 'paused'; detail: string }[],
     meta: CommandMeta,
   ): Promise<void> {
     const now = this.clock.now();

@@ -1,4 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
+import { FakePauseOwner } from '../../../test/support/fake-pause.js';
 import { Payload } from '@nestjs/microservices';
 import * as k8s from '@kubernetes/client-node';
 import { Commands, DEFAULT_DRAIN_OPTIONS, type CloudEvent, type CommandRequest, type DrainOperation, type DrainRequest, type DrainStatus } from '@nodes-manager/contracts';
@@ -118,7 +119,7 @@ export async function startHarness(fleet: { nodes: object[]; pods: object[]; pdb
     databaseUrl: db.url,
     runtime,
     modules: [SchedulerScoringModule.forRoot(cfg)],
-    controllers: [FakeUncordonCommands],
+    controllers: [FakeUncordonCommands, FakePauseOwner],
   });
   return {
     url,

@@ -89,6 +89,9 @@ describe('scheduler-scoring through the gateway (all-in-one, real Postgres, Kube
     expect(loop.plan).toMatchObject({ outcome: 'remove_nodes', reason: 'underutilized_nodes' });
     expect(loop.plan.rationale).toContain('idle-web');
     expect(loop.plan.rationale).toContain('bundled On-Demand prices');
+    // The node the plan could not take because of a PodDisruptionBudget is counted, with the budget.
+    const blocked = await h.runtime.metrics.registry.getSingleMetric('nodes_manager_pdb_blocked_nodes')!.get();
+    expect(blocked.values.filter((v) => v.labels['source'] === 'plan')).toEqual([expect.objectContaining({ labels: { service: 'scheduler-scoring', source: 'plan', pdb: expect.stringMatching(/^default\//) }, value: 1 })]);
     const times = loop.items.map((d: { createdAt: string }) => d.createdAt);
     expect([...times].sort().reverse()).toEqual(times);
     // The events leave through the outbox relay after the decisions commit: wait for them.

@@ -19,7 +19,9 @@ export const uncordonConfigSpec = defineConfigSpec({
     FENCING_ENABLED: env.bool(true),
     FENCING_ACTION: env.oneOf(['stop', 'terminate'] as const, 'stop'),
     FENCING_LEASE_TIMEOUT_SECONDS: env.number({ dflt: 60, min: 0, int: true }),
+    // Fencing stops where both are passed (docs/fencing.md#limits): overall, per zone and per node pool.
     FENCING_MAX_UNHEALTHY_PERCENT: env.number({ dflt: 20, min: 0, max: 100 }),
+    FENCING_MAX_UNHEALTHY_COUNT: env.number({ dflt: 5, min: 1, int: true }),
     FENCING_DRY_RUN: env.bool(false),
     FENCING_CONFIRM_TIMEOUT_SECONDS: env.number({ dflt: 300, min: 1, int: true }),
     FENCING_POD_DELETE_WAIT_SECONDS: env.number({ dflt: 30, min: 0, int: true }),
@@ -40,6 +42,10 @@ export const uncordonConfigSpec = defineConfigSpec({
     REBALANCE_FIGURES_DAYS: env.number({ dflt: 30, min: 1, max: 365 }),
     /** How long a gone node's ledger row waits for EC2's answer (through spot-advisor) before it is `removed` without one. */
     REBALANCE_EC2_WAIT_SECONDS: env.number({ dflt: 600, min: 1, int: true }),
+    /** The state the fleet starts in (docs/pause.md#configuration): `true` pauses every disruptive action, applied when it changed. */
+    DISRUPTION_PAUSE: env.bool(false),
+    /** The reason recorded for a pause by DISRUPTION_PAUSE (default "paused by configuration"). */
+    DISRUPTION_PAUSE_REASON: env.optionalString(),
   },
   secrets: [...COMMON_SECRETS],
 });

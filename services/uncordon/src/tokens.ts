@@ -16,3 +16,5 @@ export const INSTANCE_STATES = Symbol('INSTANCE_STATES');
 export const FENCE_APPROVALS = Symbol('FENCE_APPROVALS');
 export const DRAIN_APPROVALS = Symbol('DRAIN_APPROVALS');
 export const UNCORDON_APPROVALS = Symbol('UNCORDON_APPROVALS');
+/** The fleet-wide pause's table (docs/pause.md): uncordon keeps it. */
+export const PAUSE_REPOSITORY = Symbol('PAUSE_REPOSITORY');

@@ -1,7 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { approvalCommands, approvalStoreProvider, serviceApprovalsProvider, OUTBOX, type Outbox, COMMAND_BUS, commandBusProviders, createKubeConfig, DATA_SOURCE, LEADER_FACTORY, LOGGER, PlatformModule, type CommandBus, type JsonLogger, type LeaderFactory } from '@nodes-manager/platform';
-import { HEALTH_REGISTRY, kubeRequestCounter, kubeWatchOptions, METRICS, type HealthRegistry, type Metrics } from '@nodes-manager/platform';
+import { CLOCK, PAUSE_GATE, PauseGate, type Clock, HEALTH_REGISTRY, kubeRequestCounter, kubeWatchOptions, METRICS, type HealthRegistry, type Metrics } from '@nodes-manager/platform';
 import { migrations } from '../../../migrations/uncordon/index.js';
 import { DRAIN_APPROVALS_TABLE, entities, FENCE_APPROVALS_TABLE } from './adapters/outbound/uncordon.entities.js';
 import { UncordonCommands } from './adapters/inbound/uncordon.commands.js';
@@ -30,6 +30,10 @@ import { KubeFencing } from './adapters/outbound/kube-fencing.adapter.js';
 import { FencingRepository } from './fencing/fencing.repository.js';
 import { PressureRepository } from './pressure/pressure.repository.js';
 import type { UncordonConfig } from './config.js';
+import { PauseRepository } from './pause/pause.repository.js';
+import { PauseService } from './pause/pause.service.js';
+import { PauseController } from './pause/pause.controller.js';
+import { PauseCommands } from './adapters/inbound/pause.commands.js';
 import {
   DRAIN_APPROVALS,
   DRAIN_REPOSITORY,
@@ -44,7 +48,7 @@ import {
   UNCORDON_LEADER,
   UNCORDON_REPOSITORY,
 } from './tokens.js';
-import { INSTANCE_STATES, NODE_EVENTS, REBALANCE_REPOSITORY } from './tokens.js';
+import { INSTANCE_STATES, NODE_EVENTS, PAUSE_REPOSITORY, REBALANCE_REPOSITORY } from './tokens.js';
 
 export { UNCORDON_CONFIG } from './tokens.js';
 
@@ -55,7 +59,7 @@ export class UncordonModule {
     return {
       module: UncordonModule,
       imports: [PlatformModule.forService({ service: 'uncordon', config, entities, migrations })],
-      controllers: [UncordonCommands, NodeSafetyCommands, RebalanceCommands, approvalCommands('uncordon', UNCORDON_APPROVALS)],
+      controllers: [UncordonCommands, NodeSafetyCommands, PauseCommands, RebalanceCommands, approvalCommands('uncordon', UNCORDON_APPROVALS)],
       providers: [
         { provide: UNCORDON_CONFIG, useValue: config },
         // Fencing asks spot-advisor (which owns EC2) to stop instances.
@@ -91,6 +95,16 @@ export class UncordonModule {
         { provide: REBALANCE_REPOSITORY, inject: [DATA_SOURCE, OUTBOX], useFactory: (ds: DataSource, outbox: Outbox) => new RebalanceLedgerRepository(ds, outbox) },
         { provide: NODE_EVENTS, inject: [KUBE_NODES, LOGGER, METRICS], useFactory: (kube: KubeNodes, logger: JsonLogger, metrics: Metrics) => new KubeNodeEvents(kube.kc, { logger, metrics: { metrics, service: 'uncordon' }, resyncMs: config.SCAN_INTERVAL_SECONDS * 1000 }) },
         { provide: INSTANCE_STATES, inject: [COMMAND_BUS], useFactory: (bus: CommandBus) => new BusInstanceStates(bus) },
+        // The pause's owner reads its own table (docs/pause.md#who-keeps-it-and-how-every-service-learns-it).
+        { provide: PAUSE_REPOSITORY, inject: [DATA_SOURCE, OUTBOX], useFactory: (ds: DataSource, outbox: Outbox) => new PauseRepository(ds, outbox) },
+        {
+          provide: PAUSE_GATE,
+          inject: [PAUSE_REPOSITORY, CLOCK, LOGGER, METRICS, HEALTH_REGISTRY],
+          useFactory: (repo: PauseRepository, clock: Clock, logger: JsonLogger, metrics: Metrics, health: HealthRegistry) =>
+            new PauseGate({ service: 'uncordon', source: () => repo.view(clock.now()), clock, logger, intervalMs: config.SCAN_INTERVAL_SECONDS * 1000, metrics, health }),
+        },
+        PauseService,
+        PauseController,
         RebalanceLedgerService,
         UncordonService,
         DrainService,

@@ -80,6 +80,13 @@ describe('drain', () => {
     expect(blocked.progress.skipped).toEqual(
       expect.arrayContaining([{ pod: 'default/ds-agent', reason: 'DAEMONSET' }, { pod: 'default/static-proxy', reason: 'MIRROR' }]),
     );
+    // Why the node is not drained yet is visible: a Warning Event on the Node naming the budget (once, not per
+    // retry), and the gauge of nodes a PodDisruptionBudget holds.
+    const pdbEvents = () => sim.objects('events').filter((e) => e.involvedObject?.name === 'd-1' && e.reason === 'DisruptionBlockedByPDB');
+    await waitFor(() => pdbEvents().length > 0 || undefined, 'the DisruptionBlockedByPDB Event on d-1');
+    expect(pdbEvents()[0]).toMatchObject({ type: 'Warning', message: expect.stringContaining('PodDisruptionBudget default/db') });
+    const gauge = await app.runtime.metrics.registry.getSingleMetric('nodes_manager_pdb_blocked_nodes')!.get();
+    expect(gauge.values).toContainEqual(expect.objectContaining({ labels: { service: 'uncordon', source: 'drain', pdb: 'default/db' }, value: 1 }));
     const node = await getNode(sim, 'd-1');
     expect(node.spec.unschedulable).toBe(true);
     expect(node.metadata.annotations['nodes-manager/drain-operation']).toBe(id);
@@ -91,6 +98,9 @@ describe('drain', () => {
     sim.load({ pods: [aKubePod('db-2', 'spare', { labels: { app: 'db' } })] });
     const done = await ended(id);
     expect(done).toMatchObject({ status: 'completed', progress: { podsLeft: 0 } });
+    expect(pdbEvents()).toHaveLength(1);
+    const gaugeAfter = await app.runtime.metrics.registry.getSingleMetric('nodes_manager_pdb_blocked_nodes')!.get();
+    expect(gaugeAfter.values.filter((v) => v.labels['source'] === 'drain')).toEqual([]);
     expect(done.progress.outcomes).toEqual(
       expect.arrayContaining([
         { pod: 'default/web-1', outcome: 'EVICTED' },

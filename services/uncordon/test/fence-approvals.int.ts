@@ -4,6 +4,7 @@ import { FENCING_LABEL, type CloudEvent } from '@nodes-manager/contracts';
 import { ApprovalStore, createDataSource, FakeClock, JsonLogger, Outbox, SystemClock } from '@nodes-manager/platform';
 import { createTestDatabase, testToken, waitFor, type TestDatabase } from '@nodes-manager/platform/testing';
 import { generateFleet, startKubeSim, type KubeSim } from '@nodes-manager/sim';
+import { nodePoolOf } from '@nodes-manager/kube';
 import { DrainRepository } from '../src/drain/drain.repository.js';
 import { entities, FENCE_APPROVALS_TABLE } from '../src/adapters/outbound/uncordon.entities.js';
 import { UncordonRepository } from '../src/auto-uncordon/uncordon.repository.js';
@@ -19,7 +20,9 @@ const FLEET = generateFleet({ seed: 5, nodes: 12, karpenter: false });
 const OPTED = FLEET.nodes.slice(0, 10).map((n) => n.metadata!.name!);
 for (const n of FLEET.nodes) if (OPTED.includes(n.metadata!.name!)) n.metadata!.labels![FENCING_LABEL] = 'enabled';
 const zoneOf = (node: string) => FLEET.nodes.find((n) => n.metadata!.name === node)!.metadata!.labels!['topology.kubernetes.io/zone']!;
-const [A, B] = [OPTED[0]!, OPTED.find((n) => zoneOf(n) !== zoneOf(OPTED[0]!))!];
+const poolOf = (node: string) => nodePoolOf(FLEET.nodes.find((n) => n.metadata!.name === node)!.metadata!.labels!);
+// Two hung nodes apart in zone and in pool: neither share (per zone, per pool) looks like a partition.
+const [A, B] = [OPTED[0]!, OPTED.find((n) => zoneOf(n) !== zoneOf(OPTED[0]!) && poolOf(n) !== poolOf(OPTED[0]!))!];
 /**
  * The service and the simulator share a fake clock (the kubelets stamp their Lease renewals with it): the fencing
  * evaluation runs every scan interval (1 s here) of it, as the test steps it.

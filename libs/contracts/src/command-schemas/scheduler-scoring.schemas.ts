@@ -80,14 +80,15 @@ const TRIGGER_RESULT_SCHEMA = open(
     ),
     gate: open(
       {
-        action: oneOf(['execute', 'wait_for_window', 'approval_requested', 'approval_open']),
+        action: oneOf(['execute', 'wait_for_window', 'approval_requested', 'approval_open', 'paused']),
         heldBack: arrayOf(open({ node: str(), reason: str(), detail: str() })),
         opensAt: str(),
         approvalId: str(),
         status: str(),
+        detail: str('with `paused`: the pause that holds the drains back (docs/pause.md)'),
       },
-      ['heldBack', 'opensAt', 'approvalId', 'status'],
-      'what the approval and maintenance-window gate did with the plan (execute mode)',
+      ['heldBack', 'opensAt', 'approvalId', 'status', 'detail'],
+      'what the pause, the approval and the maintenance-window gate did with the plan (execute mode)',
     ),
     approvalsExecuted: arrayOf(open({ id: str(), status: str() })),
   },

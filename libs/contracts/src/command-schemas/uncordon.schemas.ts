@@ -27,8 +27,9 @@ export const DRAIN_OPERATION_SCHEMA: JsonSchema = open(
         skipped: arrayOf(podReason),
         refused: arrayOf(podReason),
         outcomes: arrayOf(open({ pod: str(), outcome: str() })),
+        pausedSince: time('while a fleet-wide pause holds the drain at a safe point (docs/pause.md)'),
       },
-      ['podsTotal', 'podsLeft', 'pdbWaits', 'errors', 'resumed', 'pods', 'skipped', 'refused', 'outcomes'],
+      ['podsTotal', 'podsLeft', 'pdbWaits', 'errors', 'resumed', 'pods', 'skipped', 'refused', 'outcomes', 'pausedSince'],
       'empty until the leader starts the drain',
     ),
     startedAt: time(),
@@ -123,7 +124,7 @@ const SUMMARY_SCHEMA: JsonSchema = open({
   byNodePool: grouped(['nodePool']),
 });
 
-const share = open({ zone: str(), dead: int(), total: int(), percent: num(), suspended: bool() }, ['zone']);
+const share = open({ zone: str(), nodePool: str(), dead: int(), total: int(), percent: num(), suspended: bool() }, ['zone', 'nodePool']);
 /** FENCING_VIEW_SCHEMA — settings, partition shares, verdicts and operations (FencingView; docs/fencing.md). */
 export const FENCING_VIEW_SCHEMA: JsonSchema = open({
   enabled: bool(),
@@ -131,9 +132,11 @@ export const FENCING_VIEW_SCHEMA: JsonSchema = open({
   action: oneOf(FENCING_ACTIONS),
   leaseTimeoutSeconds: int(),
   maxUnhealthyPercent: num(),
-  suspended: bool('a suspected partition holds fencing back (overall or in some zone)'),
+  maxUnhealthyCount: int('FENCING_MAX_UNHEALTHY_COUNT: fencing stops where more than this many and more than the percentage look dead'),
+  suspended: bool('a suspected partition holds fencing back (overall, in some zone or in some pool)'),
   overall: share,
   zones: arrayOf(share),
+  pools: arrayOf(share),
   verdicts: arrayOf(
     open(
       {

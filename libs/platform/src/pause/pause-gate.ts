@@ -1,7 +1,7 @@
 import type { OnApplicationBootstrap, OnApplicationShutdown, Provider } from '@nestjs/common';
 import { Commands, PAUSE_OWNER, type ActivePause, type DisruptiveAction, type PauseView, type ServiceName } from '@nodes-manager/contracts';
 import { checkPause, describePause, pauseInForce, type PauseCheck, type PauseReading } from '@nodes-manager/disruption';
-import type { Clock } from '../clock/clock.js';
+import type { Clock, TimerHandle } from '../clock/clock.js';
 import { CodedError } from '../errors/coded-error.js';
 import type { HealthRegistry } from '../health/health.js';
 import type { Metrics } from '../health/metrics.js';
@@ -41,11 +41,13 @@ export interface PauseGateOptions {
  * readiness, `degraded: pause`). A reading older than three intervals (asks that hang) counts as unknown too.
  * A pause whose `until` has passed no longer holds anything, whether or not the owner has recorded its end.
  *
- * Stable API (other services build on it): `check`, `checkNow`, `reading`, `refresh`, `onChange`.
+ * Stable API (other services build on it): `check`, `checkReady`, `checkNow`, `reading`, `refresh`, `onChange`.
  */
 export class PauseGate implements OnApplicationBootstrap, OnApplicationShutdown {
   private last: PauseReading;
-  private timer?: NodeJS.Timeout;
+  private timer?: TimerHandle;
+  private stopped = false;
+  private first?: Promise<PauseReading>;
   private inFlight?: Promise<PauseReading>;
   private readonly listeners: ((r: PauseReading) => void)[] = [];
   private lastKey = '';
@@ -71,6 +73,15 @@ export class PauseGate implements OnApplicationBootstrap, OnApplicationShutdown 
     return checkPause(this.last, action, this.o.clock.now(), this.maxAgeMs());
   }
 
+  /**
+   * checkReady — `check`, once the gate has its first answer (the start's ask, shared): an action in the first moments
+   * of a start is not held as `pause_unknown` merely because the owner was not asked yet. Then as `check` (no I/O).
+   */
+  async checkReady(action: DisruptiveAction): Promise<PauseCheck> {
+    await (this.first ??= this.refresh());
+    return this.check(action);
+  }
+
   /** checkNow — the owner asked afresh, then `check`: for an approved action about to be carried out. */
   async checkNow(action: DisruptiveAction): Promise<PauseCheck> {
     await this.refresh();
@@ -94,13 +105,21 @@ export class PauseGate implements OnApplicationBootstrap, OnApplicationShutdown 
   }
 
   onApplicationBootstrap(): void {
-    void this.refresh();
-    this.timer = setInterval(() => void this.refresh(), this.o.intervalMs);
-    this.timer.unref();
+    this.tick();
   }
 
   onApplicationShutdown(): void {
-    if (this.timer) clearInterval(this.timer);
+    this.stopped = true;
+    this.timer?.cancel();
+  }
+
+  /** tick — asks now, then again one interval later, on the Clock (a FakeClock's step drives it in tests). */
+  private tick(): Promise<unknown> {
+    if (this.stopped) return Promise.resolve();
+    const asked = this.refresh();
+    this.first ??= asked;
+    this.timer = this.o.clock.setTimer(this.o.intervalMs, () => this.tick());
+    return asked;
   }
 
   private maxAgeMs(): number {

@@ -24,7 +24,7 @@ export interface SelectionInput {
   readonly now: Date;
 }
 
-export type SkipReason = 'no_nodeclaim' | 'already_deleting' | 'nodeclaim_do_not_disrupt' | 'node_do_not_disrupt' | 'pod_do_not_disrupt' | 'budget_exhausted' | 'duplicate';
+export type SkipReason = 'no_nodeclaim' | 'already_deleting' | 'nodeclaim_do_not_disrupt' | 'node_do_not_disrupt' | 'pod_do_not_disrupt' | 'budget_exhausted' | 'duplicate' | 'paused';
 
 export interface SelectedClaim {
   readonly nodeClaim: string;

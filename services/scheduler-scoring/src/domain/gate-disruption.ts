@@ -1,5 +1,5 @@
 import type { ApprovalNode } from '@nodes-manager/contracts';
-import { windowState, type ApprovalMode, type MaintenanceWindow } from '@nodes-manager/disruption';
+import { windowState, type ApprovalMode, type MaintenanceWindow, type PauseCheck } from '@nodes-manager/disruption';
 import type { ConsolidationPlan, NodeRemoval } from '@nodes-manager/scoring';
 
 /** A planned removal the window keeps back, with the reason recorded for it. */
@@ -41,10 +41,12 @@ export type DisruptionGate =
   | { readonly action: 'execute'; readonly removals: readonly NodeRemoval[]; readonly heldBack: readonly HeldBack[] }
   | { readonly action: 'wait_for_window'; readonly heldBack: readonly HeldBack[]; readonly opensAt?: Date }
   | { readonly action: 'request_approval' }
-  | { readonly action: 'approval_open'; readonly approvalId: string; readonly status: string };
+  | { readonly action: 'approval_open'; readonly approvalId: string; readonly status: string }
+  | { readonly action: 'paused'; readonly detail: string };
 
 /**
- * gateDisruption — in `manual` the plan becomes an approval request (one open request at a time: while one is
+ * gateDisruption — while the fleet is paused (or the pause is unknown) an `automatic` plan drains nothing
+ * (docs/pause.md); approvals are still requested in `manual`: asking is not disrupting. Then: in `manual` the plan becomes an approval request (one open request at a time: while one is
  * pending, approved or executing, the cycle only says so); in `automatic` the nodes inside their window are drained
  * now and the others wait (nothing starts outside a window; when no node is inside, nothing runs).
  */
@@ -55,10 +57,12 @@ export function gateDisruption(input: {
   windows: readonly MaintenanceWindow[];
   now: Date;
   openApproval?: { id: string; status: string };
+  pause?: PauseCheck;
 }): DisruptionGate {
   if (input.mode === 'manual') {
     return input.openApproval ? { action: 'approval_open', approvalId: input.openApproval.id, status: input.openApproval.status } : { action: 'request_approval' };
   }
+  if (input.pause && !input.pause.go) return { action: 'paused', detail: input.pause.detail };
   const split = splitByWindow(input.removals, input.poolOf, input.windows, input.now);
   if (split.inside.length === 0) return { action: 'wait_for_window', heldBack: split.outside, ...(split.opensAt ? { opensAt: split.opensAt } : {}) };
   return { action: 'execute', removals: split.inside, heldBack: split.outside };

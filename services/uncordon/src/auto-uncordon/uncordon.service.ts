@@ -22,10 +22,13 @@ import {
   type LeaderElector,
   type Metrics,
   type Outbox,
+  PAUSE_GATE,
+  type PauseGate,
 } from '@nodes-manager/platform';
 import type { UncordonConfig } from '../config.js';
 import { PressureService } from '../pressure/pressure.service.js';
 import { holdForPressure } from '../pressure/domain/decide-pressure.js';
+import { holdForPause } from './domain/hold-for-pause.js';
 import { cordonedNodeSnapshot } from './domain/cordoned-node.js';
 import {
   budgetLeft,
@@ -114,6 +117,7 @@ export class UncordonService {
     @Inject(UNCORDON_LEADER) private readonly leader: LeaderElector,
     @Inject(METRICS) metrics: Metrics,
     @Inject(PressureService) private readonly pressure: PressureService,
+    @Optional() @Inject(PAUSE_GATE) private readonly pause?: PauseGate,
     @Optional() @Inject(RebalanceLedgerService) private readonly rebalances?: RebalanceLedgerService,
   ) {
     this.rule = ruleConfig(config);
@@ -180,13 +184,18 @@ export class UncordonService {
     const verdicts = cordoned.map((n) => {
       const name = n.metadata?.name ?? '';
       const v = decideUncordon(cordonedNodeSnapshot(n), this.observation(observations.get(name), history.get(name), n), now, this.ruleFor(n, pools));
-      return holdForPressure(v, pressure.get(name), this.pressureThreshold, this.pressureRequeueMs);
+      return this.holdForPause(holdForPressure(v, pressure.get(name), this.pressureThreshold, this.pressureRequeueMs));
     });
     const budget = budgetLeft(this.rule.maxPerCycle, this.budgetWindowMs, recent, now);
     return selectWithinBudget(verdicts, budget.allowed, budget.freesInMs);
   }
 
-  /** poolFigures — the ledger's figures per pool, read only in learned grace mode. */
+  /** holdForPause — a pause of scope `all` holds auto-uncordon too (docs/pause.md); otherwise it goes on. */
+  private holdForPause(v: UncordonVerdict): UncordonVerdict {
+    return this.pause ? holdForPause(v, this.pause.check('uncordon'), this.pressureRequeueMs) : v;
+  }
+
+    /** poolFigures — the ledger's figures per pool, read only in learned grace mode. */
   private async poolFigures(): Promise<Map<string, RebalanceFigures> | undefined> {
     if (!this.learnedGrace || !this.rebalances) return undefined;
     return this.rebalances.poolFigures().catch((err) => {
@@ -223,12 +232,12 @@ export class UncordonService {
       const now = this.clock.now();
       const [observations, history, pressure] = await Promise.all([this.repo.observations([name]), this.repo.uncordonHistory([name], now), this.pressure.memoryOf([name])]);
       const snapshot = cordonedNodeSnapshot(fresh);
-      const verdict = holdForPressure(
+      const verdict = this.holdForPause(holdForPressure(
         decideUncordon(snapshot, this.observation(observations.get(name), history.get(name), fresh), now, this.ruleFor(fresh, await this.poolFigures())),
         pressure.get(name),
         this.pressureThreshold,
         this.pressureRequeueMs,
-      );
+      ));
       if (verdict.decision !== 'uncordon') {
         this.logger.info('stale plan dropped on a fresh read', { node: name, decision: verdict.decision, reason: verdict.reason });
         return done('stale');

@@ -27,6 +27,10 @@ import {
   type ApprovalStore,
   type ReconcileResult,
   type SqlRunner,
+  PAUSE_GATE,
+  type PauseGate,
+  PdbBlockedNodes,
+  PDB_BLOCKED_EVENT_REASON,
 } from '@nodes-manager/platform';
 import { nodePoolOf } from '@nodes-manager/kube';
 import type { UncordonConfig } from '../config.js';
@@ -64,6 +68,8 @@ const API_RETRY_MS = 2_000;
 @Injectable()
 export class DrainService {
   private readonly drains;
+  /** Nodes whose drain a PodDisruptionBudget holds, and which budget (gauge and Node Event; docs/pause.md#blocked). */
+  private readonly pdbBlocked: PdbBlockedNodes;
 
   constructor(
     @Inject(UNCORDON_CONFIG) private readonly config: UncordonConfig,
@@ -75,8 +81,10 @@ export class DrainService {
     @Inject(UNCORDON_LEADER) private readonly leader: LeaderElector,
     @Inject(DRAIN_APPROVALS) private readonly approvals: ApprovalStore,
     @Inject(METRICS) metrics: Metrics,
+    @Inject(PAUSE_GATE) private readonly pause: PauseGate,
   ) {
     this.drains = metrics.counter('nodes_manager_drains_total', 'Drain operations by final status', ['status']);
+    this.pdbBlocked = new PdbBlockedNodes(metrics, 'uncordon', 'drain');
   }
 
   /**
@@ -86,6 +94,9 @@ export class DrainService {
    * `drain` that its operator requested and approved, already `executed` (docs/approvals.md).
    */
   async start(req: DrainRequest, meta: CommandMeta): Promise<DrainOperation> {
+    // No drain starts while the fleet is paused (or the pause is unknown): 409 naming why (docs/pause.md).
+    const pause = await this.pause.checkReady('drain');
+    if (!pause.go) throw new CodedError('CONFLICT', `no drain starts: ${pause.detail}`, { node: req.node, reason: pause.reason });
     const node = await this.kube.getNode(req.node);
     if (!node) throw new CodedError('NOT_FOUND', `node ${req.node} not found`, { node: req.node });
     const options: DrainOptions = {
@@ -228,6 +239,16 @@ export class DrainService {
     if (step.action === 'fail') return this.finish(op, DrainStatus.FAILED, progress(step.state), step.reason, step.message, loop.plan, step.state);
 
     const results: EvictionResult[] = [];
+    const refusals: { pod: string; pdb: string }[] = [];
+    // A pause stops a running drain at a safe point: no new eviction (one sent is not taken back); it stays running
+    // and cordoned with `progress.pausedSince`, and goes on when the pause ends; its deadline still counts.
+    const pause = step.action === 'evict' ? this.pause.check('drain') : { go: true as const };
+    if (!pause.go) {
+      const pausedSince = (op.progress.pausedSince as string | undefined) ?? now.toISOString();
+      if (!op.progress.pausedSince) this.logger.info('drain paused at a safe point: no new eviction', { node: op.node, operationId: op.id, reason: pause.detail });
+      if (!(await this.repo.saveStep(op.id, { ...progress(loop.state), pausedSince }, drainStateToJson({ term: ctx.term, loop: { ...loop, results: [], present } }), now))) return {};
+      return { requeueAfterMs: Math.min(this.config.SCAN_INTERVAL_SECONDS * 1000, Math.max(0, op.startedAt.getTime() + op.options.timeoutSeconds * 1000 - now.getTime()) + 1) };
+    }
     if (step.action === 'evict') {
       if (ctx.signal.aborted || !(await this.leader.stillLeader())) return {};
       for (const p of step.pods) {
@@ -235,12 +256,30 @@ export class DrainService {
         if (r.outcome === 'too-many-requests') counters.pdbWaits += 1;
         if (r.outcome === 'error') counters.errors.push(`${podName(p)}: ${r.message ?? 'eviction failed'}`);
         results.push({ uid: p.uid, outcome: r.outcome, ...(r.message !== undefined ? { message: r.message } : {}) });
+        if (r.outcome === 'too-many-requests') refusals.push({ pod: podName(p), pdb: r.pdb ?? 'a PodDisruptionBudget' });
       }
+      await this.notePdb(op.node, refusals);
     }
     const next: DrainLoop = { ...loop, state: step.state, results, present };
     if (!(await this.repo.saveStep(op.id, progress(step.state), drainStateToJson({ term: ctx.term, loop: next }), now))) return {};
     if (step.action === 'evict') return { requeueAfterMs: 0 };
     return { requeueAfterMs: listFailed ? Math.max(API_RETRY_MS, step.requeueAfterMs) : step.requeueAfterMs };
+  }
+
+  /**
+   * notePdb — after a round of evictions: a node whose eviction a PodDisruptionBudget refused is counted in
+   * `nodes_manager_pdb_blocked_nodes` and, the first time (or when another budget holds it), gets a Warning Event
+   * `DisruptionBlockedByPDB` naming the budget and the pod; a round with no refusal clears it.
+   */
+  private async notePdb(node: string, refusals: readonly { pod: string; pdb: string }[]): Promise<void> {
+    const refused = refusals[0];
+    if (!refused) return this.pdbBlocked.clear(node);
+    if (!this.pdbBlocked.block(node, refused.pdb)) return;
+    const pdb = refused.pdb;
+    const message = `the drain of ${node} could not evict ${refused.pod}: PodDisruptionBudget ${pdb} allows no disruption now; retried until the drain's deadline`;
+    this.logger.info('drain blocked by a PodDisruptionBudget', { node, pdb });
+    const n = await this.kube.getNode(node).catch(() => undefined);
+    if (n) await this.kube.nodeEvent(n, PDB_BLOCKED_EVENT_REASON, message, this.clock.now(), 'Warning').catch((err: Error) => this.logger.warn('node event not written', { node, err: err.message }));
   }
 
   /**
@@ -273,6 +312,7 @@ export class DrainService {
       return {};
     }
     this.outbox.added();
+    this.pdbBlocked.clear(op.node);
     this.drains.inc({ service: 'uncordon', status });
     this.logger.info(`drain ${status}`, { node: op.node, operationId: op.id, reason, message });
     // The node stays cordoned (by us); only the "draining" mark goes.

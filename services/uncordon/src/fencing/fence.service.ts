@@ -1,6 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Commands, EventTypes, FencingFailureReason, FencingStatus } from '@nodes-manager/contracts';
 import {
+  PAUSE_GATE,
+  type PauseGate,
   CLOCK,
   CodedError,
   COMMAND_BUS,
@@ -71,6 +73,7 @@ export class FenceService {
     @Inject(UNCORDON_LEADER) private readonly leader: LeaderElector,
     @Inject(COMMAND_BUS) private readonly bus: CommandBus,
     @Inject(METRICS) metrics: Metrics,
+    @Inject(PAUSE_GATE) private readonly pause: PauseGate,
   ) {
     this.fences = metrics.counter('nodes_manager_fencing_operations_total', 'Fencing operations by final status', ['status', 'reason']);
   }
@@ -116,7 +119,13 @@ export class FenceService {
       await this.end(op, FencingStatus.ABANDONED, FencingFailureReason.LEASE_RENEWED, 'the node renewed its Lease (or is Ready) again before the EC2 call: left alone');
       return {};
     }
-    // The fence's first disruptive step: past here the instance is stopped.
+    // The fence's first disruptive step: past here the instance is stopped. A pause holds it here, before the EC2
+    // call (its intent stays `pending`); once the call is made the fence finishes (docs/pause.md).
+    const pause = await this.pause.checkReady('fence');
+    if (!pause.go) {
+      this.logger.info('fence waits before its EC2 call: disruptive actions paused', { node: op.node, reason: pause.detail });
+      return { requeueAfterMs: this.config.SCAN_INTERVAL_SECONDS * 1000 };
+    }
     if (!(await this.leader.stillLeader())) return {};
     const moved = await this.transition(op, FencingStatus.EC2_REQUESTED, `${this.config.FENCING_ACTION === 'stop' ? 'StopInstances (Force)' : 'TerminateInstances'} ${op.instanceId}`);
     return moved ? { requeueAfterMs: 0 } : {};

@@ -130,7 +130,7 @@ export class FencingRepository {
   }
 
   /** saveEvaluation — the verdicts and partition shares of one cycle, with its events (`fencing.suspended`), in one transaction. */
-  async saveEvaluation(verdicts: readonly FencingVerdict[], state: { suspended: boolean; overall: PartitionShare; zones: PartitionShare[] }, now: Date, events: readonly CloudEvent[]): Promise<void> {
+  async saveEvaluation(verdicts: readonly FencingVerdict[], state: { suspended: boolean; overall: PartitionShare; zones: PartitionShare[]; pools: PartitionShare[] }, now: Date, events: readonly CloudEvent[]): Promise<void> {
     await this.ds.transaction(async (tx) => {
       await this.saveVerdicts(tx, verdicts, state, now);
       if (events.length) await this.outbox.add(tx, events);
@@ -225,7 +225,7 @@ export class FencingRepository {
   }
 
   /** saveVerdicts — the latest verdict of every node that is not Ready; nodes no longer listed lose theirs. */
-  private async saveVerdicts(tx: SqlRunner, verdicts: readonly FencingVerdict[], state: { suspended: boolean; overall: PartitionShare; zones: PartitionShare[] }, now: Date): Promise<void> {
+  private async saveVerdicts(tx: SqlRunner, verdicts: readonly FencingVerdict[], state: { suspended: boolean; overall: PartitionShare; zones: PartitionShare[]; pools: PartitionShare[] }, now: Date): Promise<void> {
     {
       await tx.query(`DELETE FROM nodes.fencing_verdicts WHERE NOT (node_name = ANY($1::text[]))`, [verdicts.map((v) => v.node)]);
       if (verdicts.length > 0) {
@@ -239,7 +239,7 @@ export class FencingRepository {
       await tx.query(
         `INSERT INTO nodes.fencing_state (id, suspended, shares, evaluated_at) VALUES ('cluster', $1, $2, $3)
          ON CONFLICT (id) DO UPDATE SET suspended = EXCLUDED.suspended, shares = EXCLUDED.shares, evaluated_at = EXCLUDED.evaluated_at`,
-        [state.suspended, JSON.stringify({ overall: state.overall, zones: state.zones }), now],
+        [state.suspended, JSON.stringify({ overall: state.overall, zones: state.zones, pools: state.pools }), now],
       );
     }
   }
@@ -249,11 +249,11 @@ export class FencingRepository {
     return rows.map((r) => r.verdict);
   }
 
-  async state(): Promise<{ suspended: boolean; overall: PartitionShare; zones: PartitionShare[]; evaluatedAt: Date } | undefined> {
-    const rows: Array<{ suspended: boolean; shares: { overall: PartitionShare; zones: PartitionShare[] }; evaluated_at: Date }> = await this.ds.query(
+  async state(): Promise<{ suspended: boolean; overall: PartitionShare; zones: PartitionShare[]; pools: PartitionShare[]; evaluatedAt: Date } | undefined> {
+    const rows: Array<{ suspended: boolean; shares: { overall: PartitionShare; zones: PartitionShare[]; pools?: PartitionShare[] }; evaluated_at: Date }> = await this.ds.query(
       `SELECT suspended, shares, evaluated_at FROM nodes.fencing_state WHERE id = 'cluster'`,
     );
     const r = rows[0];
-    return r ? { suspended: r.suspended, overall: r.shares.overall, zones: r.shares.zones, evaluatedAt: r.evaluated_at } : undefined;
+    return r ? { suspended: r.suspended, overall: r.shares.overall, zones: r.shares.zones, pools: r.shares.pools ?? [], evaluatedAt: r.evaluated_at } : undefined;
   }
 }

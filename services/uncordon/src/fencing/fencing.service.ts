@@ -19,6 +19,8 @@ import {
   LOGGER,
   makeEvent,
   METRICS,
+  PAUSE_GATE,
+  type PauseGate,
   type ApprovalStore,
   type Clock,
   type HealthRegistry,
@@ -87,6 +89,7 @@ export class FencingService {
     @Inject(UNCORDON_LEADER) private readonly leader: LeaderElector,
     @Inject(METRICS) metrics: Metrics,
     @Inject(HEALTH_REGISTRY) health: HealthRegistry,
+    @Inject(PAUSE_GATE) private readonly pause: PauseGate,
   ) {
     this.suspendedGauge = metrics.gauge('nodes_manager_fencing_suspended', '1 while a suspected partition holds fencing back');
     health.register('uncordon.fencing', () =>
@@ -122,14 +125,16 @@ export class FencingService {
     const decision = decideFencing(candidates, now, {
       enabled: this.config.FENCING_ENABLED,
       leaseTimeoutSeconds: this.config.FENCING_LEASE_TIMEOUT_SECONDS,
-      maxUnhealthyPercent: this.config.FENCING_MAX_UNHEALTHY_PERCENT,
+      maxUnhealthy: { count: this.config.FENCING_MAX_UNHEALTHY_COUNT, percent: this.config.FENCING_MAX_UNHEALTHY_PERCENT },
+      // Right before fences start: the fleet-wide pause turns a FENCE verdict into a wait (docs/pause.md).
+      pause: await this.pause.checkReady('fence'),
     });
     const cacheByName = new Map(all.map((n) => [n.metadata?.name ?? '', n]));
     // DISRUPTION_APPROVAL for `fence`: under `manual` a FENCE verdict becomes a request (docs/fencing.md#approval).
     const gates = await this.gates(decision, cacheByName, now);
     const verdicts = decision.verdicts.map((v) => withGate(v, gates.get(v.node)));
     // Verdicts are written when they change (decision, reason and gate per node, the shares), not every cycle.
-    const key = JSON.stringify([verdicts.map((v) => [v.node, v.decision, v.reason, gateKey(gates.get(v.node))]), decision.overall, decision.zones]);
+    const key = JSON.stringify([verdicts.map((v) => [v.node, v.decision, v.reason, gateKey(gates.get(v.node))]), decision.overall, decision.zones, decision.pools]);
     const before = await this.repo.state();
     if (key !== this.savedKey) {
       const changed = (before?.suspended ?? false) !== decision.suspended;
@@ -141,7 +146,9 @@ export class FencingService {
             suspended: decision.suspended,
             overall: { dead: decision.overall.dead, total: decision.overall.total, percent: decision.overall.percent, suspended: decision.overall.suspended },
             zones: decision.zones.map((z) => ({ zone: z.zone ?? 'unknown', dead: z.dead, total: z.total, percent: z.percent, suspended: z.suspended })),
+            pools: decision.pools.map((p) => ({ nodePool: p.nodePool ?? 'unknown', dead: p.dead, total: p.total, percent: p.percent, suspended: p.suspended })),
             maxUnhealthyPercent: this.config.FENCING_MAX_UNHEALTHY_PERCENT,
+            maxUnhealthyCount: this.config.FENCING_MAX_UNHEALTHY_COUNT,
           },
           now,
           { actor: FENCING_ACTOR, subject: 'cluster' },
@@ -150,9 +157,9 @@ export class FencingService {
     }
     this.savedKey = key;
     this.suspendedGauge.set({ service: 'uncordon' }, decision.suspended ? 1 : 0);
-    const where = decision.overall.suspended ? decision.overall : decision.zones.find((z) => z.suspended);
+    const where = decision.overall.suspended ? decision.overall : (decision.zones.find((z) => z.suspended) ?? decision.pools.find((p) => p.suspended));
     this.suspendedDetail = where
-      ? `fencing suspended: ${where.dead} of ${where.total} opted-in nodes${where.zone ? ` in ${where.zone}` : ''} look dead (suspected partition)`
+      ? `fencing suspended: ${where.dead} of ${where.total} opted-in nodes${where.zone ? ` in ${where.zone}` : ''}${where.nodePool ? ` of pool ${where.nodePool}` : ''} look dead (suspected partition)`
       : undefined;
     if (decision.suspended !== (before?.suspended ?? false)) this.logger.warn(decision.suspended ? 'fencing suspended: suspected partition' : 'fencing resumed', { overall: decision.overall });
     for (const c of decision.fence) {
@@ -225,6 +232,11 @@ export class FencingService {
       this.logger.debug('approved fence waits for its maintenance window', { approvalId: a.id, node: a.subject, opensAt: check.opensAt?.toISOString() });
       return;
     }
+    // Paused (or the pause unknown): the approved fence waits, unclaimed (docs/pause.md).
+    if (!this.pause.check('fence').go) {
+      this.logger.debug('approved fence waits: disruptive actions paused', { approvalId: a.id, node: a.subject });
+      return;
+    }
     if (!(await this.approvals.claim(a.id))) return;
     if (!check.go) {
       await this.approvals.finish(a.id, [{ node: a.subject, outcome: 'skipped', reason: check.reason, detail: check.detail }], meta);
@@ -244,6 +256,7 @@ export class FencingService {
       name: n.metadata?.name ?? '',
       uid: n.metadata?.uid ?? '',
       zone: zoneOf(n),
+      nodePool: poolOf(n) ?? null,
       optedIn: optedIn(n),
       instanceId: parseProviderId(n.spec?.providerID)?.instanceId ?? null,
       ready: ready?.status ?? 'Unknown',
@@ -264,9 +277,11 @@ export class FencingService {
       action: this.config.FENCING_ACTION,
       leaseTimeoutSeconds: this.config.FENCING_LEASE_TIMEOUT_SECONDS,
       maxUnhealthyPercent: this.config.FENCING_MAX_UNHEALTHY_PERCENT,
+      maxUnhealthyCount: this.config.FENCING_MAX_UNHEALTHY_COUNT,
       suspended: state?.suspended ?? false,
       overall: state?.overall ?? none,
       zones: state?.zones ?? [],
+      pools: state?.pools ?? [],
       verdicts,
       operations: ops.map(fencingView),
       evaluatedAt: state?.evaluatedAt.toISOString() ?? null,

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type * as k8s from '@kubernetes/client-node';
 import { EventTypes, PRESSURE_LABEL, PRESSURE_MODES, PressureReliefOutcome, type NodePressure, type PressureMode, type PsiResource } from '@nodes-manager/contracts';
-import { CLOCK, LOGGER, makeEvent, METRICS, type Clock, type JsonLogger, type LeaderElector, type Metrics } from '@nodes-manager/platform';
+import { CLOCK, LOGGER, makeEvent, METRICS, PAUSE_GATE, type PauseGate, type Clock, type JsonLogger, type LeaderElector, type Metrics } from '@nodes-manager/platform';
 import { effectiveResources, MIRROR_ANNOTATION, podQos } from '@nodes-manager/kube';
 import type { UncordonConfig } from '../config.js';
 import { decideRelief, nextHighSamples, psiFromSummary, type PodMemory } from './domain/decide-pressure.js';
@@ -43,6 +43,7 @@ export class PressureService {
     @Inject(PRESSURE_REPOSITORY) private readonly repo: PressureRepository,
     @Inject(UNCORDON_LEADER) private readonly leader: LeaderElector,
     @Inject(METRICS) metrics: Metrics,
+    @Inject(PAUSE_GATE) private readonly pause: PauseGate,
   ) {
     this.reliefs = metrics.counter('nodes_manager_pressure_reliefs_total', 'Pressure relief attempts by outcome', ['outcome']);
     this.psiGauge = metrics.gauge('nodes_manager_node_memory_psi_full_avg10', 'Memory PSI full avg10 (percent) of nodes opted in to pressure watching', ['node']);
@@ -135,7 +136,10 @@ export class PressureService {
         intervalMs: this.config.PRESSURE_INTERVAL_SECONDS * 1000,
         pods,
       });
-      if (d.action === 'evict' && (await this.leader.stillLeader())) {
+      // The fleet-wide pause holds relief (one eviction: nothing running to stop); sampling goes on (docs/pause.md).
+      const pause = d.action === 'evict' ? this.pause.check('pressure_relief') : { go: true as const };
+      if (!pause.go) this.logger.info('pressure relief held: disruptive actions paused', { node: name, reason: pause.detail });
+      if (d.action === 'evict' && pause.go && (await this.leader.stillLeader())) {
         const r = await this.kube.evict(d.pod.namespace, d.pod.name);
         const outcome =
           r.outcome === 'accepted' || r.outcome === 'not-found'

@@ -26,6 +26,7 @@ export const ROUTE_OWNERS = {
   events: 'uncordon',
   fencing: 'uncordon',
   pressure: 'uncordon',
+  pause: 'uncordon',
   rebalances: 'uncordon',
   decisions: 'scheduler-scoring',
   placement: 'scheduler-scoring',

@@ -4,6 +4,7 @@ import { AutoUncordonController } from '../../auto-uncordon/auto-uncordon.contro
 import { DrainController } from '../../drain/drain.controller.js';
 import { FencingController } from '../../fencing/fencing.controller.js';
 import { PressureController } from '../../pressure/pressure.controller.js';
+import { PauseController } from '../../pause/pause.controller.js';
 import { RebalanceLedgerController } from '../../rebalance-ledger/rebalance-ledger.controller.js';
 import type { NodeSource } from '../outbound/node-source.adapter.js';
 import { NODE_SOURCE, UNCORDON_LEADER } from '../../tokens.js';
@@ -26,8 +27,9 @@ export class UncordonLoop implements OnApplicationBootstrap, OnApplicationShutdo
     @Inject(DrainController) drains: DrainController,
     @Inject(FencingController) fencing: FencingController,
     @Inject(PressureController) pressure: PressureController,
+    @Inject(PauseController) pause: PauseController,
   ) {
-    this.controllers = [autoUncordon.controller, ledger.controller, drains.controller, fencing.evaluation, fencing.fences, fencing.approvals, pressure.controller];
+    this.controllers = [autoUncordon.controller, ledger.controller, drains.controller, fencing.evaluation, fencing.fences, fencing.approvals, pressure.controller, pause.controller];
   }
 
   async onApplicationBootstrap(): Promise<void> {

@@ -16,6 +16,24 @@ export type PatchResult = { ok: true; node: k8s.V1Node } | { ok: false; conflict
 export interface EvictOutcome {
   outcome: 'accepted' | 'too-many-requests' | 'not-found' | 'error';
   message?: string;
+  /** On a 429: the PodDisruptionBudget that refused (`namespace/name`), from the answer's causes, when it names one. */
+  pdb?: string;
+}
+
+/** pdbOf — the budget a 429 names: its cause `The disruption budget <name> needs …` (the API server's words). */
+export function pdbOf(err: unknown, namespace: string): string | undefined {
+  const body = (err as { body?: unknown })?.body;
+  let parsed: { details?: { causes?: { reason?: string; message?: string }[] } } | undefined;
+  try {
+    parsed = typeof body === 'string' ? JSON.parse(body) : (body as typeof parsed);
+  } catch {
+    return undefined;
+  }
+  for (const c of parsed?.details?.causes ?? []) {
+    const m = /disruption budget (\S+)/i.exec(c.message ?? '');
+    if (m) return `${namespace}/${m[1]}`;
+  }
+  return undefined;
 }
 
 const errMessage = (err: unknown): string => {
@@ -129,7 +147,10 @@ export class KubeNodes {
       return { outcome: 'accepted' };
     } catch (err) {
       const code = kubeErrorCode(err);
-      if (code === 429) return { outcome: 'too-many-requests', message: errMessage(err) };
+      if (code === 429) {
+        const pdb = pdbOf(err, namespace);
+        return { outcome: 'too-many-requests', message: errMessage(err), ...(pdb ? { pdb } : {}) };
+      }
       if (code === 404) return { outcome: 'not-found' };
       return { outcome: 'error', message: errMessage(err) };
     }

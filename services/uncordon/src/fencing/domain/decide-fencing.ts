@@ -1,4 +1,5 @@
 import { FencingReason, type FencingVerdict, type PartitionShare } from '@nodes-manager/contracts';
+import { exceeds, limitWords, type PauseCheck, type TwoNumberLimit } from '@nodes-manager/disruption';
 
 /**
  * FenceCandidate — what the fencing rule needs of one node that is not Ready (or of an opted-in Ready one, which
@@ -9,6 +10,8 @@ export interface FenceCandidate {
   readonly name: string;
   readonly uid: string;
   readonly zone: string | null;
+  /** The node's pool (Karpenter NodePool or EKS node group), null when it has none. */
+  readonly nodePool?: string | null;
   readonly optedIn: boolean;
   readonly instanceId: string | null;
   readonly ready: 'True' | 'False' | 'Unknown';
@@ -22,8 +25,13 @@ export interface FencingRuleConfig {
   readonly enabled: boolean;
   /** FENCING_LEASE_TIMEOUT_SECONDS: how long past the Lease's own duration a renewal may be missing. */
   readonly leaseTimeoutSeconds: number;
-  /** FENCING_MAX_UNHEALTHY_PERCENT: above this share of dead-looking opted-in nodes, fence nothing. */
-  readonly maxUnhealthyPercent: number;
+  /**
+   * FENCING_MAX_UNHEALTHY_COUNT and FENCING_MAX_UNHEALTHY_PERCENT: fencing stops in a set of opted-in nodes (all of
+   * them, a zone, a pool) when both are passed — more than this many and more than this share look dead at once.
+   */
+  readonly maxUnhealthy: TwoNumberLimit;
+  /** The fleet-wide pause (docs/pause.md): when it holds `fence`, a FENCE verdict waits with reason PAUSED. */
+  readonly pause?: PauseCheck;
 }
 
 export interface FencingDecision {
@@ -32,6 +40,8 @@ export interface FencingDecision {
   readonly fence: readonly FenceCandidate[];
   readonly overall: PartitionShare;
   readonly zones: PartitionShare[];
+  /** Per node pool (nodes without a pool are counted in the overall share and their zone only). */
+  readonly pools: PartitionShare[];
   /** True when fencing is held back anywhere by a suspected partition. */
   readonly suspended: boolean;
   /** When a waiting verdict changes by itself (a Lease growing stale), in ms from now. */
@@ -56,36 +66,47 @@ function looksDead(c: FenceCandidate, now: number, timeoutSeconds: number): bool
 }
 
 /**
- * share — dead-looking among opted-in nodes. Suspended when the share is above the maximum and at least two nodes
- * look dead: one dead node is never a partition, however small its zone (docs/fencing.md).
+ * share — dead-looking among opted-in nodes. Suspended when both limits are passed (more than the count and more than
+ * the percentage) and at least two nodes look dead: one dead node is never a partition, however small its zone or
+ * pool (docs/fencing.md#limits).
  */
-function share(dead: number, total: number, maxPercent: number, zone?: string): PartitionShare {
+function share(dead: number, total: number, limit: TwoNumberLimit, where: { zone?: string; nodePool?: string } = {}): PartitionShare {
   const percent = total === 0 ? 0 : Math.round((dead / total) * 10_000) / 100;
-  return { ...(zone !== undefined ? { zone } : {}), dead, total, percent, suspended: dead >= 2 && percent > maxPercent };
+  return { ...where, dead, total, percent, suspended: dead >= 2 && exceeds(limit, dead, total) };
+}
+
+/** shareWords — why a share is suspended, in words. */
+function shareWords(s: PartitionShare, limit: TwoNumberLimit): string {
+  return `${s.dead} of ${s.total} opted-in nodes ${s.zone ? `in ${s.zone} ` : ''}${s.nodePool ? `of pool ${s.nodePool} ` : ''}look dead (${s.percent}%: ${limitWords(limit)})`;
 }
 
 /**
  * decideFencing — the fencing rule (docs/fencing.md), pure. For every node that is not Ready: fence only when it
  * opted in (label `nodes-manager/fencing: enabled`), has an EC2 instance, was never fenced, its Lease in
  * kube-node-lease has not been renewed for `leaseDurationSeconds + FENCING_LEASE_TIMEOUT_SECONDS`, and neither its
- * zone nor the whole set of opted-in nodes looks partitioned (more than FENCING_MAX_UNHEALTHY_PERCENT dead at once,
- * Karpenter's node repair stops at the same kind of threshold). Ready nodes get no verdict.
+ * zone, nor its pool, nor the whole set of opted-in nodes looks partitioned (more than FENCING_MAX_UNHEALTHY_COUNT and
+ * more than FENCING_MAX_UNHEALTHY_PERCENT dead at once, as EKS node repair stops), and the fleet is not paused
+ * (docs/pause.md). Ready nodes get no verdict.
  */
 export function decideFencing(candidates: readonly FenceCandidate[], now: Date, config: FencingRuleConfig): FencingDecision {
   const t = now.getTime();
   const opted = candidates.filter((c) => c.optedIn);
   const dead = opted.filter((c) => looksDead(c, t, config.leaseTimeoutSeconds));
-  const overall = share(dead.length, opted.length, config.maxUnhealthyPercent);
+  const limit = config.maxUnhealthy;
+  const overall = share(dead.length, opted.length, limit);
   const zoneNames = [...new Set(opted.map((c) => c.zone ?? 'unknown'))].sort();
   const zones = zoneNames.map((z) =>
     share(
       dead.filter((c) => (c.zone ?? 'unknown') === z).length,
       opted.filter((c) => (c.zone ?? 'unknown') === z).length,
-      config.maxUnhealthyPercent,
-      z,
+      limit,
+      { zone: z },
     ),
   );
   const zoneSuspended = new Set(zones.filter((z) => z.suspended).map((z) => z.zone));
+  const poolNames = [...new Set(opted.flatMap((c) => (c.nodePool ? [c.nodePool] : [])))].sort();
+  const pools = poolNames.map((p) => share(dead.filter((c) => c.nodePool === p).length, opted.filter((c) => c.nodePool === p).length, limit, { nodePool: p }));
+  const poolSuspended = new Set(pools.filter((p) => p.suspended).map((p) => p.nodePool));
 
   const verdicts: FencingVerdict[] = [];
   const fence: FenceCandidate[] = [];
@@ -135,13 +156,13 @@ export function decideFencing(candidates: readonly FenceCandidate[], now: Date, 
       verdict('wait', FencingReason.LEASE_FRESH, `the Lease was renewed ${base.leaseStaleSeconds}s ago; fenced if it stays unrenewed for ${Math.ceil(wait / 1000)}s more`);
       continue;
     }
-    if (overall.suspended || zoneSuspended.has(c.zone ?? 'unknown')) {
-      const where = overall.suspended ? overall : zones.find((z) => z.zone === (c.zone ?? 'unknown'))!;
-      verdict(
-        'skip',
-        FencingReason.PARTITION_SUSPECTED,
-        `${where.dead} of ${where.total} opted-in nodes ${where.zone ? `in ${where.zone} ` : ''}look dead (${where.percent}% > ${config.maxUnhealthyPercent}%): a control-plane or network fault is more likely than dead nodes`,
-      );
+    if (overall.suspended || zoneSuspended.has(c.zone ?? 'unknown') || (c.nodePool && poolSuspended.has(c.nodePool))) {
+      const where = overall.suspended ? overall : (zones.find((z) => z.suspended && z.zone === (c.zone ?? 'unknown')) ?? pools.find((p) => p.nodePool === c.nodePool)!);
+      verdict('skip', FencingReason.PARTITION_SUSPECTED, `${shareWords(where, limit)}: a control-plane or network fault is more likely than dead nodes`);
+      continue;
+    }
+    if (config.pause && !config.pause.go) {
+      verdict('wait', FencingReason.PAUSED, `would be fenced, but ${config.pause.detail}`);
       continue;
     }
     verdict('fence', FencingReason.FENCE, `not Ready and its Lease unrenewed for ${base.leaseStaleSeconds ?? 'ever'}s (> lease duration + ${config.leaseTimeoutSeconds}s)`);
@@ -152,7 +173,8 @@ export function decideFencing(candidates: readonly FenceCandidate[], now: Date, 
     fence,
     overall,
     zones,
-    suspended: overall.suspended || zoneSuspended.size > 0,
+    pools,
+    suspended: overall.suspended || zoneSuspended.size > 0 || poolSuspended.size > 0,
     ...(requeueAfterMs !== undefined ? { requeueAfterMs } : {}),
   };
 }
