@@ -6,6 +6,7 @@ import { UncordonApprovals1764900000000 } from './1764900000000-approvals.js';
 import { UncordonOutboxClaims1764950000000 } from './1764950000000-outbox-claims.js';
 import { UncordonDropInbox1765100000000 } from './1765100000000-drop-inbox.js';
 import { UncordonDrainState1765300000000 } from './1765300000000-drain-state.js';
+import { UncordonOutboxTraceContext1765400000000 } from './1765400000000-outbox-trace-context.js';
 
 /** The uncordon migrations, in order. Imported by the service so that no build of it can leave them out. */
 export const migrations: (new () => MigrationInterface)[] = [
@@ -16,4 +17,5 @@ export const migrations: (new () => MigrationInterface)[] = [
   UncordonOutboxClaims1764950000000,
   UncordonDropInbox1765100000000,
   UncordonDrainState1765300000000,
+  UncordonOutboxTraceContext1765400000000,
 ];
