@@ -7,7 +7,7 @@ import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, ty
  * (background loops, informer events, probes) makes no span either: only a request, or what it set off, is traced.
  */
 
-export { SpanKind, SpanStatusCode, type Context, type Span, type SpanContext };
+export { ROOT_CONTEXT, SpanKind, SpanStatusCode, type Context, type Link, type Span, type SpanContext };
 
 let enabled = false;
 let shutdownHook: (() => Promise<void>) | undefined;
@@ -40,6 +40,9 @@ export function tracedContext(): Context | undefined {
   const ctx = context.active();
   return trace.getSpan(ctx)?.isRecording() ? ctx : undefined;
 }
+
+/** spanContextOf — the span context `ctx` holds, if any. */
+export const spanContextOf = (ctx: Context): SpanContext | undefined => trace.getSpanContext(ctx);
 
 /** SpanOptions — what a span is: its kind, attributes and links; `parent` instead of the active context. */
 export interface SpanOptions {
