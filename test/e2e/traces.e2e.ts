@@ -173,7 +173,7 @@ describe('tracing off', () => {
 
 /**
  * PROBE — a process that starts tracing as a service's main does (from the build), then prints the OpenTelemetry SDK
- * packages it loaded and the handles (timers, sockets) that appeared meanwhile.
+ * packages it loaded and the handles that appeared meanwhile (timers and sockets: a file read still closing aside).
  */
 const PROBE = `
 import { createRequire } from 'node:module';
@@ -183,7 +183,7 @@ const { startTracing } = await import(process.cwd() + '/dist/libs/platform/src/t
 const { tracingSettings } = await import(process.cwd() + '/dist/libs/platform/src/tracing/tracing-config.js');
 await startTracing('probe', tracingSettings('probe', process.env));
 const sdk = [...new Set(Object.keys(require.cache).map((k) => /node_modules\\/(@opentelemetry\\/[^/]+)/.exec(k)?.[1]).filter((p) => p && p !== '@opentelemetry/api'))].sort();
-const resources = process.getActiveResourcesInfo().filter((r) => !before.has(r));
+const resources = process.getActiveResourcesInfo().filter((r) => !before.has(r) && /Timeout|Immediate|TCP|Pipe|UDP|Socket/.test(r));
 process.stdout.write(JSON.stringify({ sdk, resources }));
 process.exit(0);
 `;
