@@ -23,7 +23,7 @@ beforeAll(async () => {
   receiver = await OtlpReceiver.start();
   db = await createTestDatabase();
   kube = await startKubeSim();
-  kube.load(generateFleet({ seed: 11, nodes: 6, podsPerNode: 4 }));
+  kube.load(generateFleet({ seed: 11, nodes: 6, podsPerNode: 12 }));
   ec2 = await startEc2Sim();
   events = await EventCollector.start(['node.drain.#']);
   system = await startSplitSystem({
@@ -64,6 +64,14 @@ function describeTree(spans: ReceivedSpan[]): string {
 describe('a drain through the gateway is one trace across the processes', () => {
   let traceId: string;
   let target: string;
+  /** inTrace — waits for what `probe` finds in the trace; failing, shows the trace as it stands then. */
+  const inTrace = async <T>(probe: () => T | undefined, what: string): Promise<NonNullable<T>> => {
+    try {
+      return await waitFor(probe, `${what} in the trace`, 20_000, 100);
+    } catch (err) {
+      throw new Error(`${(err as Error).message}:\n${describeTree(receiver.trace(traceId))}`);
+    }
+  };
 
   it('the drain runs, and the gateway span of POST /api/v1/nodes/{id}/drain starts its trace', async () => {
     await waitFor(async () => ((await (await api('/api/v1/nodes?limit=500')).json()) as { items: unknown[] }).items.length === 6, 'node-sync to project the fleet', 60_000, 500);
@@ -81,7 +89,7 @@ describe('a drain through the gateway is one trace across the processes', () => 
   });
 
   it('the trace holds the command sent and processed, the drain steps in uncordon, the cordon PATCH, the evictions, Postgres and the events written', async () => {
-    const has = (what: string, pred: (s: ReceivedSpan) => boolean) => waitFor(() => receiver.trace(traceId).find(pred), `${what} in the trace:\n${describeTree(receiver.trace(traceId))}`, 20_000, 100);
+    const has = (what: string, pred: (s: ReceivedSpan) => boolean) => inTrace(() => receiver.trace(traceId).find(pred), what);
     const send = await has('the command sent', (s) => s.service === 'api-gateway' && s.kind === PRODUCER && s.name === 'send nodes-manager.uncordon');
     expect(send.attributes).toMatchObject({ 'messaging.system': 'rabbitmq', 'messaging.operation.type': 'send', 'messaging.destination.name': 'nodes-manager.uncordon', 'nodes_manager.command': 'node.drain' });
     const processed = await has('the command processed', (s) => s.service === 'uncordon' && s.kind === CONSUMER && s.name === 'process nodes-manager.uncordon');
@@ -89,10 +97,10 @@ describe('a drain through the gateway is one trace across the processes', () => 
     await has('a drain step', (s) => s.service === 'uncordon' && s.name === 'reconcile drain');
     const cordon = await has('the cordon PATCH', (s) => s.kind === CLIENT && s.name === 'patch nodes' && s.attributes['url.path'] === `/api/v1/nodes/${target}`);
     expect(cordon.attributes).toMatchObject({ 'http.request.method': 'PATCH', 'http.response.status_code': 200, 'k8s.verb': 'patch', 'k8s.resource': 'nodes' });
-    const evictions = await waitFor(() => {
+    const evictions = await inTrace(() => {
       const found = receiver.trace(traceId).filter((s) => s.kind === CLIENT && s.name === 'create pods/eviction');
       return found.length > 0 ? found : undefined;
-    }, `the evictions in the trace:\n${describeTree(receiver.trace(traceId))}`, 20_000, 100);
+    }, 'the evictions');
     for (const e of evictions) expect(e.attributes).toMatchObject({ 'http.request.method': 'POST', 'k8s.verb': 'create' });
     await has('a Postgres query', (s) => s.service === 'uncordon' && s.kind === CLIENT && s.attributes['db.system.name'] === 'postgresql');
     for (const type of ['node.drain.started', 'node.drain.completed']) {

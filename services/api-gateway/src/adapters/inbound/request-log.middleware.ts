@@ -66,7 +66,8 @@ function serverSpan(req: Request, requestId: string): Span {
   return startSpan(req.method, {
     kind: SpanKind.SERVER,
     parent: contextFrom(req.headers),
-    attributes: { 'http.request.method': req.method, 'url.path': req.path, 'url.scheme': req.protocol, 'nodes_manager.request_id': requestId },
+    // originalUrl: `path` is relative to where the middleware is mounted; the query string is left out.
+    attributes: { 'http.request.method': req.method, 'url.path': req.originalUrl.split('?')[0]!, 'url.scheme': req.protocol, 'nodes_manager.request_id': requestId },
   });
 }
 
