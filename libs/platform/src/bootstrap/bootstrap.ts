@@ -100,11 +100,13 @@ export function loadWithTracing<C>(service: string, loadConfig: () => C, source:
   const problems: ConfigError['problems'][number][] = [];
   let config: C | undefined;
   let tracing: TracingSettings | undefined;
+  let named = service;
   try {
     config = loadConfig();
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     problems.push(...err.problems);
+    named = err.service;
   }
   try {
     tracing = tracingSettings(service, source);
@@ -112,7 +114,7 @@ export function loadWithTracing<C>(service: string, loadConfig: () => C, source:
     if (!(err instanceof ConfigError)) throw err;
     problems.push(...err.problems);
   }
-  if (problems.length) throw new ConfigError(service, problems);
+  if (problems.length) throw new ConfigError(named, problems);
   return { config: config!, tracing: tracing! };
 }
 
