@@ -15,6 +15,7 @@ const run = (label, args) => {
 
 if (spawnSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' }).status !== 0) process.exit(1);
 run('outbox: windowed confirms vs awaiting each', ['dist/bench/outbox.bench.js', '--events', quick ? '2000' : '10000']);
+run('tracing: the controller runtime with tracing off (baseline), then on', ['dist/bench/tracing.bench.js', '--keys', quick ? '20000' : '100000']);
 run('scoring: placement, simulate, consolidation at 5,000 nodes', ['dist/bench/scoring.bench.js']);
 run('steering: a 30-day playout of 500 Spot nodes, with and without steering', ['dist/bench/steering.bench.js', ...(quick ? ['--days', '10'] : [])]);
 run('node-sync: first sync, no-change cycle, COPY + merge baseline', [

@@ -1,4 +1,4 @@
-import { COMMON_SECRETS, ConfigError, JsonLogger, onTermination, redactConfig, type LogLevel } from '@nodes-manager/platform';
+import { COMMON_SECRETS, ConfigError, JsonLogger, loadWithTracing, onTermination, redactConfig, startTracing, type LogLevel, type TracingSettings } from '@nodes-manager/platform';
 import { loadAllConfigs, startAllInOne } from './all-in-one.js';
 
 /**
@@ -8,8 +8,9 @@ import { loadAllConfigs, startAllInOne } from './all-in-one.js';
  * shuts it down like a split service.
  */
 let configs: ReturnType<typeof loadAllConfigs>;
+let tracing: TracingSettings;
 try {
-  configs = loadAllConfigs(process.env);
+  ({ config: configs, tracing } = loadWithTracing('all-in-one', () => loadAllConfigs(process.env)));
 } catch (err) {
   process.stderr.write(`${(err as Error).message}\n`);
   process.exit(err instanceof ConfigError ? 78 : 1);
@@ -19,6 +20,8 @@ const level = (configs.gateway.LOG_LEVEL as LogLevel) ?? 'info';
 const logger = new JsonLogger('all-in-one', level);
 logger.info('configuration', { config: redactConfig(configs.gateway, [...COMMON_SECRETS]) });
 try {
+  await startTracing('nodes-manager', tracing);
+  logger.info(tracing.enabled ? 'tracing on' : 'tracing off', { why: tracing.why });
   const system = await startAllInOne({ env: process.env, host: '0.0.0.0' });
   onTermination(system.app, logger);
   logger.info('service started', { port: configs.gateway.APP_PORT, mode: 'all-in-one' });

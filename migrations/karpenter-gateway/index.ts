@@ -4,6 +4,7 @@ import { KarpenterGatewayConsolidationApprovals1764700000000 } from './176470000
 import { KarpenterGatewayOutboxClaims1764950000000 } from './1764950000000-outbox-claims.js';
 import { KarpenterGatewayDropInbox1765100000000 } from './1765100000000-drop-inbox.js';
 import { KarpenterGatewaySteering1765300000000 } from './1765300000000-steering.js';
+import { KarpenterGatewayOutboxTraceContext1765500000000 } from './1765500000000-outbox-trace-context.js';
 
 /** The karpenter-gateway migrations, in order. Imported by the service so that no build of it can leave them out. */
-export const migrations: (new () => MigrationInterface)[] = [KarpenterGatewayInitial1764500000000, KarpenterGatewayConsolidationApprovals1764700000000, KarpenterGatewayOutboxClaims1764950000000, KarpenterGatewayDropInbox1765100000000, KarpenterGatewaySteering1765300000000];
+export const migrations: (new () => MigrationInterface)[] = [KarpenterGatewayInitial1764500000000, KarpenterGatewayConsolidationApprovals1764700000000, KarpenterGatewayOutboxClaims1764950000000, KarpenterGatewayDropInbox1765100000000, KarpenterGatewaySteering1765300000000, KarpenterGatewayOutboxTraceContext1765500000000];

@@ -38,3 +38,6 @@ export * from './approvals/approval-wiring.js';
 export * from './approvals/approvals.controller.js';
 export * from './pause/pause-gate.js';
 export * from './disruption/pdb-blocked.js';
+export * from './tracing/tracing.js';
+export * from './tracing/tracing-config.js';
+export * from './tracing/tracing-sdk.js';

@@ -2,12 +2,15 @@ import 'reflect-metadata';
 import { Module, type DynamicModule, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { ServiceName } from '@nodes-manager/contracts';
-import { ConfigError, redactConfig } from '../config/config.js';
+import { ConfigError, maskUrlCredentials, redactConfig } from '../config/config.js';
 import { SchemaCheckError } from '../database/self-check.js';
 import { HealthController } from '../health/health.js';
 import { JsonLogger, type LogLevel } from '../logging/logger.js';
 import { commandIntake, rmqServer, type DrainableServerRmq } from '../messaging/commands.js';
 import { createRuntime, RuntimeModule, type Runtime } from '../runtime/runtime.js';
+import { flushTracing } from '../tracing/tracing.js';
+import { startTracing } from '../tracing/tracing-sdk.js';
+import { tracingSettings, type TracingSettings } from '../tracing/tracing-config.js';
 
 export interface SplitServiceOptions {
   service: ServiceName;
@@ -77,6 +80,7 @@ export function onTermination(app: INestApplication, logger: JsonLogger, server?
       const idle = await commandIntake.whenIdle(SHUTDOWN_INFLIGHT_MS);
       if (!idle) logger.warn('commands still in flight at shutdown', { inFlight: commandIntake.active });
       await app.close();
+      await flushTracing();
       logger.info('stopped', { ms: Math.round(performance.now() - started) });
       process.exit(0);
     } catch (err) {
@@ -89,8 +93,35 @@ export function onTermination(app: INestApplication, logger: JsonLogger, server?
 }
 
 /**
- * runMain — the body of every `main.ts`: load config (all problems in one message), start, and on a refused start
- * print why and exit non-zero. The config is printed with secrets redacted.
+ * loadWithTracing — the service's configuration and its tracing settings (the standard `OTEL_*` variables,
+ * tracing-config.ts), validated together: one ConfigError lists every problem of both.
+ */
+export function loadWithTracing<C>(service: string, loadConfig: () => C, source: NodeJS.ProcessEnv = process.env): { config: C; tracing: TracingSettings } {
+  const problems: ConfigError['problems'][number][] = [];
+  let config: C | undefined;
+  let tracing: TracingSettings | undefined;
+  let named = service;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    problems.push(...err.problems);
+    named = err.service;
+  }
+  try {
+    tracing = tracingSettings(service, source);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    problems.push(...err.problems);
+  }
+  if (problems.length) throw new ConfigError(named, problems);
+  return { config: config!, tracing: tracing! };
+}
+
+/**
+ * runMain — the body of every `main.ts`: load config and the tracing variables (all problems in one message), start
+ * tracing when they ask for it (docs/observability.md), start, and on a refused start print why and exit non-zero.
+ * The config is printed with secrets redacted.
  */
 export async function runMain<C extends Record<string, unknown>>(
   service: ServiceName,
@@ -99,8 +130,9 @@ export async function runMain<C extends Record<string, unknown>>(
   start: (config: C) => Promise<unknown>,
 ): Promise<void> {
   let config: C;
+  let tracing: TracingSettings;
   try {
-    config = loadConfig();
+    ({ config, tracing } = loadWithTracing(service, loadConfig));
   } catch (err) {
     process.stderr.write(((err as Error).message ?? String(err)) + '\n');
     process.exit(78); // EX_CONFIG
@@ -109,6 +141,8 @@ export async function runMain<C extends Record<string, unknown>>(
   const logger = new JsonLogger(service, (config['LOG_LEVEL'] as LogLevel) ?? 'info');
   logger.info('configuration', { config: redactConfig(config, secrets) });
   try {
+    await startTracing(service, tracing);
+    logger.info(tracing.enabled ? 'tracing on' : 'tracing off', { why: tracing.why, ...(tracing.enabled ? { exporters: tracing.exporters, protocol: tracing.protocol, ...(tracing.endpoint ? { endpoint: maskUrlCredentials(tracing.endpoint) } : {}) } : {}) });
     await start(config);
   } catch (err) {
     const refused = err instanceof ConfigError || err instanceof SchemaCheckError;

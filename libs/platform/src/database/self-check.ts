@@ -94,7 +94,7 @@ export async function checkSchema(ds: DataSource, spec: ServiceDatabaseSpec): Pr
   }
   // The outbox is the platform's, not an entity: its columns are checked from this table of types.
   const platformTables: Record<string, Record<string, string>> = {
-    [outboxTable(spec.service)]: { seq: 'int8', id: 'uuid', type: 'text', payload: 'jsonb', created_at: 'timestamptz', sent_at: 'timestamptz', attempts: 'int4', last_error: 'text', claimed_by: 'text', claimed_until: 'timestamptz' },
+    [outboxTable(spec.service)]: { seq: 'int8', id: 'uuid', type: 'text', payload: 'jsonb', created_at: 'timestamptz', sent_at: 'timestamptz', attempts: 'int4', last_error: 'text', claimed_by: 'text', claimed_until: 'timestamptz', trace_context: 'jsonb' },
   };
   for (const [tableName, columns] of Object.entries(platformTables)) {
     const table = byTable.get(tableName);

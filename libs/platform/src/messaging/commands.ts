@@ -30,6 +30,7 @@ import { currentRequestId, runWithRequestId } from '../logging/request-context.j
 import { LOGGER, RUNTIME } from '../runtime/tokens.js';
 import { asWire, catalogueName, checkReply, checkRequest, ReplyContractError, replyProblems } from './command-contracts.js';
 import type { Runtime } from '../runtime/runtime.js';
+import { contextFrom, contextWithSpan, hasRemoteParent, MESSAGING, SpanKind, SpanStatusCode, startSpan, tracedContext, tracingOn, withContext, type Span } from '../tracing/tracing.js';
 
 /**
  * Command queue options, shared by server and client: both assert the queue and different options close the
@@ -180,6 +181,7 @@ export class CommandReplyInterceptor implements NestInterceptor {
       }
     };
     const logged = (fn: () => void) => (requestId && currentRequestId() !== requestId ? runWithRequestId(requestId, fn) : fn());
+    const span = tracingOn() ? commandSpan(rpc, service, pattern ?? handler, command) : undefined;
     commandIntake.enter();
     let handled: Observable<unknown>;
     try {
@@ -188,13 +190,17 @@ export class CommandReplyInterceptor implements NestInterceptor {
       if (command) command.data ??= {};
       checkRequest(pattern, command?.data);
       // The handler's async scope is bound when handle() is called, so calling it inside the request context is enough.
-      handled = requestId ? runWithRequestId(requestId, () => next.handle()) : next.handle();
+      const handle = () => (requestId ? runWithRequestId(requestId, () => next.handle()) : next.handle());
+      handled = span ? withContext(contextWithSpan(span), handle) : handle();
     } catch (err) {
       if ((err as CodedError).code === 'INTERNAL') logged(() => this.logger?.error('command refused: it has no schema', { handler, command: pattern, err: (err as Error).message }));
       handled = throwError(() => err);
     }
     return handled.pipe(
-      finalize(() => commandIntake.leave()),
+      finalize(() => {
+        commandIntake.leave();
+        span?.end();
+      }),
       map((data): CommandReply => {
         const wire = asWire(data);
         const problems = replyProblems(pattern!, wire);
@@ -217,10 +223,40 @@ export class CommandReplyInterceptor implements NestInterceptor {
           this.logger?.error('command failed', { handler, code: body.code, requestId, correlationId: meta?.correlationId, err: cause?.message ?? String(cause), stack: cause?.stack });
         }
         observe(body.code);
+        span?.setAttribute('nodes_manager.outcome', body.code);
+        if (coded.cause !== undefined) span?.setStatus({ code: SpanStatusCode.ERROR, message: body.code });
         return of<CommandReply>({ ok: false, error: body });
       }),
     );
   }
+}
+
+/**
+ * commandSpan — the CONSUMER span `process nodes-manager.<service>` of a command whose message carries a trace
+ * context in its AMQP headers (in one process, the caller's active trace); none for an untraced command (a readiness
+ * probe, a timer's), so only requests are traced.
+ */
+function commandSpan(rpc: unknown, service: string, pattern: string, command: Partial<CommandRequest> | undefined): Span | undefined {
+  let parent = tracedContext();
+  if (rpc instanceof RmqContext) {
+    const headers = (rpc.getMessage() as amqp.Message).properties.headers;
+    parent = hasRemoteParent(headers) ? contextFrom(headers) : undefined;
+  }
+  if (!parent) return undefined;
+  const queue = serviceQueue(service as ServiceName);
+  return startSpan(`process ${queue}`, {
+    kind: SpanKind.CONSUMER,
+    parent,
+    attributes: {
+      [MESSAGING.system]: 'rabbitmq',
+      [MESSAGING.operationType]: 'process',
+      [MESSAGING.operationName]: 'process',
+      [MESSAGING.destination]: queue,
+      ...(command?.meta?.correlationId ? { [MESSAGING.conversationId]: command.meta.correlationId } : {}),
+      'nodes_manager.command': pattern,
+      ...(command?.meta?.actor ? { 'enduser.id': command.meta.actor } : {}),
+    },
+  });
 }
 
 /** CommandController — a controller of `@MessagePattern` command handlers, with coded replies and acks. */

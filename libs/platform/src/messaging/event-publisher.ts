@@ -2,9 +2,12 @@ import type { CloudEvent } from '@nodes-manager/contracts';
 import { EVENTS_EXCHANGE } from '@nodes-manager/contracts';
 import type { AmqpConnection } from './amqp-connection.js';
 
-/** EventPublisher — delivers events; resolves only when every one is safely accepted (broker confirm). */
+/**
+ * EventPublisher — delivers events; resolves only when every one is safely accepted (broker confirm). `traces[i]`,
+ * when given, is event i's W3C trace context (its creation span's, from the outbox row), sent as AMQP headers.
+ */
 export interface EventPublisher {
-  publish(events: readonly CloudEvent[]): Promise<void>;
+  publish(events: readonly CloudEvent[], traces?: readonly (Record<string, string> | null | undefined)[]): Promise<void>;
 }
 export const EVENT_PUBLISHER = Symbol('EVENT_PUBLISHER');
 
@@ -21,7 +24,7 @@ export const CONFIRM_TIMEOUT_MS = 15_000;
 export class AmqpEventPublisher implements EventPublisher {
   constructor(private readonly connection: AmqpConnection) {}
 
-  async publish(events: readonly CloudEvent[]): Promise<void> {
+  async publish(events: readonly CloudEvent[], traces?: readonly (Record<string, string> | null | undefined)[]): Promise<void> {
     if (events.length === 0) return;
     const ch = await this.connection.channel();
     // A sliding window: at most CONFIRM_WINDOW publishes await their confirm at any time; the first failure rejects.
@@ -42,7 +45,8 @@ export class AmqpEventPublisher implements EventPublisher {
       timer.unref();
     });
     const pending: Promise<void>[] = [];
-    for (const ev of events) {
+    for (const [i, ev] of events.entries()) {
+      const headers = traces?.[i];
       while (inFlight >= CONFIRM_WINDOW && !failed) await new Promise<void>((r) => (wake = r));
       if (failed) break;
       inFlight++;
@@ -59,6 +63,7 @@ export class AmqpEventPublisher implements EventPublisher {
               type: ev.type,
               appId: ev.source,
               timestamp: Math.floor(new Date(ev.time).getTime() / 1000),
+              ...(headers ? { headers } : {}),
             },
             (err) => {
               if (err) failed ??= new Error(`broker refused event ${ev.id}`);

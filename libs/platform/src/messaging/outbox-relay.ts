@@ -6,6 +6,8 @@ import type { EventPublisher } from './event-publisher.js';
 import type { Outbox } from './outbox.js';
 import type { JsonLogger } from '../logging/logger.js';
 import type { Clock } from '../clock/clock.js';
+import { EVENTS_EXCHANGE } from '@nodes-manager/contracts';
+import { inSpan, MESSAGING, ROOT_CONTEXT, withContext, SpanKind, spanContextFrom, tracingOn, type TraceCarrier } from '../tracing/tracing.js';
 
 export interface OutboxRelayOptions {
   pollMs?: number;
@@ -111,7 +113,8 @@ export class OutboxRelay {
 
   private schedule(ms: number): void {
     if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.loop(), ms);
+    // The relay belongs to no request: with tracing on its loop runs outside the trace of whoever kicked it.
+    this.timer = setTimeout(() => void (tracingOn() ? withContext(ROOT_CONTEXT, () => this.loop()) : this.loop()), ms);
   }
 
   private async loop(): Promise<void> {
@@ -155,23 +158,23 @@ export class OutboxRelay {
    */
   async relayOnce(): Promise<number> {
     const t = this.outbox.table;
-    const rows: { seq: string; payload: CloudEvent }[] = await this.ds.query(
+    const rows: { seq: string; payload: CloudEvent; trace_context: TraceCarrier | null }[] = await this.ds.query(
       `WITH next AS (
          SELECT seq FROM ${t}
           WHERE sent_at IS NULL AND (claimed_until IS NULL OR claimed_until < now() OR claimed_by = $2)
           ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED
        ), claimed AS (
          UPDATE ${t} o SET claimed_by = $2, claimed_until = now() + ($3::float8 * interval '1 millisecond')
-           FROM next WHERE o.seq = next.seq RETURNING o.seq, o.payload
+           FROM next WHERE o.seq = next.seq RETURNING o.seq, o.payload, o.trace_context
        )
-       SELECT seq, payload FROM claimed ORDER BY seq`,
+       SELECT seq, payload, trace_context FROM claimed ORDER BY seq`,
       [this.opts.batchSize ?? 500, this.relayId, this.opts.claimMs ?? 30_000],
     );
     if (rows.length === 0) return 0;
     const seqs = rows.map((r) => r.seq);
     const fresh = rows.filter((r) => !this.confirmedUnmarked.has(r.payload.id));
     try {
-      await this.publisher.publish(fresh.map((r) => r.payload));
+      await this.publish(fresh);
     } catch (err) {
       await this.ds
         .query(`UPDATE ${t} SET claimed_by = NULL, claimed_until = NULL, attempts = attempts + 1, last_error = $3 WHERE seq = ANY($1::bigint[]) AND claimed_by = $2`, [
@@ -188,6 +191,34 @@ export class OutboxRelay {
     await this.ds.query(`UPDATE ${t} SET sent_at = now(), claimed_by = NULL, claimed_until = NULL WHERE seq = ANY($1::bigint[])`, [seqs]);
     for (const r of rows) this.confirmedUnmarked.delete(r.payload.id);
     return rows.length;
+  }
+
+  /**
+   * publish — the batch on the broker. With tracing on and rows written by traced work, a PRODUCER span
+   * `send nodes.events` (a trace of its own: the relay is not part of the request) **links** to each row's creation
+   * span, and each message carries its row's context in its headers (docs/observability.md).
+   */
+  private async publish(rows: readonly { payload: CloudEvent; trace_context: TraceCarrier | null }[]): Promise<void> {
+    if (!tracingOn() || !rows.some((r) => r.trace_context)) return this.publisher.publish(rows.map((r) => r.payload));
+    const links = rows.flatMap((r) => {
+      const context = spanContextFrom(r.trace_context);
+      return context ? [{ context, attributes: { [MESSAGING.messageId]: r.payload.id, 'cloudevents.event_type': r.payload.type } }] : [];
+    });
+    const attributes = {
+      [MESSAGING.system]: 'rabbitmq',
+      [MESSAGING.operationType]: 'send',
+      [MESSAGING.operationName]: 'publish',
+      [MESSAGING.destination]: EVENTS_EXCHANGE,
+      [MESSAGING.batchCount]: rows.length,
+      ...(rows.length === 1 ? { [MESSAGING.messageId]: rows[0]!.payload.id, [MESSAGING.routingKey]: rows[0]!.payload.type } : {}),
+      'nodes_manager.outbox': this.outbox.table,
+    };
+    await inSpan(`send ${EVENTS_EXCHANGE}`, { kind: SpanKind.PRODUCER, attributes, links, parent: ROOT_CONTEXT }, () =>
+      this.publisher.publish(
+        rows.map((r) => r.payload),
+        rows.map((r) => r.trace_context),
+      ),
+    );
   }
 
   /** Bounded: an id older than the newest MAX_CONFIRMED_UNMARKED is forgotten (and would be republished once). */

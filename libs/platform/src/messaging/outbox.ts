@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { CloudEvent, EventType, ServiceName } from '@nodes-manager/contracts';
+import { EVENTS_EXCHANGE } from '@nodes-manager/contracts';
 import { DB_SCHEMA, outboxTable } from '../database/database.js';
+import { carrierOf, contextWithSpan, MESSAGING, SpanKind, startSpan, tracedContext, type TraceCarrier } from '../tracing/tracing.js';
 
 /** SqlRunner — anything that runs SQL inside the caller's transaction (TypeORM EntityManager or QueryRunner). */
 export interface SqlRunner {
@@ -42,8 +44,22 @@ export class Outbox {
     this.table = `${DB_SCHEMA}.${outboxTable(service)}`;
   }
 
+  /**
+   * add — the events, in the caller's transaction. When the caller's work is traced, each event gets a PRODUCER
+   * span `create nodes.events` (child of the writer's span) whose context is stored on its row: the relay's publish
+   * span links to it and the message carries it (docs/observability.md).
+   */
   async add(tx: SqlRunner, events: readonly CloudEvent[]): Promise<void> {
     if (events.length === 0) return;
+    const traced = tracedContext();
+    if (traced) {
+      await tx.query(
+        `INSERT INTO ${this.table} (id, type, payload, created_at, trace_context)
+         SELECT * FROM unnest($1::uuid[], $2::text[], $3::jsonb[], $4::timestamptz[], $5::jsonb[])`,
+        [events.map((e) => e.id), events.map((e) => e.type), events.map((e) => JSON.stringify(e)), events.map((e) => e.time), events.map((e) => JSON.stringify(createSpan(e)))],
+      );
+      return;
+    }
     await tx.query(
       `INSERT INTO ${this.table} (id, type, payload, created_at)
        SELECT * FROM unnest($1::uuid[], $2::text[], $3::jsonb[], $4::timestamptz[])`,
@@ -51,11 +67,30 @@ export class Outbox {
     );
   }
 
-  /** added — call after the transaction commits so the relay publishes without waiting for its next poll. */
+    /** added — call after the transaction commits so the relay publishes without waiting for its next poll. */
   added(): void {
     for (const l of this.listeners) l();
   }
   onAdded(fn: () => void): void {
     this.listeners.push(fn);
   }
+}
+
+/** createSpan — an event's creation span (semantic conventions' `create`), ended at once: its context is what the row keeps. */
+function createSpan(ev: CloudEvent): TraceCarrier | null {
+  const span = startSpan(`create ${EVENTS_EXCHANGE}`, {
+    kind: SpanKind.PRODUCER,
+    attributes: {
+      [MESSAGING.system]: 'rabbitmq',
+      [MESSAGING.operationType]: 'create',
+      [MESSAGING.operationName]: 'create',
+      [MESSAGING.destination]: EVENTS_EXCHANGE,
+      [MESSAGING.routingKey]: ev.type,
+      [MESSAGING.messageId]: ev.id,
+      'cloudevents.event_type': ev.type,
+      ...(ev.subject ? { 'cloudevents.event_subject': ev.subject } : {}),
+    },
+  });
+  span.end();
+  return carrierOf(contextWithSpan(span)) ?? null;
 }

@@ -6,6 +6,7 @@ import { CodedError } from '../errors/coded-error.js';
 import type { JsonLogger } from '../logging/logger.js';
 import { describeBrokerError, type AmqpConnection } from './amqp-connection.js';
 import { checkRequest } from './command-contracts.js';
+import { carrierOf, inChildSpan, MESSAGING, SpanKind, tracingOn, type TraceCarrier } from '../tracing/tracing.js';
 import { receivedReply, type CommandBus } from './commands.js';
 
 /** DIRECT_REPLY_TO — RabbitMQ's pseudo-queue for replies on the requesting channel (what Nest's RMQ client uses). */
@@ -101,7 +102,26 @@ export class RmqCommandBus implements CommandBus {
     return consumers;
   }
 
+  /**
+   * send — with tracing on and a traced caller, the request is a PRODUCER span `send nodes-manager.<service>` (ended
+   * with the reply) whose W3C context travels in the message's AMQP headers (docs/observability.md).
+   */
   async send<P extends SentPattern>(service: ServiceName, pattern: P, data: RequestOf<P>, meta: CommandMeta, opts: { timeoutMs?: number } = {}): Promise<ReplyOf<P>> {
+    if (!tracingOn()) return this.sendTraced(service, pattern, data, meta, opts);
+    const queue = serviceQueue(service);
+    const attributes = {
+      [MESSAGING.system]: 'rabbitmq',
+      [MESSAGING.operationType]: 'send',
+      [MESSAGING.operationName]: 'send',
+      [MESSAGING.destination]: queue,
+      [MESSAGING.routingKey]: queue,
+      [MESSAGING.conversationId]: meta.correlationId,
+      'nodes_manager.command': pattern,
+    };
+    return inChildSpan(`send ${queue}`, { kind: SpanKind.PRODUCER, attributes }, (span) => this.sendTraced(service, pattern, data, meta, opts, span ? carrierOf() : undefined));
+  }
+
+  private async sendTraced<P extends SentPattern>(service: ServiceName, pattern: P, data: RequestOf<P>, meta: CommandMeta, opts: { timeoutMs?: number }, headers?: TraceCarrier): Promise<ReplyOf<P>> {
     checkRequest(pattern, data);
     if ((await this.consumers(service)) === 0) {
       throw new CodedError('SERVICE_UNAVAILABLE', `${service} is not running (no consumer on ${serviceQueue(service)})`, { service });
@@ -133,6 +153,7 @@ export class RmqCommandBus implements CommandBus {
         persistent: true,
         expiration: String(ms),
         contentType: 'application/json',
+        ...(headers ? { headers } : {}),
       });
     } catch (err) {
       this.pending.get(id)?.reject(brokerUnavailable(describeBrokerError(err)));

@@ -3,6 +3,8 @@ import type { Clock, TimerHandle } from '../clock/clock.js';
 import type { Metrics } from '../health/metrics.js';
 import type { JsonLogger } from '../logging/logger.js';
 import { DEFAULT_BACKOFF, KeyBackoff, WorkQueue, type BackoffPolicy } from './work-queue.js';
+import { KeyTraces } from './key-traces.js';
+import { ROOT_CONTEXT, tracingOn, withContext } from '../tracing/tracing.js';
 
 /**
  * ReconcileResult — what one reconcile of a key answers. `requeueAfterMs`: look at this key again then ("not yet" —
@@ -91,6 +93,7 @@ export const DEFAULT_STOP_TIMEOUT_MS = 10_000;
  */
 export class Controller<R extends ReconcileResult = ReconcileResult> {
   private readonly queue = new WorkQueue();
+  private readonly traces = new KeyTraces();
   private readonly backoff: KeyBackoff;
   private readonly concurrency: number;
   private readonly delayed = new Map<string, { at: number; timer: TimerHandle }>();
@@ -230,6 +233,7 @@ export class Controller<R extends ReconcileResult = ReconcileResult> {
     this.delayed.clear();
     this.queue.clear();
     this.backoff.clear();
+    this.traces.clear();
     const dropped = [...this.waiting.values()].flat();
     this.waiting.clear();
     for (const w of dropped) w({ reconciled: false });
@@ -274,6 +278,7 @@ export class Controller<R extends ReconcileResult = ReconcileResult> {
       list.push(resolve);
       this.waiting.set(key, list);
     });
+    this.traces.add(key);
     this.queue.add(key);
     this.pump();
     return outcome;
@@ -286,7 +291,8 @@ export class Controller<R extends ReconcileResult = ReconcileResult> {
       const waiters = this.waiting.get(key) ?? [];
       this.waiting.delete(key);
       this.running++;
-      this.inFlight.set(key, this.process(key, waiters));
+      // With tracing on, a reconcile starts from no trace whoever pumped it: only its key's own (KeyTraces) applies.
+      this.inFlight.set(key, tracingOn() ? withContext(ROOT_CONTEXT, () => this.process(key, waiters)) : this.process(key, waiters));
     }
     this.gauge();
     this.wakeIdle();
@@ -298,13 +304,14 @@ export class Controller<R extends ReconcileResult = ReconcileResult> {
     const started = performance.now();
     let outcome: Outcome<R>;
     try {
-      const result = (await this.opts.reconcile(key, ctx)) ?? undefined;
+      const result = (await this.traces.run(key, this.labels.controller, ctx, () => this.opts.reconcile(key, ctx))) ?? undefined;
       outcome = { reconciled: true, ...(result !== undefined ? { result } : {}) };
       const requeue = result?.requeueAfterMs;
       this.m?.duration.observe({ ...this.labels, result: requeue !== undefined ? 'requeue' : 'success' }, (performance.now() - started) / 1000);
       if (this.active && this.term === term) {
         this.backoff.forget(key);
         if (requeue !== undefined) this.enqueueAfter(key, Math.max(this.opts.minRequeueMs ?? 0, requeue));
+        else this.traces.finished(key);
       }
     } catch (error) {
       outcome = { reconciled: true, error };

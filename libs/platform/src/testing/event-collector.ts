@@ -11,6 +11,8 @@ export class EventCollector {
   readonly events: CloudEvent[] = [];
   /** When each of {@link events} arrived (ms since the epoch), index for index. */
   readonly receivedAt: number[] = [];
+  /** The AMQP headers of each of {@link events} (the W3C trace context travels there), index for index. */
+  readonly headers: Record<string, unknown>[] = [];
   private constructor(private readonly conn: amqp.ChannelModel) {}
 
   static async start(bindings: string[] = ['#'], url = TEST_RABBITMQ_URL): Promise<EventCollector> {
@@ -26,6 +28,7 @@ export class EventCollector {
       if (!msg) return;
       c.events.push(JSON.parse(msg.content.toString('utf8')));
       c.receivedAt.push(Date.now());
+      c.headers.push((msg.properties.headers ?? {}) as Record<string, unknown>);
       ch.ack(msg);
     });
     return c;

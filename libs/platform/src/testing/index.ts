@@ -5,3 +5,4 @@ export * from './wait-for.js';
 export * from './tcp-proxy.js';
 export * from './api-caller.js';
 export * from './metrics-lint.js';
+export * from './otlp-receiver.js';

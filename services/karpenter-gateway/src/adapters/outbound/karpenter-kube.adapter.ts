@@ -1,5 +1,5 @@
 import * as k8s from '@kubernetes/client-node';
-import { CodedError, FIELD_MANAGER, kubeErrorCode, kubeErrorReason, type Clock, type JsonLogger } from '@nodes-manager/platform';
+import { CodedError, FIELD_MANAGER, kubeErrorCode, kubeErrorReason, makeCountedApiClient, type Clock, type JsonLogger } from '@nodes-manager/platform';
 import { KARPENTER_GROUP, KARPENTER_VERSION, NODEPOOL_LABEL, type NodeClaim, type NodePool } from '../../domain/nodepool.types.js';
 
 export const KARPENTER_KUBE = Symbol('KARPENTER_KUBE');
@@ -51,8 +51,9 @@ export class KarpenterKube {
     private readonly cacheMs: number,
     private readonly logger: JsonLogger,
   ) {
-    this.custom = kc.makeApiClient(k8s.CustomObjectsApi);
-    this.core = kc.makeApiClient(k8s.CoreV1Api);
+    // Through the platform's wrapper: with tracing on, a traced request's calls are spans (no counter here).
+    this.custom = makeCountedApiClient(kc, k8s.CustomObjectsApi, undefined);
+    this.core = makeCountedApiClient(kc, k8s.CoreV1Api, undefined);
   }
 
   /**

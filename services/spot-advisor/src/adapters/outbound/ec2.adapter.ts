@@ -13,6 +13,7 @@ import {
   type Tag,
 } from '@aws-sdk/client-ec2';
 import type { ErrorCode } from '@nodes-manager/contracts';
+import { inChildSpan, SpanKind, tracingOn } from '@nodes-manager/platform';
 import type { SpotPriceSample } from '../../domain/spot-price.js';
 
 /** Ec2ErrorCode — the shared error codes (libs/contracts ErrorCodes) this adapter raises. */
@@ -313,8 +314,29 @@ export class Ec2Adapter {
       ...(this.opts.endpoint ? { endpoint: this.opts.endpoint } : {}),
       ...(this.opts.maxAttempts !== undefined ? { maxAttempts: this.opts.maxAttempts } : {}),
     });
+    if (tracingOn()) this.client.middlewareStack.add(ec2Span(this.opts.region) as never, { step: 'initialize', name: 'nodesManagerTracing' });
     return this.client;
   }
+}
+
+/**
+ * ec2Span — with tracing on, each EC2 call a traced request makes (retries included) is a CLIENT span `EC2/<Action>`
+ * with the RPC attributes of the AWS SDK conventions and the request id; nothing of the request (no credential, no
+ * signed header) is recorded.
+ */
+function ec2Span(region: string) {
+  return (next: (args: unknown) => Promise<{ output?: { $metadata?: { requestId?: string; httpStatusCode?: number } } }>, context: { commandName?: string }) =>
+    (args: unknown) => {
+      const action = (context.commandName ?? 'Command').replace(/Command$/, '');
+      const attributes = { 'rpc.system': 'aws-api', 'rpc.service': 'EC2', 'rpc.method': action, 'cloud.region': region };
+      return inChildSpan(`EC2/${action}`, { kind: SpanKind.CLIENT, attributes }, async (span) => {
+        const out = await next(args);
+        const meta = out.output?.$metadata;
+        if (meta?.requestId) span?.setAttribute('aws.request_id', meta.requestId);
+        if (meta?.httpStatusCode) span?.setAttribute('http.response.status_code', meta.httpStatusCode);
+        return out;
+      });
+    };
 }
 
 async function guard(onError: Ec2AdapterOptions['onError'], action: string, run: () => Promise<void>): Promise<void> {
