@@ -17,7 +17,7 @@ import {
 import { migrations } from '../../../migrations/karpenter-gateway/index.js';
 import { CONSOLIDATION_APPROVALS_TABLE, entities, STEER_APPROVALS_TABLE } from './adapters/outbound/karpenter-gateway.entities.js';
 import { SteeringCommands } from './adapters/inbound/steering.commands.js';
-import { CommandSteeringSources, STEERING_SOURCES } from './steering/steering-sources.adapter.js';
+import { CommandOnDemandReplacer, CommandSteeringSources, ON_DEMAND_REPLACER, STEERING_SOURCES } from './steering/steering-sources.adapter.js';
 import { SteeringController } from './steering/steering.controller.js';
 import { SteeringRepository } from './steering/steering.repository.js';
 import { STEER_APPROVALS, SteeringService } from './steering/steering.service.js';
@@ -73,6 +73,7 @@ export class KarpenterGatewayModule {
         approvalStoreProvider(STEER_APPROVALS, { service: 'karpenter-gateway', kind: 'steer', table: STEER_APPROVALS_TABLE, config }),
         serviceApprovalsProvider(KARPENTER_APPROVALS, [CONSOLIDATION_APPROVALS, STEER_APPROVALS]),
         opts.steeringSources ?? { provide: STEERING_SOURCES, useClass: CommandSteeringSources },
+        { provide: ON_DEMAND_REPLACER, useClass: CommandOnDemandReplacer },
         SteeringRepository,
         SteeringService,
         SteeringController,
