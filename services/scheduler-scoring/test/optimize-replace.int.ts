@@ -86,7 +86,8 @@ describe('optimize.replace: on-demand nodes drained through the optimizer gate (
       'od-1': 'accepted:drain_started',
       'od-2': 'queued:max_disruptions',
       'od-3': 'queued:max_disruptions',
-      'spot-1': 'refused:not_on_demand',
+      // Re-checked only when the budget leaves room for its drain: asked alone below.
+      'spot-1': 'queued:max_disruptions',
       'batch-1': 'refused:not_in_nodepool',
     });
     expect(first.results.find((x) => x.node === 'od-1')!.operationId).toMatch(/^[0-9a-f-]{36}$/);
@@ -94,6 +95,7 @@ describe('optimize.replace: on-demand nodes drained through the optimizer gate (
     // Recorded as a plan of kind replace with its reason, evidence, actor and the drain it started.
     const [row] = await h.db.query<{ node_pool: string; actor: string; plan: any }>(`SELECT node_pool, actor, plan FROM nodes.consolidation_plans WHERE id = $1`, [first.requestId]);
     expect(row).toMatchObject({ node_pool: 'general', actor: 'system:karpenter-gateway', plan: { kind: 'replace', reason: REQUEST.reason, evidence: REQUEST.evidence, execution: { drained: [{ node: 'od-1' }] } } });
+    expect(outcomes(await replace({ ...REQUEST, nodes: ['spot-1'] }))).toEqual({ 'spot-1': 'refused:not_on_demand' });
     // The next pass (the first drain has finished): the next node, still one.
     const second = await replace({ ...REQUEST, nodes: ['od-2', 'od-3'] });
     expect(outcomes(second)).toEqual({ 'od-2': 'accepted:drain_started', 'od-3': 'queued:max_disruptions' });
