@@ -33,6 +33,29 @@ export interface PlannedNodeRemoval {
   readonly priceKnown: boolean;
 }
 
+/** OptimizeReplaceRequest — `optimize.replace`: nodes to move off, gradually, through the optimizer's drains. */
+export interface OptimizeReplaceRequest {
+  readonly nodePool: string;
+  readonly nodes: readonly string[];
+  /** Why, in a sentence a person reads. */
+  readonly reason: string;
+  /** What the caller decided on, kept with the request. */
+  readonly evidence?: readonly Record<string, unknown>[];
+}
+
+/** ReplaceOutcome — accepted: its drain started; queued: asked again next pass; refused: it no longer qualifies. */
+export type ReplaceOutcome = 'accepted' | 'queued' | 'refused';
+
+/** OptimizeReplaceResult — what the optimizer did with an `optimize.replace` request, node by node. */
+export interface OptimizeReplaceResult {
+  readonly requestId: string;
+  readonly nodePool: string;
+  readonly action: 'drain' | 'wait_for_window' | 'approval_requested' | 'approval_open' | 'paused' | 'busy' | 'off';
+  readonly detail: string;
+  readonly approvalId?: string;
+  readonly results: readonly { readonly node: string; readonly outcome: ReplaceOutcome; readonly reason: string; readonly detail: string; readonly operationId?: string }[];
+}
+
 /** OptimizePlan — scheduler-scoring's `optimize.plan` reply: the plan now, with the settings it was made with. */
 export interface OptimizePlan {
   readonly remove: readonly PlannedNodeRemoval[];
@@ -94,6 +117,7 @@ export interface CommandTypes {
   'placement.list': { request: { limit?: number; cursor?: string; namespace?: string; node?: string; workloadClass?: string }; reply: Page<JsonObject> & { priceSource?: string } };
   'optimize.plan': { request: { nodePool?: string }; reply: OptimizePlan };
   'optimize.trigger': { request: { dryRun: boolean }; reply: JsonObject };
+  'optimize.replace': { request: OptimizeReplaceRequest; reply: OptimizeReplaceResult };
   'simulate.run': { request: SimulateRequest; reply: JsonObject };
   'nodepools.list': { request: Record<string, never>; reply: JsonObject };
   'nodepool.get': { request: Names; reply: JsonObject };

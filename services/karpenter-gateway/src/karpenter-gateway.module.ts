@@ -21,7 +21,7 @@ import { SteeringCommands } from './adapters/inbound/steering.commands.js';
 import { SteeringReportCommands } from './adapters/inbound/steering-report.commands.js';
 import { SteeringPoolsService } from './steering-report/steering-pools.service.js';
 import { SteeringReportService } from './steering-report/steering-report.service.js';
-import { CommandSteeringSources, STEERING_SOURCES } from './steering/steering-sources.adapter.js';
+import { CommandOnDemandReplacer, CommandSteeringSources, ON_DEMAND_REPLACER, STEERING_SOURCES } from './steering/steering-sources.adapter.js';
 import { SteeringController } from './steering/steering.controller.js';
 import { SteeringRepository } from './steering/steering.repository.js';
 import { STEER_APPROVALS, SteeringService } from './steering/steering.service.js';
@@ -79,6 +79,7 @@ export class KarpenterGatewayModule {
         approvalStoreProvider(STEER_APPROVALS, { service: 'karpenter-gateway', kind: 'steer', table: STEER_APPROVALS_TABLE, config }),
         serviceApprovalsProvider(KARPENTER_APPROVALS, [CONSOLIDATION_APPROVALS, STEER_APPROVALS]),
         opts.steeringSources ?? { provide: STEERING_SOURCES, useClass: CommandSteeringSources },
+        { provide: ON_DEMAND_REPLACER, useClass: CommandOnDemandReplacer },
         SteeringRepository,
         SteeringService,
         SteeringReportService,

@@ -306,27 +306,16 @@ export class KarpenterGatewayService {
     });
   }
 
-  /**
-   * replaceNodes — steering's way back to Spot (docs/steering.md#the-edit): the given nodes' NodeClaims deleted as a
-   * consolidation would delete them — under the pool's lock, within the disruption budgets in force now, away from
-   * `karpenter.sh/do-not-disrupt` — so Karpenter drains them (PodDisruptionBudgets respected) and launches their
-   * replacements on Spot, which the NodePool offers again. Gradual: what the budgets leave waits for the next pass.
-   */
-  async replaceNodes(name: string, nodes: readonly string[], meta: CommandMeta): Promise<ConsolidationResult> {
-    const base = { nodePool: name, action: 'consolidate' as const, meta, dryRun: false, request: { name, reason: 'return-to-spot', nodes }, before: null, now: this.clock.now() };
-    return this.changes.withPoolLock(name, () => this.consolidateLocked(name, false, meta, base, undefined, nodes.map((node) => ({ node, reason: 'underutilized' }))));
-  }
-
   /** withPoolLock — runs `fn` holding the pool's consolidation lock (for the approvals loop). */
   withPoolLock<T>(pool: string, fn: () => Promise<T>): Promise<T> {
     return this.changes.withPoolLock(pool, fn);
   }
 
   /** select — the plan for the pool, its NodeClaims and the selection within the budgets in force now. */
-  private async select(name: string, meta: CommandMeta, only?: ReadonlySet<string>, given?: readonly PlannedRemoval[]) {
+  private async select(name: string, meta: CommandMeta, only?: ReadonlySet<string>) {
     await this.requireInstalledForWrite();
     const pool = await this.readPool(name, 'KARPENTER_NOT_INSTALLED_FOR_WRITE');
-    const fromPlan = given ? [...given] : plannedRemovals(await this.bus.send('scheduler-scoring', Commands.optimizePlan, { nodePool: name }, meta, { timeoutMs: this.opts.planTimeoutMs }));
+    const fromPlan = plannedRemovals(await this.bus.send('scheduler-scoring', Commands.optimizePlan, { nodePool: name }, meta, { timeoutMs: this.opts.planTimeoutMs }));
     const planned = fromPlan.filter((p) => !only || only.has(p.node));
     const claims = await this.kube.listNodeClaims(name).catch((err) => Promise.reject(this.coded(err, name)));
     const claimNodes = new Set(claims.flatMap((c) => (c.status?.nodeName ? [c.status.nodeName] : [])));
@@ -354,10 +343,9 @@ export class KarpenterGatewayService {
     meta: CommandMeta,
     base: Omit<NodePoolChange, 'result' | 'after'>,
     only?: ReadonlySet<string>,
-    given?: readonly PlannedRemoval[],
   ): Promise<ConsolidationResult> {
     {
-      const { planned, claims, selection } = await this.select(name, meta, only, given);
+      const { planned, claims, selection } = await this.select(name, meta, only);
       const uidOf = new Map(claims.map((c) => [c.metadata.name, c.metadata.uid]));
       const done: ConsolidationResult['nodeClaims'] = [];
       const skipped = [...selection.skipped];

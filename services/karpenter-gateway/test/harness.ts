@@ -1,7 +1,7 @@
 import type { INestApplication, Provider } from '@nestjs/common';
 import { FakePauseOwner } from '../../../test/support/fake-pause.js';
 import { Payload } from '@nestjs/microservices';
-import { Commands, type CloudEvent, type CommandRequest } from '@nodes-manager/contracts';
+import { Commands, type CloudEvent, type CommandRequest, type OptimizeReplaceRequest, type OptimizeReplaceResult } from '@nodes-manager/contracts';
 import { CommandController, createRuntime, type Clock, type Runtime, CommandHandler } from '@nodes-manager/platform';
 import { createTestDatabase, TcpProxy, testEnv, type TestDatabase } from '@nodes-manager/platform/testing';
 import { startKubeSim, type KubeSim } from '@nodes-manager/sim';
@@ -12,12 +12,25 @@ import { ConsolidationApprovalsController } from '../src/consolidation-approvals
 import { STEERING_SOURCES, type SteeringSources } from '../src/steering/steering-sources.adapter.js';
 
 /**
- * FakeScheduler — a hand-written stand-in for scheduler-scoring's `optimize.plan`: answers what the test set,
- * records every request, and fails loudly when the test set nothing.
+ * FakeScheduler — a hand-written stand-in for scheduler-scoring's `optimize.plan` and `optimize.replace`: answers
+ * what the test set, records every request, and fails loudly when the test set no plan. `optimize.replace` answers by
+ * `replaceOutcome` (default: the first node accepted — a budget of one — and the others queued).
  */
 export class FakeScheduler {
   readonly calls: CommandRequest<{ nodePool?: string }>[] = [];
+  readonly replaceCalls: CommandRequest<OptimizeReplaceRequest>[] = [];
   reply?: (req: CommandRequest<{ nodePool?: string }>) => unknown;
+  replaceOutcome = (node: string, i: number): OptimizeReplaceResult['results'][number]['outcome'] => (i === 0 ? 'accepted' : 'queued');
+  replace(req: CommandRequest<OptimizeReplaceRequest>): OptimizeReplaceResult {
+    this.replaceCalls.push(req);
+    const results = req.data.nodes.map((node, i) => {
+      const outcome = this.replaceOutcome(node, i);
+      return outcome === 'accepted'
+        ? { node, outcome, reason: 'drain_started', detail: 'drain running', operationId: `op-${this.replaceCalls.length}-${i}` }
+        : { node, outcome, reason: outcome === 'queued' ? 'max_disruptions' : 'node_gone', detail: outcome };
+    });
+    return { requestId: `00000000-0000-4000-8000-${String(this.replaceCalls.length).padStart(12, '0')}`, nodePool: req.data.nodePool, action: 'drain', detail: 'fake', results };
+  }
   planRemoving(nodes: string[], reason = 'underutilized'): void {
     this.reply = () => ({ remove: nodes.map((node) => ({ node, reason, utilization: 0.1, pods: [], savingsUsdPerHour: 0.05, priceKnown: true })), blocked: [], pdbImpact: [], hourlySavingsUsd: 0, monthlySavingsUsd: 0 });
   }
@@ -32,6 +45,12 @@ class FakeSchedulerCommands {
     if (!s?.reply) throw new Error('FakeScheduler: optimize.plan called but no plan was configured');
     s.calls.push(req);
     return s.reply(req);
+  }
+
+  @CommandHandler(Commands.optimizeReplace)
+  replace(@Payload() req: CommandRequest<OptimizeReplaceRequest>) {
+    if (!scheduler.current) throw new Error('FakeScheduler: optimize.replace called but no fake is installed');
+    return scheduler.current.replace(req);
   }
 }
 

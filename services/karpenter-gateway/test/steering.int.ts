@@ -150,7 +150,7 @@ describe('steering on the simulators, compressed time (STEERING_MODE=execute)', 
   }, 120_000);
 
   it("when A's later recommendations all survive, A is restored after its cool-off — the requirements exactly as they were — and the on-demand NodePool returns to Spot", async () => {
-    t.h.sim.load({ nodeClaims: [aNodeClaim('od-1', 'only-a', 'node-od-1', { capacityType: 'on-demand' })] } as never);
+    t.h.sim.load({ nodeClaims: [aNodeClaim('od-1', 'only-a', 'node-od-1', { capacityType: 'on-demand' }), aNodeClaim('od-2', 'only-a', 'node-od-2', { capacityType: 'on-demand' })] } as never);
     t.ledger.aInterrupts = false;
     // Restored once the cool-off has passed and the rebalances seen since A was avoided say so (their interval's
     // upper bound under 50%): hour by hour, at most two days.
@@ -164,11 +164,25 @@ describe('steering on the simulators, compressed time (STEERING_MODE=execute)', 
     expect(await t.requirements('general')).toEqual([...GENERAL, TEAM]);
     expect(await t.requirements('only-a')).toEqual(ONLY_A);
     const back = t.h.events.filter((e) => e.type === 'nodepool.steered').map((e) => e.data as { nodePool: string; changes: string[]; replaceOnDemand: string[] });
-    expect(back).toEqual(expect.arrayContaining([expect.objectContaining({ nodePool: 'only-a', changes: ['return-to-spot'], replaceOnDemand: ['node-od-1'] }), expect.objectContaining({ nodePool: 'general', changes: ['restore'] })]));
-    // The on-demand node launched during the fallback goes, through a NodeClaim deletion within the pool's budgets.
-    expect(t.h.sim.stats().byVerbResource['delete nodeclaims'] ?? 0).toBe(1);
-    const left = (await t.h.db.query(`SELECT replace_nodes FROM nodes.nodepool_steering WHERE node_pool = 'only-a'`)) as any[];
-    expect(left[0].replace_nodes).toEqual([]);
+    expect(back).toEqual(expect.arrayContaining([expect.objectContaining({ nodePool: 'only-a', changes: ['return-to-spot'], replaceOnDemand: ['node-od-1', 'node-od-2'] }), expect.objectContaining({ nodePool: 'general', changes: ['restore'] })]));
+    // The on-demand nodes launched during the fallback are handed to scheduler-scoring's optimizer (optimize.replace),
+    // which drains them within its budget, windows and approvals: karpenter-gateway deletes no NodeClaim itself.
+    const asked = t.h.scheduler.replaceCalls;
+    expect(asked.length).toBeGreaterThanOrEqual(1);
+    expect(asked[0]!.data).toMatchObject({ nodePool: 'only-a', nodes: ['node-od-1', 'node-od-2'], reason: expect.stringMatching(/admits Spot again/) });
+    expect(asked[0]!.meta.actor).toBe('system:karpenter-gateway');
+    expect(t.h.sim.stats().byVerbResource['delete nodeclaims'] ?? 0).toBe(0);
+    // A budget of one: node-od-1 accepted, node-od-2 queued and asked for again on the next pass, alone.
+    const left = async () => ((await t.h.db.query(`SELECT replace_nodes FROM nodes.nodepool_steering WHERE node_pool = 'only-a'`)) as any[])[0].replace_nodes;
+    expect(await left()).toEqual(['node-od-2']);
+    const recorded = ((await t.h.db.query(`SELECT plan FROM nodes.steering_plans WHERE node_pool = 'only-a'`)) as any[])[0].plan.replacement;
+    expect(recorded).toMatchObject({ nodes: ['node-od-1', 'node-od-2'], action: 'drain', results: [expect.objectContaining({ node: 'node-od-1', outcome: 'accepted' }), expect.objectContaining({ node: 'node-od-2', outcome: 'queued' })] });
+    const calls = asked.length;
+    await t.hours(1);
+    expect(asked.slice(calls).map((c) => c.data.nodes)).toEqual([['node-od-2']]);
+    expect(await left()).toEqual([]);
+    await t.hours(1);
+    expect(asked.length).toBe(calls + 1);
     const st = (await t.h.db.query(`SELECT state, reason FROM nodes.pool_health WHERE pool = 'm5.large/us-east-1a'`)) as any[];
     expect(st[0]).toMatchObject({ state: 'watch' });
   }, 120_000);

@@ -1,4 +1,4 @@
-import { Module, type DynamicModule } from '@nestjs/common';
+import { Module, type DynamicModule, type Provider } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import {
   approvalCommands,
@@ -27,6 +27,7 @@ import { BusCatalogSource } from './adapters/outbound/catalog-source.adapter.js'
 import { BusPriceSource } from './adapters/outbound/price-source.adapter.js';
 import { SchedulingRepository } from './adapters/outbound/scheduling.repository.js';
 import { SchedulerScoringService } from './scheduler-scoring.service.js';
+import { OptimizeReplaceService } from './optimize-replace.service.js';
 import { OptimizeController } from './optimize.controller.js';
 import { OptimizeApprovalsController } from './optimize-approvals.controller.js';
 import type { SchedulerScoringConfig } from './config.js';
@@ -37,7 +38,8 @@ export { SCHEDULER_SCORING_CONFIG } from './tokens.js';
 /** SchedulerScoringModule — wiring only: workload classes, placement scores, decisions, simulate, consolidation. */
 @Module({})
 export class SchedulerScoringModule {
-  static forRoot(config: SchedulerScoringConfig): DynamicModule {
+  /** `opts.providers`: more providers, such as the `PAUSE_GATE` the replacement path checks before it drains. */
+  static forRoot(config: SchedulerScoringConfig, opts: { providers?: Provider[] } = {}): DynamicModule {
     return {
       module: SchedulerScoringModule,
       imports: [PlatformModule.forService({ service: 'scheduler-scoring', config, entities, migrations })],
@@ -74,9 +76,11 @@ export class SchedulerScoringModule {
         approvalStoreProvider(OPTIMIZE_APPROVALS_STORE, { service: 'scheduler-scoring', kind: 'optimize', table: OPTIMIZE_APPROVALS, config }),
         serviceApprovalsProvider(SCHEDULER_APPROVALS, [OPTIMIZE_APPROVALS_STORE]),
         SchedulerScoringService,
+        OptimizeReplaceService,
         OptimizeController,
         OptimizeApprovalsController,
         SchedulerScoringLoop,
+        ...(opts.providers ?? []),
       ],
     };
   }

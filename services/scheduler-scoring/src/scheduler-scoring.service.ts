@@ -29,7 +29,7 @@ import {
 } from '@nodes-manager/scoring';
 import type { SchedulerScoringConfig } from './config.js';
 import { pendingGroups, type ClusterSnapshot, type PriceSnapshot } from './domain/cluster.js';
-import { decidePlan, decideScaleUp, DecisionKind, recheckRemoval, type DecisionDraft, type Recheck, type SkipReason } from './domain/decisions.js';
+import { decidePlan, decideScaleUp, DecisionKind, recheckRemoval, type DecisionDraft, type ExecutionRun, type Recheck, type SkipReason } from './domain/decisions.js';
 import { approvalNodes, approvalReason, gateDisruption, splitByWindow, type DisruptionGate } from './domain/gate-disruption.js';
 import { bundledCatalog, toCatalog, type CatalogSnapshot, type InstanceTypeFacts } from './domain/instance-catalog.js';
 import { placementAfter, placementPage } from './domain/placement.js';
@@ -76,6 +76,13 @@ const APPROVAL_SUBJECT = 'cluster';
 export interface ExecutionResult {
   readonly drained: readonly { node: string; operationId: string; status: string }[];
   readonly skipped: readonly { node: string; reason: SkipReason | 'outside_window' | 'paused'; detail: string }[];
+}
+
+/** How `execute` re-checks each node and words its drains (defaults: a consolidation's removal). */
+export interface ExecuteOptions<R> {
+  readonly heldBack?: readonly { node: string; reason: 'outside_window'; detail: string }[];
+  readonly recheck?: (removal: R, fresh: ClusterSnapshot, run: ExecutionRun) => Recheck;
+  readonly drained?: { readonly reason?: string; readonly why?: string };
 }
 
 /**
@@ -254,6 +261,22 @@ export class SchedulerScoringService {
     return this.serially(async () => ((await stillLeader()) ? this.cycle(mode, { actor: SYSTEM_ACTOR, correlationId: randomUUID() }) : undefined));
   }
 
+  /**
+   * underExecutionLock — `fn` after this process's cycle in progress and under the cluster-wide execution lock, as a
+   * cycle in `execute` mode runs: undefined (not run) while another replica's run holds it.
+   */
+  underExecutionLock<T>(fn: () => Promise<T>): Promise<T | undefined> {
+    return this.serially(async () => {
+      const release = await this.repo.tryExecutionLock();
+      if (!release) return undefined;
+      try {
+        return await fn();
+      } finally {
+        await release();
+      }
+    });
+  }
+
   private async serially<T>(fn: () => Promise<T>): Promise<T> {
     const prev = this.running;
     const next = (async () => {
@@ -372,7 +395,7 @@ export class SchedulerScoringService {
       this.logger.debug('consolidation held by the disruption gate', { decision: view.action, correlationId: meta.correlationId });
       return { ...base, gate: view };
     }
-    const execution = await this.execute(planId, { ...plan, remove: gate.removals }, meta, gate.heldBack);
+    const execution = await this.execute(planId, gate.removals, meta, { heldBack: gate.heldBack });
     return { ...base, execution, gate: { action: 'execute', heldBack: gate.heldBack } };
   }
 
@@ -428,6 +451,8 @@ export class SchedulerScoringService {
   /** executeApproved — one approved request: waits for a window, else claimed, executed and finished. */
   private async executeApproved(a: ApprovalView, runMeta: CommandMeta): Promise<{ id: string; status: string } | undefined> {
     const extra = await this.approvals.extra(a.id);
+    // An approved `optimize.replace` request is carried out by the next request of its caller (OptimizeReplaceService).
+    if (extra['replace'] !== undefined) return undefined;
     const remove = (Array.isArray(extra['remove']) ? extra['remove'] : []) as NodeRemoval[];
     const snap = this.cluster.synced ? this.cluster.snapshot() : undefined;
     const stored = new Map(a.nodes.map((n) => [n.node, n.nodePool ?? undefined]));
@@ -441,7 +466,7 @@ export class SchedulerScoringService {
     if (!(await this.approvals.claim(a.id))) return undefined;
     const planId = a.planId ?? randomUUID();
     const plan: ConsolidationPlan = { remove: split.inside, blocked: [], pdbImpact: a.pdbImpact, hourlySavingsUsd: a.hourlySavingsUsd ?? 0, monthlySavingsUsd: a.monthlySavingsUsd ?? 0 };
-    const execution = await this.execute(planId, plan, runMeta, split.outside);
+    const execution = await this.execute(planId, plan.remove, runMeta, { heldBack: split.outside });
     const finished = await this.approvals.finish(
       a.id,
       [
@@ -488,7 +513,10 @@ export class SchedulerScoringService {
    * is skipped as `recheck_failed`; whatever happens, the outcome per node and overall is recorded with
    * `optimize.executed`, in one transaction.
    */
-  private async execute(planId: string, plan: ConsolidationPlan, meta: CommandMeta, heldBack: readonly { node: string; reason: 'outside_window'; detail: string }[] = []): Promise<ExecutionResult> {
+  async execute<R extends { node: string }>(planId: string, removals: readonly R[], meta: CommandMeta, opts: ExecuteOptions<R> = {}): Promise<ExecutionResult> {
+    const heldBack = opts.heldBack ?? [];
+    const recheck = opts.recheck ?? ((r: R, snap: ClusterSnapshot, run: ExecutionRun) => recheckRemoval(r as unknown as NodeRemoval, snap, this.config.OPTIMIZE_UTILIZATION_THRESHOLD, run));
+    const plan = { remove: removals };
     const drained: { node: string; operationId: string; status: string }[] = [];
     const skipped: { node: string; reason: SkipReason | 'outside_window' | 'paused'; detail: string }[] = [...heldBack];
     const gone = new Set<string>();
@@ -508,7 +536,7 @@ export class SchedulerScoringService {
         let check: Recheck;
         try {
           const fresh = await this.cluster.freshNode(removal.node);
-          check = recheckRemoval(removal, this.freshSnapshot(removal.node, fresh, pdbs), this.config.OPTIMIZE_UTILIZATION_THRESHOLD, { gone, budgetUsed });
+          check = recheck(removal, this.freshSnapshot(removal.node, fresh, pdbs), { gone, budgetUsed });
         } catch (err) {
           skipped.push({ node: removal.node, reason: 'recheck_failed', detail: `could not re-read ${removal.node}: ${errorWords(err)}` });
           continue;
@@ -545,7 +573,7 @@ export class SchedulerScoringService {
       }
       this.logger.warn('consolidation execution stopped', { err: (err as Error).message, correlationId: meta.correlationId });
     } finally {
-      await this.recordExecution(planId, drained, skipped, meta);
+      await this.recordExecution(planId, drained, skipped, meta, opts.drained);
     }
     return { drained, skipped };
   }
@@ -555,6 +583,7 @@ export class SchedulerScoringService {
     drained: readonly { node: string; operationId: string; status: string }[],
     skipped: readonly { node: string; reason: SkipReason | 'outside_window' | 'paused'; detail: string }[],
     meta: CommandMeta,
+    words: ExecuteOptions<{ node: string }>['drained'] = {},
   ): Promise<void> {
     const now = this.clock.now();
     const drafts: DecisionDraft[] = [
@@ -562,8 +591,8 @@ export class SchedulerScoringService {
         kind: DecisionKind.consolidationAction,
         subject: d.node,
         outcome: 'drain_started',
-        reason: 'planned_removal',
-        rationale: `Draining ${d.node} (operation ${d.operationId}) as planned by ${planId}: re-checked just before, still under the threshold with nothing blocking.`,
+        reason: words.reason ?? 'planned_removal',
+        rationale: `Draining ${d.node} (operation ${d.operationId}) as ${words.why ?? `planned by ${planId}: re-checked just before, still under the threshold with nothing blocking`}.`,
         score: null,
         details: { planId, operationId: d.operationId },
       })),

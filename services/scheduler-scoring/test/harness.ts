@@ -1,4 +1,4 @@
-import type { INestApplication } from '@nestjs/common';
+import type { INestApplication, Provider } from '@nestjs/common';
 import { FakePauseOwner } from '../../../test/support/fake-pause.js';
 import { Payload } from '@nestjs/microservices';
 import * as k8s from '@kubernetes/client-node';
@@ -107,7 +107,7 @@ export interface Harness {
  * test runs never share RabbitMQ queues), real Postgres with the real migrations, the Kubernetes simulator over
  * HTTP loaded with `fleet`, and a fake uncordon service. No spot-advisor: prices fall back to the bundled table.
  */
-export async function startHarness(fleet: { nodes: object[]; pods: object[]; pdbs?: object[] }, env: Record<string, string> = {}, opts: { clock?: Clock } = {}): Promise<Harness> {
+export async function startHarness(fleet: { nodes: object[]; pods: object[]; pdbs?: object[] }, env: Record<string, string> = {}, opts: { clock?: Clock; providers?: Provider[] } = {}): Promise<Harness> {
   const db = await createTestDatabase('nm_scheduler');
   const sim = await startKubeSim({ podTerminationMs: 50 });
   sim.load(fleet as never);
@@ -118,7 +118,7 @@ export async function startHarness(fleet: { nodes: object[]; pods: object[]; pdb
   const { app, url, events, call } = await startBehindGateway({
     databaseUrl: db.url,
     runtime,
-    modules: [SchedulerScoringModule.forRoot(cfg)],
+    modules: [SchedulerScoringModule.forRoot(cfg, { providers: opts.providers ?? [] })],
     controllers: [FakeUncordonCommands, FakePauseOwner],
   });
   return {

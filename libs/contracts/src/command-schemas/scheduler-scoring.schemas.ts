@@ -1,4 +1,4 @@
-import { arrayOf, bool, closed, int, mapOf, nullableStr, num, oneOf, open, page, str, time, type JsonSchema } from '../json-schema.js';
+import { anyObject, arrayOf, uuid, bool, closed, int, mapOf, nullableStr, num, oneOf, open, page, str, time, type JsonSchema } from '../json-schema.js';
 import { cursor, limit, objectName, type CommandSchema } from './command-schema.js';
 
 const DECISION_SCHEMA = open(
@@ -30,6 +30,30 @@ const PLACEMENT_SCHEMA = open(
     dimensions: mapOf(num(), 'each scoring dimension, 0–100'),
   },
   ['workload'],
+);
+
+/** The reply of optimize.replace: what happened to each node asked for, and why. */
+const REPLACE_RESULT_SCHEMA = closed(
+  {
+    requestId: uuid('the stored request (a plan row of kind replace)'),
+    nodePool: str(),
+    action: oneOf(['drain', 'wait_for_window', 'approval_requested', 'approval_open', 'paused', 'busy', 'off'], 'what the gate did with the request as a whole'),
+    detail: str('the same, in a sentence'),
+    approvalId: str(),
+    results: arrayOf(
+      closed(
+        {
+          node: str(),
+          outcome: oneOf(['accepted', 'queued', 'refused'], 'accepted: its drain started; queued: asked again next pass (budget, window, approval, pause); refused: it no longer qualifies'),
+          reason: str(),
+          detail: str(),
+          operationId: str('the drain operation, when accepted'),
+        },
+        ['operationId'],
+      ),
+    ),
+  },
+  ['approvalId'],
 );
 
 const planRemoval = open({
@@ -156,6 +180,20 @@ export const SCHEDULER_SCORING_COMMAND_SCHEMAS = {
     summary: 'An optimisation cycle now, for the caller; dryRun false carries the plan out (drains, through approvals and windows).',
     request: closed({ dryRun: bool() }),
     reply: TRIGGER_RESULT_SCHEMA,
+  },
+  'optimize.replace': {
+    summary:
+      'Nodes to move off (on-demand nodes a NodePool launched during a Spot fallback), drained a few at a time through the optimizer: its disruption budget, maintenance windows, approvals (kind optimize), the pause and a fresh re-check of each node.',
+    request: closed(
+      {
+        nodePool: objectName('the NodePool the nodes belong to (and now admits Spot again)'),
+        nodes: { ...arrayOf(objectName()), minItems: 1, maxItems: 1000, description: 'the nodes still to replace' },
+        reason: { ...str('why, in a sentence a person reads'), minLength: 1, maxLength: 1000 },
+        evidence: { ...arrayOf(anyObject()), maxItems: 1000, description: 'what the caller decided on (e.g. the pools health), kept with the request' },
+      },
+      ['evidence'],
+    ),
+    reply: REPLACE_RESULT_SCHEMA,
   },
   'simulate.run': {
     summary: 'Where pod groups would go on the current fleet, and which new nodes (with their cost) the rest would need.',

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Commands, type CommandMeta } from '@nodes-manager/contracts';
+import { Commands, type CommandMeta, type OptimizeReplaceRequest, type OptimizeReplaceResult } from '@nodes-manager/contracts';
 import { COMMAND_BUS, type CommandBus } from '@nodes-manager/platform';
 import { nameLabels, poolKeyOf, type LedgerRowLike, type Offering, type PoolPrice } from '@nodes-manager/steering';
 
@@ -35,6 +35,22 @@ export class CommandSteeringSources implements SteeringSources {
   async market(meta: CommandMeta): Promise<{ prices: Map<string, PoolPrice>; offerings: Offering[] }> {
     const reply = await this.bus.send('spot-advisor', Commands.spotPrices, {}, meta);
     return marketOf(reply.prices);
+  }
+}
+
+/** OnDemandReplacer — where steering sends the on-demand nodes to move back to Spot (scheduler-scoring's optimizer). */
+export interface OnDemandReplacer {
+  replace(req: OptimizeReplaceRequest, meta: CommandMeta): Promise<OptimizeReplaceResult>;
+}
+export const ON_DEMAND_REPLACER = Symbol('ON_DEMAND_REPLACER');
+
+/** CommandOnDemandReplacer — {@link OnDemandReplacer} over the command bus: `optimize.replace`, owned by scheduler-scoring. */
+@Injectable()
+export class CommandOnDemandReplacer implements OnDemandReplacer {
+  constructor(@Inject(COMMAND_BUS) private readonly bus: CommandBus) {}
+
+  replace(req: OptimizeReplaceRequest, meta: CommandMeta): Promise<OptimizeReplaceResult> {
+    return this.bus.send('scheduler-scoring', Commands.optimizeReplace, req, meta);
   }
 }
 

@@ -128,6 +128,11 @@ export class SteeringRepository {
     await this.ds.query(`UPDATE nodes.nodepool_steering SET replace_nodes = $2::jsonb WHERE node_pool = $1`, [nodePool, JSON.stringify(nodes)]);
   }
 
+  /** recordReplacement — what the last pass asked the optimizer on the NodePool's way back to Spot, and its answer, kept with its plan. */
+  async recordReplacement(nodePool: string, asked: Record<string, unknown>): Promise<void> {
+    await this.ds.query(`UPDATE nodes.steering_plans SET plan = plan || jsonb_build_object('replacement', $2::jsonb) WHERE node_pool = $1`, [nodePool, JSON.stringify(asked)]);
+  }
+
   async savePlans(plans: readonly StoredPlan[]): Promise<void> {
     await this.ds.transaction(async (tx) => {
       for (const p of plans) {

@@ -20,9 +20,9 @@ import {
 import { KARPENTER_KUBE, KubeFailure, type KarpenterKube } from '../adapters/outbound/karpenter-kube.adapter.js';
 import { poolHealthConfigOf, type KarpenterGatewayConfig } from '../config.js';
 import type { NodePool } from '../domain/nodepool.types.js';
-import { DISRUPTION_GATE, KarpenterGatewayService, type DisruptionGateConfig } from '../karpenter-gateway.service.js';
+import { DISRUPTION_GATE, type DisruptionGateConfig } from '../karpenter-gateway.service.js';
 import { KARPENTER_GATEWAY_CONFIG } from '../tokens.js';
-import { STEERING_SOURCES, type SteeringSources } from './steering-sources.adapter.js';
+import { ON_DEMAND_REPLACER, STEERING_SOURCES, type OnDemandReplacer, type SteeringSources } from './steering-sources.adapter.js';
 import { SteeringRepository, type PlanStatus, type SteeringMode, type StoredPlan } from './steering.repository.js';
 
 export const STEER_APPROVALS = Symbol('STEER_APPROVALS');
@@ -70,7 +70,7 @@ export class SteeringService {
     @Inject(DISRUPTION_GATE) private readonly gate: DisruptionGateConfig,
     @Inject(STEER_APPROVALS) private readonly approvals: ApprovalStore,
     private readonly repo: SteeringRepository,
-    @Inject(KarpenterGatewayService) private readonly nodePools: KarpenterGatewayService,
+    @Inject(ON_DEMAND_REPLACER) private readonly replacer: OnDemandReplacer,
     @Optional() @Inject(PAUSE_GATE) private readonly pause?: PauseGate,
   ) {}
 
@@ -143,7 +143,7 @@ export class SteeringService {
       stored.push({ nodePool: plan.nodePool, mode: this.mode, plan, status: out.status, detail: out.detail, plannedAt: now });
     }
     await this.repo.savePlans(stored);
-    if (this.mode === 'execute' && s.installed) await this.replaceOnDemand(fleet.plans, meta);
+    if (this.mode === 'execute' && s.installed) await this.replaceOnDemand(fleet.plans, fleet.health, meta);
     this.decidedAt = now;
     return { decidedAt: now, transitions, plans: stored.map((p) => ({ nodePool: p.nodePool, status: p.status, detail: p.detail })), again };
   }
@@ -176,11 +176,13 @@ export class SteeringService {
 
   /**
    * replaceOnDemand — the way back to Spot, gradually: each pass, the on-demand nodes a NodePool launched during its
-   * fallback are handed to the NodeClaim deletion of a consolidation (its lock, its disruption budgets in force,
-   * do-not-disrupt; Karpenter drains them and launches Spot), inside the pool's window and unless paused. What the
-   * budgets leave waits for the next pass; nodes gone are forgotten. A NodePool back on on-demand stops it.
+   * fallback and still there are sent to scheduler-scoring's optimizer (`optimize.replace`), which drains them a few
+   * at a time through its own gate — OPTIMIZE_MAX_DISRUPTIONS, the pool's maintenance window, approvals of kind
+   * `optimize`, the pause, a fresh re-check of each node — so Karpenter launches Spot replacements. Nodes accepted
+   * (draining) or refused (gone, no longer on-demand) are forgotten; queued ones are asked for again next pass; what
+   * was asked and answered is recorded with the NodePool's plan. A NodePool back on on-demand stops it.
    */
-  private async replaceOnDemand(plans: readonly NodePoolEditPlan[], meta: CommandMeta): Promise<void> {
+  private async replaceOnDemand(plans: readonly NodePoolEditPlan[], health: readonly PoolHealth[], meta: CommandMeta): Promise<void> {
     const pending = await this.repo.replacements();
     for (const [name, nodes] of pending) {
       const plan = plans.find((p) => p.nodePool === name);
@@ -188,14 +190,21 @@ export class SteeringService {
         await this.repo.setReplacements(name, []);
         continue;
       }
-      if (this.pauseHolds() || !windowState(this.gate.windows, name, this.clock.now()).open) continue;
+      const claims = new Set(await this.onDemandSince(name, null));
+      const still = nodes.filter((n) => claims.has(n));
+      if (still.length === 0) {
+        await this.repo.setReplacements(name, []);
+        continue;
+      }
+      const reason = `NodePool ${name} admits Spot again: the on-demand nodes it launched during its fallback move back to Spot`;
       try {
-        const r = await this.nodePools.replaceNodes(name, nodes, meta);
-        const done = new Set([...r.nodeClaims.map((c) => c.node), ...r.skipped.filter((x) => x.reason === 'no_nodeclaim' || x.reason === 'already_deleting').map((x) => x.node)]);
-        await this.repo.setReplacements(name, nodes.filter((n) => !done.has(n)));
-        if (r.nodeClaims.length > 0) this.logger.info('on-demand nodes replaced on the way back to Spot', { nodePool: name, nodes: r.nodeClaims.map((c) => c.node).join(','), left: nodes.length - done.size });
+        const r = await this.replacer.replace({ nodePool: name, nodes: still, reason, evidence: evidenceOf(plan, health) }, meta);
+        const done = new Set(r.results.filter((x) => x.outcome !== 'queued').map((x) => x.node));
+        await this.repo.setReplacements(name, still.filter((n) => !done.has(n)));
+        await this.repo.recordReplacement(name, { askedAt: this.clock.now().toISOString(), nodes: still, reason, requestId: r.requestId, action: r.action, detail: r.detail, results: r.results });
+        this.logger.info('on-demand nodes sent to the optimizer on the way back to Spot', { nodePool: name, decision: r.action, nodes: still.join(','), accepted: r.results.filter((x) => x.outcome === 'accepted').length, left: still.length - done.size });
       } catch (err) {
-        this.logger.warn('replacing on-demand nodes failed; tried again next pass', { nodePool: name, err: (err as Error).message });
+        this.logger.warn('asking the optimizer to replace on-demand nodes failed; asked again next pass', { nodePool: name, err: (err as Error).message });
       }
     }
   }

@@ -129,7 +129,9 @@ export type SkipReason =
   | 'recheck_failed'
   | 'max_disruptions'
   | 'not_leader'
-  | 'drain_refused';
+  | 'drain_refused'
+  | 'not_in_nodepool'
+  | 'not_on_demand';
 
 /** pdbKey — a PodDisruptionBudget's `namespace/name`, the key of a run's used-budget map. */
 export const pdbKey = (b: Pick<PdbInfo, 'namespace' | 'name'>): string => `${b.namespace}/${b.name}`;
@@ -177,7 +179,8 @@ export function recheckRemoval(removal: NodeRemoval, now: ClusterSnapshot, thres
   return { ok: true, budgetNeed: budget.need };
 }
 
-function budgetNeed(
+/** budgetNeed — the evictions `pods` take from each budget on top of `used`, or why a budget does not allow them. */
+export function budgetNeed(
   pods: readonly { namespace: string; labels: Readonly<Record<string, string>> }[],
   pdbs: readonly PdbInfo[],
   used: ReadonlyMap<string, number>,

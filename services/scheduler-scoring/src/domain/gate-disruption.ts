@@ -13,13 +13,13 @@ export interface HeldBack {
  * splitByWindow — the removals whose node pool is inside a maintenance window now (or governed by none), and the
  * others, each with the window and its next opening. See docs/approvals.md.
  */
-export function splitByWindow(
-  removals: readonly NodeRemoval[],
+export function splitByWindow<R extends { readonly node: string } = NodeRemoval>(
+  removals: readonly R[],
   poolOf: (node: string) => string | undefined,
   windows: readonly MaintenanceWindow[],
   now: Date,
-): { inside: NodeRemoval[]; outside: HeldBack[]; opensAt?: Date } {
-  const inside: NodeRemoval[] = [];
+): { inside: R[]; outside: HeldBack[]; opensAt?: Date } {
+  const inside: R[] = [];
   const outside: HeldBack[] = [];
   let opensAt: Date | undefined;
   for (const r of removals) {

@@ -1,12 +1,16 @@
 import { Payload } from '@nestjs/microservices';
-import { Commands, type CommandRequest, type DecisionsListQuery, type OptimizeTriggerRequest, type PlacementListQuery, type SimulateRequest } from '@nodes-manager/contracts';
+import { Commands, type CommandRequest, type DecisionsListQuery, type OptimizeReplaceRequest, type OptimizeTriggerRequest, type PlacementListQuery, type SimulateRequest } from '@nodes-manager/contracts';
 import { CommandController, CommandHandler } from '@nodes-manager/platform';
 import { SchedulerScoringService } from '../../scheduler-scoring.service.js';
+import { OptimizeReplaceService } from '../../optimize-replace.service.js';
 
 /** SchedulerScoringCommands — the scheduler-scoring service's commands on `nodes-manager.scheduler-scoring` (its approvals: libs/platform `approvalCommands`). */
 @CommandController()
 export class SchedulerScoringCommands {
-  constructor(private readonly svc: SchedulerScoringService) {}
+  constructor(
+    private readonly svc: SchedulerScoringService,
+    private readonly replacements: OptimizeReplaceService,
+  ) {}
 
   /** decisions.list — the decision log, newest first; filters kind and subject. */
   @CommandHandler(Commands.decisionsList)
@@ -24,6 +28,12 @@ export class SchedulerScoringCommands {
   @CommandHandler(Commands.optimizeTrigger)
   trigger(@Payload() req: CommandRequest<OptimizeTriggerRequest>) {
     return this.svc.trigger(req.data ?? { dryRun: true }, req.meta);
+  }
+
+  /** optimize.replace — `{nodePool, nodes, reason, evidence?}`: those nodes drained a few at a time through the optimizer's gate. */
+  @CommandHandler(Commands.optimizeReplace)
+  replace(@Payload() req: CommandRequest<OptimizeReplaceRequest>) {
+    return this.replacements.replace(req.data, req.meta);
   }
 
   /** simulate.run — pod groups → placements on the fleet and new nodes with cost. */

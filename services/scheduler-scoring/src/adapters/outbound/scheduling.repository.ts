@@ -165,6 +165,11 @@ export class SchedulingRepository {
     );
   }
 
+  /** savePlan — one plan row in its own transaction (an `optimize.replace` request, recorded before its drains start). */
+  async savePlan(row: Omit<PlanRow, 'createdAt' | 'executedAt'> & { now: Date }): Promise<void> {
+    await this.ds.transaction((tx) => this.insertPlan(tx, row));
+  }
+
   async markExecuted(tx: EntityManager, id: string, status: string, execution: Record<string, unknown>, now: Date): Promise<void> {
     await tx.query(`UPDATE ${T_PLANS} SET status = $2, executed_at = $3, plan = plan || jsonb_build_object('execution', $4::jsonb) WHERE id = $1`, [
       id,
