@@ -384,6 +384,8 @@ describe('through failures and repeats', () => {
       return route.fulfill({ status: 200, headers: { 'content-type': 'text/event-stream' }, body });
     });
     await page.goto(`${system.url}/#token=${testToken('nodes:read', 'erin')}`);
+    // The shortcut works once the app is signed in and its navigation drawn.
+    await page.getByRole('link', { name: 'Activity' }).waitFor();
     await page.keyboard.press('3');
     await page.getByRole('heading', { name: 'Activity' }).waitFor();
     const entries = page.locator(`[data-testid=activity-entry][data-subject="${node}"]`);

@@ -89,7 +89,8 @@ describe('the process harness', () => {
     expect(err).toBeInstanceOf(ServiceExited);
     expect(err!.message).toMatch(/^uncordon under test exited with code 78 before it was up; its last output:\n/);
     expect(err!.message).toContain('SCAN_INTERVAL_SECONDS: must be a number');
-    expect(performance.now() - t0).toBeLessThan(15_000);
+    // At once: well before the 90 s it was given (a process start alone takes seconds of CPU on a loaded machine).
+    expect(performance.now() - t0).toBeLessThan(45_000);
   });
 
   it('does not take another process on its port for the service, and says the port was in use', async () => {

@@ -166,6 +166,15 @@ function validRequest(key: string): { path?: Record<string, string>; query?: str
       return { body: { instanceType: 'm5.large', count: 1, clientToken: 'contract-1', tags: { team: 'platform' } } };
     case 'GET /api/v1/pressure':
     case 'GET /api/v1/fencing':
+    case 'GET /api/v1/pause':
+    case 'GET /api/v1/steering/pools':
+      return {};
+    case 'GET /api/v1/steering/report':
+      return { query: 'from=2026-11-01T00:00:00Z&to=2026-11-02T00:00:00Z' };
+    // Last in the run (LAST): a pause holds every disruptive operation, so it comes after them, and the resume after it.
+    case 'POST /api/v1/pause':
+      return { body: { reason: 'contract run' } };
+    case 'DELETE /api/v1/pause':
       return {};
     case 'GET /healthz':
     case 'GET /readyz':
@@ -187,6 +196,9 @@ const fill = (path: string, values: Record<string, string> = {}) => path.replace
 
 /** The order the contract run needs: what creates comes before what reads or deletes it. */
 const ORDER = ['GET /api/v1/nodes', 'GET /api/v1/nodes/{id}', 'POST /api/v1/nodes/{id}/drain', 'GET /api/v1/drains/{id}', 'POST /api/v1/nodepools', 'PATCH /api/v1/nodepools/{name}', 'DELETE /api/v1/nodepools/{name}'];
+/** …and what must come after every other operation: the pause, then the resume. */
+const LAST = ['POST /api/v1/pause', 'DELETE /api/v1/pause'];
+const rank = (key: string) => ORDER.indexOf(key) + 1 || (LAST.includes(key) ? 200 + LAST.indexOf(key) : 99);
 
 describe('the served OpenAPI is the contract the system keeps', () => {
   it('every operation answers a valid request with its documented status and a body its schema accepts', async () => {
@@ -194,7 +206,7 @@ describe('the served OpenAPI is the contract the system keeps', () => {
     known.node = nodes.items[0]!.name;
     known.nodeId = nodes.items[0]!.id;
     known.otherNode = nodes.items[1]!.name;
-    const ops = operations().sort((a, b) => (ORDER.indexOf(a.key) + 1 || 99) - (ORDER.indexOf(b.key) + 1 || 99));
+    const ops = operations().sort((a, b) => rank(a.key) - rank(b.key));
     expect(ops.length).toBeGreaterThanOrEqual(22);
     const failures: string[] = [];
     for (const { key, method, path, op } of ops) {

@@ -98,7 +98,8 @@ describe('GET /api/v1/steering/report', () => {
     expect(r.extraCostUsd).toBeGreaterThan(0);
     expect(r.sentence).toMatch(/up to \d+ of \d+ interruptions spared, for about \$\d+\.\d\d more/);
     // The rule's look-back: the ledger is read from a window before `from`.
-    expect(sources.ledgerFrom.at(-1)!.getTime()).toBe(T0 - 168 * H);
+    // (The steering loop's own passes read it too, from their own `now`.)
+    expect(sources.ledgerFrom.map((d) => d.getTime())).toContain(T0 - 168 * H);
   });
 
   it.each([
