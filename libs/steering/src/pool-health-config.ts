@@ -16,6 +16,11 @@ export interface PoolHealthConfig {
   burstWindowMs: number;
   /** Time with no interruption before an `avoid` pool may leave (and the time a burst keeps a pool in `avoid`). */
   coolOffMs: number;
+  /**
+   * The longest cool-off: each earlier burst the pool had within {@link windowMs} doubles the cool-off (a back-off),
+   * up to this; a pool calm for a whole window is back to {@link coolOffMs}. Equal to coolOffMs turns the growth off.
+   */
+  coolOffMaxMs: number;
   /** The trailing window of ledger samples the rule reads. */
   windowMs: number;
   /** Spot price at or above this fraction of on-demand puts a pool in `watch` (never `avoid`: price is no interruption). */
@@ -30,6 +35,7 @@ export const DEFAULT_POOL_HEALTH_CONFIG: Readonly<PoolHealthConfig> = Object.fre
   burstSize: 3,
   burstWindowMs: 5 * 60_000,
   coolOffMs: 6 * 3_600_000,
+  coolOffMaxMs: 48 * 3_600_000,
   windowMs: 7 * 24 * 3_600_000,
   priceWatchRatio: 0.9,
 });
@@ -42,6 +48,7 @@ export const POOL_HEALTH_ENV: Readonly<Record<keyof PoolHealthConfig, string>> =
   burstSize: 'STEERING_BURST_SIZE',
   burstWindowMs: 'STEERING_BURST_WINDOW_MINUTES',
   coolOffMs: 'STEERING_COOL_OFF_HOURS',
+  coolOffMaxMs: 'STEERING_COOL_OFF_MAX_HOURS',
   windowMs: 'STEERING_WINDOW_HOURS',
   priceWatchRatio: 'STEERING_PRICE_WATCH_RATIO',
 });
@@ -74,6 +81,11 @@ export function validatePoolHealthConfig(c: PoolHealthConfig): string[] {
   if (Number.isFinite(c.windowMs) && Number.isFinite(c.coolOffMs) && c.windowMs <= c.coolOffMs) {
     problems.push(`${e.windowMs} must be longer than ${e.coolOffMs}`);
   }
+  if (!Number.isFinite(c.coolOffMaxMs) || c.coolOffMaxMs < c.coolOffMs) {
+    problems.push(`${e.coolOffMaxMs} must be at least ${e.coolOffMs} (got ${c.coolOffMaxMs} ms)`);
+  } else if (Number.isFinite(c.windowMs) && c.windowMs <= c.coolOffMaxMs) {
+    problems.push(`${e.windowMs} must be longer than ${e.coolOffMaxMs}`);
+  }
   return problems;
 }
 
@@ -100,6 +112,7 @@ export function poolHealthConfigFrom(source: Readonly<Record<string, string | un
     burstSize: read('burstSize', 1),
     burstWindowMs: read('burstWindowMs', 60_000),
     coolOffMs: read('coolOffMs', 3_600_000),
+    coolOffMaxMs: read('coolOffMaxMs', 3_600_000),
     windowMs: read('windowMs', 3_600_000),
     priceWatchRatio: read('priceWatchRatio', 1),
   };

@@ -128,6 +128,39 @@ describe('decidePoolHealth', () => {
     expect(h.sentence).toContain('0 of 12 rebalances');
   });
 
+  /** bursts — one burst of 3 (1 min apart) ending at each of `hoursAgo`. */
+  const bursts = (...hoursAgo: number[]) => hoursAgo.flatMap((h) => burst(3, h * 60));
+
+  it.each([
+    ['first burst: 6 h, restored after 7 h calm', bursts(7), 6, 'watch'],
+    ['one earlier burst in the window: 12 h, still avoided after 7 h', bursts(30, 7), 12, 'avoid'],
+    ['two earlier bursts: 24 h', bursts(60, 30, 7), 24, 'avoid'],
+    ['five earlier bursts: 6 h × 32 capped at 48 h', bursts(130, 110, 90, 60, 30, 7), 48, 'avoid'],
+    ['earlier bursts older than the 7-day window (a long calm) no longer count: 6 h', bursts(24 * 7 + 10, 24 * 7 + 5, 7), 6, 'watch'],
+  ] as const)('back-off: %s', (_, s, coolOffHours, state) => {
+    const h = decide({ samples: s, previous: prev('avoid', 7) });
+    expect(h.state).toBe(state);
+    if (state === 'avoid') {
+      expect(h.reason).toBe('cooling-off');
+      expect(h.restoreAt).toEqual(new Date(at(7 * HOUR).getTime() + coolOffHours * HOUR));
+      expect(h.sentence).toContain(`may be restored after ${coolOffHours === 48 ? '2 days' : `${coolOffHours} h`} without an interruption (6 h doubled for each of`);
+    } else {
+      expect(h.reason).toBe('cool-off-ended');
+    }
+  });
+
+  it('back-off: re-entering avoid on a burst sets the grown cool-off from the entry', () => {
+    const h = decide({ samples: bursts(30, 0.2), previous: prev('watch', 10, 20) });
+    expect([h.state, h.reason]).toEqual(['avoid', 'burst']);
+    expect(h.restoreAt).toEqual(new Date(NOW.getTime() + 12 * HOUR)); // the later of entry (now) and last interruption
+    expect(h.sentence).toMatch(/restored after 12 h without an interruption \(6 h doubled for each of 1 earlier burst in the last 7 d(ays)?\)/);
+  });
+
+  it('back-off: a longest cool-off equal to the cool-off turns the growth off', () => {
+    const h = decide({ samples: bursts(60, 30, 7), previous: prev('avoid', 7), cfg: { coolOffMaxMs: 6 * HOUR } });
+    expect([h.state, h.reason]).toEqual(['watch', 'cool-off-ended']);
+  });
+
   it('hysteresis: restored pool does not go back to avoid on the evidence that put it there', () => {
     const old = samples(16, 20, 160);
     const h = decide({ samples: old, previous: prev('watch', 1, 8) });
@@ -205,6 +238,8 @@ describe('pool-health configuration', () => {
     ['a burst of one', { STEERING_BURST_SIZE: '1' }, /STEERING_BURST_SIZE must be a whole number of at least 2/],
     ['text for a number', { STEERING_COOL_OFF_HOURS: 'six' }, /STEERING_COOL_OFF_HOURS must be a number \(got "six"\)/],
     ['a window no longer than the cool-off', { STEERING_WINDOW_HOURS: '6' }, /STEERING_WINDOW_HOURS must be longer than STEERING_COOL_OFF_HOURS/],
+    ['a longest cool-off below the cool-off', { STEERING_COOL_OFF_MAX_HOURS: '4' }, /STEERING_COOL_OFF_MAX_HOURS must be at least STEERING_COOL_OFF_HOURS/],
+    ['a window no longer than the longest cool-off', { STEERING_COOL_OFF_MAX_HOURS: '200' }, /STEERING_WINDOW_HOURS must be longer than STEERING_COOL_OFF_MAX_HOURS/],
     ['zero samples', { STEERING_MIN_SAMPLES: '0' }, /STEERING_MIN_SAMPLES must be a whole number of at least 1/],
   ])('refuses %s', (_, env, problem) => {
     const { problems } = poolHealthConfigFrom(env);
@@ -212,8 +247,8 @@ describe('pool-health configuration', () => {
   });
 
   it('reads minutes and hours', () => {
-    const { config: c, problems } = poolHealthConfigFrom({ STEERING_COOL_OFF_HOURS: '2', STEERING_BURST_WINDOW_MINUTES: '3' });
+    const { config: c, problems } = poolHealthConfigFrom({ STEERING_COOL_OFF_HOURS: '2', STEERING_COOL_OFF_MAX_HOURS: '24', STEERING_BURST_WINDOW_MINUTES: '3' });
     expect(problems).toEqual([]);
-    expect([c.coolOffMs, c.burstWindowMs]).toEqual([2 * HOUR, 3 * MIN]);
+    expect([c.coolOffMs, c.coolOffMaxMs, c.burstWindowMs]).toEqual([2 * HOUR, 24 * HOUR, 3 * MIN]);
   });
 });

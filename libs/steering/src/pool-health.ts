@@ -168,6 +168,9 @@ function shareText(f: ShareFigures): string {
  *   and its last interruption, and the samples seen since its entry do not still say avoid (with at least
  *   `minSamples` of them, their upper bound must be under `avoidShare`). From then on the share counts only samples
  *   seen since that entry (`basisFrom`), so the evidence that led to `avoid` cannot lead straight back to it.
+ * - The cool-off backs off: it doubles for each earlier burst of the pool still in the window (`windowMs`), up to
+ *   `coolOffMaxMs` — a pool that bursts again soon after each return stays out longer each time; one calm for a whole
+ *   window starts again at `coolOffMs`.
  * - `watch` is entered when the lower bound reaches `watchShare` (n ≥ `minSamples`) or the Spot price reaches
  *   `priceWatchRatio` × on-demand. It is left for `healthy` when neither holds any more with a margin: the price
  *   under the ratio and, with at least `minSamples` samples, the upper bound under `watchShare` — or, with fewer, no
@@ -202,38 +205,42 @@ export function decidePoolHealth(input: PoolHealthInput, config: PoolHealthConfi
   const recentBurst = lastBurst !== null && t - lastBurst.at < config.coolOffMs;
   const priceWatch = ratio !== null && ratio >= config.priceWatchRatio;
   const prev = previous?.state ?? null;
+  // The back-off: each earlier burst still in the window doubles the cool-off, up to coolOffMaxMs.
+  const earlierBursts = Math.max(0, bursts.length - 1);
+  const coolOffMs = Math.max(config.coolOffMs, Math.min(config.coolOffMaxMs, config.coolOffMs * 2 ** Math.min(earlierBursts, 30)));
+  const backOff = coolOffMs > config.coolOffMs ? ` (${duration(config.coolOffMs)} doubled for each of ${earlierBursts} earlier burst${earlierBursts === 1 ? '' : 's'} in the last ${duration(config.windowMs)}${coolOffMs >= config.coolOffMaxMs ? `, at most ${duration(config.coolOffMaxMs)}` : ''})` : '';
 
   let recovery: ShareFigures | null = null;
   let next: { state: PoolHealthState; reason: PoolHealthReason; sentence: string; basisFrom: number | null; restoreAt: number | null };
   const avoidEntry = (reason: 'burst' | 'share-above-avoid'): typeof next => {
     const since = prev === 'avoid' ? ms(previous!.since) : t;
-    const restoreAt = Math.max(since, lastInterruption ?? since) + config.coolOffMs;
+    const restoreAt = Math.max(since, lastInterruption ?? since) + coolOffMs;
     const why =
       reason === 'burst'
         ? `${lastBurst!.size} interruptions came within ${duration(lastBurst!.spanMs)} (a burst), the last ${duration(t - lastBurst!.at)} ago`
         : `${shareText(figures)}; the interval's lower bound is at least ${pct(config.avoidShare)}`;
-    return { state: 'avoid', reason, sentence: `Avoid: ${why}. It may be restored after ${duration(config.coolOffMs)} without an interruption.`, basisFrom: null, restoreAt };
+    return { state: 'avoid', reason, sentence: `Avoid: ${why}. It may be restored after ${duration(coolOffMs)} without an interruption${backOff}.`, basisFrom: null, restoreAt };
   };
 
   if (prev === 'avoid') {
     const since = ms(previous!.since);
     recovery = shareOf(inWindow.filter((s) => ms(s.seenAt) >= since));
-    const restoreAt = Math.max(since, lastInterruption ?? since) + config.coolOffMs;
+    const restoreAt = Math.max(since, lastInterruption ?? since) + coolOffMs;
     const recoveryHigh = recovery.samples >= config.minSamples && (recovery.interval95?.[1] ?? 1) >= config.avoidShare;
     if (t < restoreAt) {
       const last = lastInterruption !== null && lastInterruption >= since ? `the last interruption was ${duration(t - lastInterruption)} ago` : `it was avoided ${duration(t - since)} ago`;
-      next = { state: 'avoid', reason: 'cooling-off', sentence: `Still avoided: ${last}; it may be restored after ${duration(config.coolOffMs)} without an interruption, in about ${duration(restoreAt - t)}.`, basisFrom: null, restoreAt };
+      next = { state: 'avoid', reason: 'cooling-off', sentence: `Still avoided: ${last}; it may be restored after ${duration(coolOffMs)} without an interruption${backOff}, in about ${duration(restoreAt - t)}.`, basisFrom: null, restoreAt };
     } else if (recoveryHigh) {
       next = {
         state: 'avoid',
         reason: 'recovery-share-high',
-        sentence: `Still avoided: no interruption for ${duration(config.coolOffMs)}, but since it was avoided ${shareText(recovery)}; it is restored once the interval's upper bound is under ${pct(config.avoidShare)}.`,
+        sentence: `Still avoided: no interruption for ${duration(coolOffMs)}, but since it was avoided ${shareText(recovery)}; it is restored once the interval's upper bound is under ${pct(config.avoidShare)}.`,
         basisFrom: null,
         restoreAt,
       };
     } else {
       const since2 = recovery.samples > 0 ? `, and since it was avoided ${shareText(recovery)}` : '';
-      next = { state: 'watch', reason: 'cool-off-ended', sentence: `Restored, watched: no interruption for ${duration(config.coolOffMs)}${since2}.`, basisFrom: since, restoreAt: null };
+      next = { state: 'watch', reason: 'cool-off-ended', sentence: `Restored, watched: no interruption for ${duration(coolOffMs)}${since2}.`, basisFrom: since, restoreAt: null };
     }
   } else if (recentBurst) {
     next = avoidEntry('burst');

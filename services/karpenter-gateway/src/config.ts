@@ -22,6 +22,8 @@ export const karpenterGatewayConfigSpec = defineConfigSpec({
     STEERING_BURST_SIZE: env.number({ dflt: D.burstSize, min: 2, int: true }),
     STEERING_BURST_WINDOW_MINUTES: env.number({ dflt: D.burstWindowMs / 60_000, min: 0 }),
     STEERING_COOL_OFF_HOURS: env.number({ dflt: D.coolOffMs / 3_600_000, min: 0 }),
+    /** The longest cool-off: it doubles with each earlier burst of the pool within the window, up to this. */
+    STEERING_COOL_OFF_MAX_HOURS: env.number({ dflt: D.coolOffMaxMs / 3_600_000, min: 0 }),
     STEERING_WINDOW_HOURS: env.number({ dflt: D.windowMs / 3_600_000, min: 0 }),
     STEERING_PRICE_WATCH_RATIO: env.number({ dflt: D.priceWatchRatio, min: 0, max: 2 }),
     /** Rail: at most this many pools enter `avoid` per hour. */
@@ -44,6 +46,7 @@ export function poolHealthConfigOf(c: KarpenterGatewayConfig): PoolHealthConfig 
     burstSize: c.STEERING_BURST_SIZE,
     burstWindowMs: c.STEERING_BURST_WINDOW_MINUTES * 60_000,
     coolOffMs: c.STEERING_COOL_OFF_HOURS * 3_600_000,
+    coolOffMaxMs: c.STEERING_COOL_OFF_MAX_HOURS * 3_600_000,
     windowMs: c.STEERING_WINDOW_HOURS * 3_600_000,
     priceWatchRatio: c.STEERING_PRICE_WATCH_RATIO,
   };
