@@ -13,6 +13,7 @@ export * from './messaging/event-consumer.js';
 export * from './messaging/in-process-bus.js';
 export * from './messaging/routing.js';
 export * from './messaging/outbox.js';
+export * from './messaging/heartbeat.js';
 export * from './messaging/outbox-relay.js';
 export * from './messaging/commands.js';
 export * from './messaging/command-contracts.js';

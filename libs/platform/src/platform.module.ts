@@ -8,14 +8,16 @@ import {
   type Provider,
 } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
-import { heartbeatType, serviceStatusPattern, type ServiceName } from '@nodes-manager/contracts';
+import { serviceStatusPattern, type ServiceName } from '@nodes-manager/contracts';
 import { TypeOrmModule, getDataSourceToken } from '@nestjs/typeorm';
 import { dataSourceOptions, runMigrations, type EntityTarget, type MigrationClass } from './database/database.js';
 import { assertHistory, assertSchema } from './database/self-check.js';
 import { JsonLogger, type LogLevel } from './logging/logger.js';
 import { brokerCheck, type AmqpConnection } from './messaging/amqp-connection.js';
 import { AmqpEventPublisher, EVENT_PUBLISHER, type EventPublisher } from './messaging/event-publisher.js';
-import { makeEvent, Outbox } from './messaging/outbox.js';
+import { Outbox } from './messaging/outbox.js';
+import { startHeartbeat } from './messaging/heartbeat.js';
+import type { TimerHandle } from './clock/clock.js';
 import { OutboxRelay } from './messaging/outbox-relay.js';
 import { CommandController, CommandHandler } from './messaging/commands.js';
 import { LeaderElector } from './leader/leader-elector.js';
@@ -59,7 +61,7 @@ export const SHUTDOWN_FLUSH_MS = 3_000;
  */
 @Injectable()
 class PlatformLifecycle implements OnModuleInit, OnApplicationShutdown {
-  private heartbeat?: NodeJS.Timeout;
+  private heartbeat?: TimerHandle;
   private readonly leaders: LeaderElector[] = [];
   constructor(
     @Inject(SERVICE_NAME) private readonly service: ServiceName,
@@ -79,17 +81,11 @@ class PlatformLifecycle implements OnModuleInit, OnApplicationShutdown {
 
   onModuleInit(): void {
     this.relay.start();
-    const beat = () =>
-      void this.publisher
-        .publish([makeEvent(this.service, heartbeatType(this.service), { service: this.service, mode: this.runtime.mode }, this.runtime.clock.now())])
-        .catch((err) => this.logger.debug('heartbeat not published', { err: (err as Error).message }));
-    beat();
-    this.heartbeat = setInterval(beat, this.config.SCAN_INTERVAL_SECONDS * 1000);
-    this.heartbeat.unref();
+    this.heartbeat = startHeartbeat({ service: this.service, mode: this.runtime.mode, clock: this.runtime.clock, publisher: this.publisher, intervalMs: this.config.SCAN_INTERVAL_SECONDS * 1000, logger: this.logger });
   }
 
   async onApplicationShutdown(): Promise<void> {
-    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat?.cancel();
     for (const l of this.leaders) await l.stop();
     await this.relay.flush(SHUTDOWN_FLUSH_MS);
     await this.relay.stop();

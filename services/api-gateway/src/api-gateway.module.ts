@@ -2,7 +2,6 @@ import { Inject, Injectable, Module, type DynamicModule, type MiddlewareConsumer
 import { APP_FILTER, APP_GUARD, HttpAdapterHost } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
 import { ThrottlerModule } from '@nestjs/throttler';
-import { heartbeatType } from '@nodes-manager/contracts';
 import {
   AmqpConnection,
   AmqpEventPublisher,
@@ -14,7 +13,8 @@ import {
   InProcessCommandBus,
   JsonLogger,
   JwtAuthGuard,
-  makeEvent,
+  startHeartbeat,
+  type TimerHandle,
   RmqCommandBus,
   RUNTIME,
   type CommandBus,
@@ -51,7 +51,7 @@ const GATEWAY_PUBLISHER = Symbol('GATEWAY_PUBLISHER');
 /** GatewayLifecycle — the gateway's heartbeat and the orderly close of its bus clients. */
 @Injectable()
 class GatewayLifecycle implements OnModuleInit, OnApplicationShutdown {
-  private timer?: NodeJS.Timeout;
+  private timer?: TimerHandle;
   constructor(
     @Inject(GATEWAY_CONFIG) private readonly config: ApiGatewayConfig,
     @Inject(RUNTIME) private readonly runtime: Runtime,
@@ -63,16 +63,10 @@ class GatewayLifecycle implements OnModuleInit, OnApplicationShutdown {
   onModuleInit(): void {
     // No `X-Powered-By: Express`: the answer need not say what serves it.
     (this.http.httpAdapter?.getInstance() as { disable?: (setting: string) => void } | undefined)?.disable?.('x-powered-by');
-    const beat = () =>
-      void this.publisher.pub
-        .publish([makeEvent('api-gateway', heartbeatType('api-gateway'), { service: 'api-gateway', mode: this.runtime.mode }, this.runtime.clock.now())])
-        .catch((err) => this.logger.debug('heartbeat not published', { err: (err as Error).message }));
-    beat();
-    this.timer = setInterval(beat, this.config.SCAN_INTERVAL_SECONDS * 1000);
-    this.timer.unref();
+    this.timer = startHeartbeat({ service: 'api-gateway', mode: this.runtime.mode, clock: this.runtime.clock, publisher: this.publisher.pub, intervalMs: this.config.SCAN_INTERVAL_SECONDS * 1000, logger: this.logger });
   }
   async onApplicationShutdown(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
+    this.timer?.cancel();
     await this.bus.close();
     await this.publisher.conn?.close();
   }
