@@ -3,8 +3,7 @@ const Z95 = 1.959963984540054;
 /**
  * wilsonInterval — the 95% Wilson score interval of k successes in n trials: centre (p̂ + z²/2n) / (1 + z²/n),
  * half-width z·√(p̂(1−p̂)/n + z²/4n²) / (1 + z²/n). It stays inside [0, 1] and is honest for a few dozen samples and
- * shares near 0 or 1. The same formula as the rebalance ledger's figures (docs/rebalance-ledger.md#figures), kept
- * here because a shared library cannot import a service.
+ * shares near 0 or 1. The rebalance ledger's figures use it too (docs/rebalance-ledger.md#figures).
  */
 export function wilsonInterval(k: number, n: number, z = Z95): [number, number] | null {
   if (n <= 0) return null;

@@ -1,31 +1,10 @@
 import { REBALANCE_OUTCOMES, type PoolFigures, type RebalanceFigures, type RebalanceOutcome, type RebalancesSummary } from '@nodes-manager/contracts';
+import { quantile, wilsonInterval } from '@nodes-manager/steering';
 import { givenBackMs, isFinal, type LedgerEntry } from './advance-ledger.js';
 
-const Z95 = 1.959963984540054;
-
-/**
- * wilsonInterval — the 95% Wilson score interval of k successes in n trials: centre (p̂ + z²/2n) / (1 + z²/n),
- * half-width z·√(p̂(1−p̂)/n + z²/4n²) / (1 + z²/n). Unlike p̂ ± z·√(p̂(1−p̂)/n) it stays inside [0, 1] and is honest
- * for small n and shares near 0 or 1 — which is what a few dozen rebalances per pool give.
- */
-export function wilsonInterval(k: number, n: number, z = Z95): [number, number] | null {
-  if (n <= 0) return null;
-  const p = k / n;
-  const z2 = z * z;
-  const denom = 1 + z2 / n;
-  const centre = (p + z2 / (2 * n)) / denom;
-  const half = (z * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))) / denom;
-  return [Math.max(0, centre - half), Math.min(1, centre + half)];
-}
-
-/** quantile — linear interpolation between closest ranks (R type 7) of an ascending list; q in [0, 1]. */
-export function quantile(sorted: readonly number[], q: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  const h = (sorted.length - 1) * q;
-  const lo = Math.floor(h);
-  const hi = Math.ceil(h);
-  return sorted[lo]! + (h - lo) * (sorted[hi]! - sorted[lo]!);
-}
+// The Wilson interval and quantile are the steering library's (libs/steering stats.ts): one formula for the ledger's
+// figures and the pools' health. Re-exported for the ledger's callers.
+export { quantile, wilsonInterval };
 
 const round = (x: number, digits = 4): number => Math.round(x * 10 ** digits) / 10 ** digits;
 
