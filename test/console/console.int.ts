@@ -415,14 +415,15 @@ describe('the pause banner', () => {
   it('shows who paused, why, since and until when in the viewer\'s time zone across every view; Resume (write scope) ends it', async () => {
     const write = { authorization: `Bearer ${testToken('nodes:read nodes:write', 'paula')}`, 'content-type': 'application/json' };
     const until = new Date(Date.now() + 2 * 3600_000).toISOString();
-    const paused = await fetch(`${system.url}/api/v1/pause`, { method: 'POST', headers: write, body: JSON.stringify({ reason: 'CNI rollout misbehaving', until }) });
+    // Every wait names its step and has a bound of its own, so a slow machine's failure says where it stalled.
+    const paused = await fetch(`${system.url}/api/v1/pause`, { method: 'POST', headers: write, body: JSON.stringify({ reason: 'CNI rollout misbehaving', until }), signal: AbortSignal.timeout(20_000) });
     expect(paused.status).toBe(200);
     const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, timezoneId: 'Europe/Paris', locale: 'en-GB' });
     const errors: string[] = [];
     const page = await newPage(ctx, errors);
     await page.goto(`${system.url}/#token=${testToken('nodes:read nodes:write', 'erin')}`);
     const banner = page.getByTestId('pause-banner');
-    await banner.waitFor({ timeout: 15_000 });
+    await banner.waitFor({ timeout: 20_000 });
     const text = (await banner.textContent()) ?? '';
     const parisUntil = new Date(until).toLocaleString('en-GB', { timeZone: 'Europe/Paris', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' });
     expect(text).toContain('Disruptive actions are paused');
@@ -431,20 +432,20 @@ describe('the pause banner', () => {
     expect(text).toContain(`until ${parisUntil}`);
     expect(text).not.toMatch(/\d{4}-\d{2}-\d{2}T/);
     await shot(page, '13-pause-banner');
-    await page.getByRole('link', { name: 'Activity' }).click();
-    await banner.waitFor();
+    await page.getByRole('link', { name: 'Activity' }).click({ timeout: 15_000 });
+    await banner.waitFor({ timeout: 15_000 });
     // A read-only viewer sees it, without the button.
     const ro = await newPage(ctx, errors);
     await ro.goto(`${system.url}/#token=${testToken('nodes:read', 'rita')}`);
-    await ro.getByTestId('pause-banner').waitFor({ timeout: 15_000 });
+    await ro.getByTestId('pause-banner').waitFor({ timeout: 20_000 });
     expect(await ro.getByTestId('pause-banner').getByRole('button').count()).toBe(0);
-    await banner.getByRole('button', { name: 'Resume' }).click();
-    await banner.waitFor({ state: 'detached', timeout: 15_000 });
+    await banner.getByRole('button', { name: 'Resume' }).click({ timeout: 15_000 });
+    await banner.waitFor({ state: 'detached', timeout: 20_000 });
     // The other page follows on the disruptions.resumed event, without a reload.
-    await ro.getByTestId('pause-banner').waitFor({ state: 'detached', timeout: 15_000 });
-    const view = (await (await fetch(`${system.url}/api/v1/pause`, { headers: write })).json()) as { paused: boolean; changes: { action: string; actor: string }[] };
+    await ro.getByTestId('pause-banner').waitFor({ state: 'detached', timeout: 20_000 });
+    const view = (await (await fetch(`${system.url}/api/v1/pause`, { headers: write, signal: AbortSignal.timeout(15_000) })).json()) as { paused: boolean; changes: { action: string; actor: string }[] };
     expect(view).toMatchObject({ paused: false, changes: [{ action: 'resume', actor: 'erin' }, { action: 'pause', actor: 'paula' }] });
     await ctx.close();
     expect(errors).toEqual([]);
-  }, 60_000);
+  }, 180_000);
 });
