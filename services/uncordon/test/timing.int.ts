@@ -122,6 +122,29 @@ describe('drain: the evicted pod awaited, PDB retries and the timeout', () => {
     await play(s, 1);
     expect(await operation(id)).toMatchObject(after);
   }, 60_000);
+
+  it('a drain whose API calls all fail after its last PDB refusal still fails at its timeout (60 s), to the millisecond', async () => {
+    const id = await aDrainOf('d-stumble', { pdb: true, timeoutSeconds: 60 });
+    const started = s.clock.now().getTime();
+    const deadline = started + 60_000;
+    /** The pod's next eviction, from the drain's saved state. */
+    const retryAt = async () =>
+      new Date((await s.db.query<{ at: string }>(`SELECT state->'loop'->'state'->'pods'->0->>'retryAt' AS at FROM nodes.drain_operations WHERE id = $1`, [id]))[0]!.at).getTime();
+    // Up to the last refusal before the deadline (the next eviction would come after it): from then on only looks
+    // at the node remain, every 2 s, and every one of them fails.
+    await play(s, 45_000);
+    while ((await retryAt()) < deadline) await play(s, 500);
+    expect(await operation(id)).toMatchObject({ status: 'running' });
+    s.sim.faults.set({ rate500: 1 });
+    try {
+      await play(s, deadline - s.clock.now().getTime() - 1);
+      expect(await operation(id)).toMatchObject({ status: 'running' });
+      await play(s, 1);
+      expect(await operation(id)).toMatchObject({ status: 'failed', reason: 'TIMEOUT_BLOCKED_BY_PDB' });
+    } finally {
+      s.sim.faults.set({ rate500: 0 });
+    }
+  }, 60_000);
 });
 
 describe('fencing: the EC2 confirm timeout and the pod-delete wait, for fences a leader goes on with from their rows', () => {

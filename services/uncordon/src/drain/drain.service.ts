@@ -263,7 +263,10 @@ export class DrainService {
     const next: DrainLoop = { ...loop, state: step.state, results, present };
     if (!(await this.repo.saveStep(op.id, progress(step.state), drainStateToJson({ term: ctx.term, loop: next }), now))) return {};
     if (step.action === 'evict') return { requeueAfterMs: 0 };
-    return { requeueAfterMs: listFailed ? Math.max(API_RETRY_MS, step.requeueAfterMs) : step.requeueAfterMs };
+    // A failed listing is tried again no sooner than API_RETRY_MS, but never later than the deadline: a drain fails
+    // at its timeout even while the API stumbles.
+    const untilDeadline = Math.max(0, next.state.deadline.getTime() - now.getTime());
+    return { requeueAfterMs: listFailed ? Math.min(Math.max(API_RETRY_MS, step.requeueAfterMs), untilDeadline) : step.requeueAfterMs };
   }
 
   /**
