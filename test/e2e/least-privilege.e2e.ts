@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { FENCING_LABEL, PRESSURE_LABEL, ServiceNames, type ServiceName } from '@nodes-manager/contracts';
-import { aKubeNode, aKubePod } from '@nodes-manager/kube/testing';
+import { aKubeNode, aKubePdb, aKubePod } from '@nodes-manager/kube/testing';
 import { createTestDatabase, EventCollector, testToken, waitFor, type TestDatabase } from '@nodes-manager/platform/testing';
 import { RbacPolicy, serviceAccountUser, startEc2Sim, startKubeSim, type Ec2Sim, type Grant, type KubeSim, type RbacRecord } from '@nodes-manager/sim';
 import { describeRequest, grantKey, necessity, withoutGrant } from '../deploy/support/rbac-proof.js';
@@ -13,7 +13,8 @@ import { startSplitSystem, type SplitSystem } from './harness.js';
  * Least privilege, proven (docs/deploy.md, "RBAC per service"): the Kubernetes simulator enforces the RBAC of deploy/
  * as `kubectl kustomize` renders it, and each of the six services runs in split mode with a token of its own
  * ServiceAccount. One scenario exercises everything the services do with the Kubernetes API — sync, auto-uncordon
- * with the ledger's Events, a drain, an optimizer drain, fencing, pressure relief, NodePool CRUD and consolidation —
+ * with the ledger's Events, a drain, an optimizer drain, a plan a PodDisruptionBudget blocks (its Node Event written, then
+ * counted again), fencing, pressure relief, NodePool CRUD and consolidation —
  * with no 403 at all; then every grant of deploy/ is shown to be the only one that allowed some request of that
  * scenario (so the scenario without it gets a 403), and a few grants are removed live to show the behaviour fail.
  */
@@ -26,8 +27,10 @@ const userOf = (svc: ServiceName) => serviceAccountUser(NS, svc);
 /**
  * The fleet: three busy nodes (above the optimizer's utilization threshold) and one per behaviour, each busy enough
  * not to be planned away — a Spot node NTH cordons, a node to drain (with a finished Job pod), a node that hangs, a
- * node under memory pressure — and `idle-1`, nearly empty, in NodePool `general` with a NodeClaim: what the
- * consolidation deletes and the optimizer drains. Five nodes opt in to fencing, so one hung node is no partition.
+ * node under memory pressure — `idle-1`, nearly empty, in NodePool `general` with a NodeClaim: what the
+ * consolidation deletes and the optimizer drains; and `guarded-1`, as idle, whose one pod a PodDisruptionBudget allows
+ * no disruption: what the optimizer's plan keeps, with a Node Event. Five nodes opt in to fencing, so one hung node is
+ * no partition.
  */
 function fleet() {
   const fenced = { [FENCING_LABEL]: 'enabled' };
@@ -43,12 +46,14 @@ function fleet() {
     aKubeNode('hung-1', { nodePool: null, labels: fenced }),
     aKubeNode('press-1', { nodePool: null, zone: 'us-east-1b', labels: { ...fenced, [PRESSURE_LABEL]: 'relieve' } }),
     aKubeNode('idle-1', { zone: 'us-east-1a' }),
+    aKubeNode('guarded-1', { nodePool: null, zone: 'us-east-1b' }),
   ];
   const pods = [
     ...['busy-a', 'busy-b', 'busy-c'].flatMap((n) => busy(n, 9, '500m')),
     ...['spot-1', 'spot-2', 'drain-1', 'drain-2', 'hung-1', 'press-1'].flatMap((n) => busy(n, 3, '700m')),
     aKubePod('report-1', 'drain-1', { owner: { kind: 'Job', name: 'report' }, phase: 'Succeeded' }),
     aKubePod('web-1', 'idle-1', { app: 'web', cpu: '100m', memory: '128Mi' }),
+    aKubePod('vault-1', 'guarded-1', { app: 'vault', cpu: '100m', memory: '128Mi' }),
   ];
   const claim = (node: string) => ({
     apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim',
@@ -60,7 +65,7 @@ function fleet() {
     apiVersion: 'karpenter.sh/v1', kind: 'NodePool', metadata: { name: POOL },
     spec: { template: { spec: { nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' }, requirements: [] } }, disruption: { consolidationPolicy: 'WhenEmptyOrUnderutilized', consolidateAfter: '1m', budgets: [{ nodes: '1' }] } },
   }];
-  return { nodes, pods, nodePools, nodeClaims: [claim('busy-a'), claim('idle-1')] };
+  return { nodes, pods, pdbs: [aKubePdb('vault-pdb', { minAvailable: 1 })], nodePools, nodeClaims: [claim('busy-a'), claim('idle-1')] };
 }
 
 let db: TestDatabase;
@@ -105,7 +110,8 @@ beforeAll(async () => {
     }),
     perService: {
       ...Object.fromEntries(ServiceNames.map((s) => [s, kubeconfig(s)])),
-      'scheduler-scoring': { ...kubeconfig('scheduler-scoring'), OPTIMIZE_MODE: 'execute', DISRUPTION_APPROVAL: 'manual', APPROVAL_TTL_MINUTES: '30' },
+      // The plan's PDB-blocked node's Event is counted again after 3 s (not 30 min), so the scenario sees its patch.
+      'scheduler-scoring': { ...kubeconfig('scheduler-scoring'), OPTIMIZE_MODE: 'execute', DISRUPTION_APPROVAL: 'manual', APPROVAL_TTL_MINUTES: '30', PDB_BLOCKED_EVENT_REFRESH_MINUTES: '0.05' },
     },
     timeoutMs: 180_000, // six processes starting at once on a loaded machine
   });
@@ -139,6 +145,15 @@ describe('each service with its own ServiceAccount, under the RBAC of deploy/', 
     await json(`/api/v1/approvals/${(requested.data as { approvalId: string }).approvalId}/approve`, { method: 'POST', body: '{}' });
     const done = await events.waitFor((e) => (e.type === 'node.drain.completed' || e.type === 'node.drain.failed') && e.subject === 'idle-1', 'the drain of idle-1', 60_000);
     expect(done.type).toBe('node.drain.completed');
+    expect(denied()).toEqual([]);
+  });
+
+  it("a node a PodDisruptionBudget keeps out of the optimizer's plan gets a Node Event naming the budget, then counted again on it", async () => {
+    const blockedEvents = () => kube.objects('events').filter((e) => e.involvedObject?.name === 'guarded-1' && e.reason === 'DisruptionBlockedByPDB');
+    await waitFor(() => blockedEvents().some((e) => e.count >= 2) || undefined, 'the Event on guarded-1, counted twice', 30_000, 250);
+    expect(blockedEvents()).toEqual([expect.objectContaining({ message: expect.stringContaining('PodDisruptionBudget default/vault-pdb allows 0 more') })]);
+    const mine = (verb: string) => kube.rbac.records().some((r) => r.user === userOf('scheduler-scoring').name && r.verb === verb && r.resource === 'events' && r.allowed);
+    expect([mine('create'), mine('patch')]).toEqual([true, true]);
     expect(denied()).toEqual([]);
   });
 
@@ -243,6 +258,18 @@ describe('removing a grant makes the behaviour that needs it fail', () => {
     });
     expect(refused.some((r) => r.verb === 'create' && r.subresource === 'eviction')).toBe(true);
     expect((await kube.kubeConfig().makeApiClient(CoreV1Api).listPodForAllNamespaces({ fieldSelector: 'spec.nodeName=drain-2' })).items.length).toBeGreaterThan(0);
+  });
+
+  it("scheduler-scoring without `patch events` in default: the kept node's Event is not counted again (403); with it back, it is", async () => {
+    const count = (): number => kube.objects('events').find((e) => e.involvedObject?.name === 'guarded-1' && e.reason === 'DisruptionBlockedByPDB')?.count ?? 0;
+    let during = 0;
+    const refused = await without(grant('scheduler-scoring', 'events', 'patch'), async () => {
+      const from = kube.rbac.records().length;
+      await waitFor(() => denied(from).length > 0 || undefined, 'the count to be refused', 30_000, 250);
+      during = count();
+    });
+    expect(new Set(refused.map((r) => `${r.user} ${r.verb} ${r.resource} ${r.namespace}`))).toEqual(new Set([`${userOf('scheduler-scoring').name} patch events default`]));
+    await waitFor(() => count() > during || undefined, 'the Event counted again once the grant is back', 30_000, 250);
   });
 
   it('karpenter-gateway without `create nodepools`: creating a NodePool through the API fails and none is made', async () => {

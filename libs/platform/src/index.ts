@@ -28,6 +28,7 @@ export * from './kube/kube-config.js';
 export * from './kube/informer.js';
 export * from './kube/kube-requests.js';
 export * from './kube/interner.js';
+export * from './kube/node-events.js';
 export * from './runtime/runtime.js';
 export * from './runtime/work-queue.js';
 export * from './runtime/controller.js';

@@ -47,6 +47,20 @@ export function blockedWords(reason: string, n: number): string {
   return `${n} ${w ? (n === 1 ? w.one : w.many) : reason.replace(/_/g, ' ')}`;
 }
 
+/**
+ * pdbExhaustedDetail — why budget `b` holds a node, as the plan's `blocked[].detail` says it:
+ * `PodDisruptionBudget default/web allows 0 more, needs 1`, with the disruptions this plan already gave other nodes
+ * when there are some (the node may be planned in a later plan, once those are done).
+ */
+export function pdbExhaustedDetail(b: Pick<PdbInfo, 'namespace' | 'name' | 'disruptionsAllowed'>, usedByPlan: number, needs: number): string {
+  return `PodDisruptionBudget ${b.namespace}/${b.name} allows ${b.disruptionsAllowed - usedByPlan} more${usedByPlan > 0 ? ` (${usedByPlan} used by other nodes of this plan)` : ''}, needs ${needs}`;
+}
+
+/** pdbsOfDetail — the budgets (`namespace/name`) a `pdb_exhausted` detail names ({@link pdbExhaustedDetail}), sorted. */
+export function pdbsOfDetail(detail: string): string[] {
+  return [...new Set([...detail.matchAll(/PodDisruptionBudget (\S+)/g)].map((m) => m[1]!))].sort();
+}
+
 /** REMOVAL_WORDS — why a node is removed, in words. */
 export const REMOVAL_WORDS: Readonly<Record<NodeRemoval['reason'], string>> = { empty: 'empty', underutilized: 'under-used' };
 
@@ -211,17 +225,10 @@ function planInOrder(input: ConsolidationInput, prep: Prepared, order: Order): C
     }
     const need = new Map<number, number>();
     for (const p of c.pods) for (const i of pdbsOf(p, input.pdbs, prep.pdbsByNamespace)) need.set(i, (need.get(i) ?? 0) + 1);
-    let exhausted: [number, number] | undefined;
-    for (const [i, k] of need) {
-      if (budgetUsed[i]! + k > input.pdbs[i]!.disruptionsAllowed) {
-        exhausted = [i, k];
-        break;
-      }
-    }
-    if (exhausted) {
-      const [i, k] = exhausted;
-      const b = input.pdbs[i]!;
-      block('pdb_exhausted', `PodDisruptionBudget ${b.namespace}/${b.name} allows ${b.disruptionsAllowed - budgetUsed[i]!} more, needs ${k}`);
+    // Every budget that holds the node is named: relaxing one of two would not free it.
+    const exhausted = [...need].filter(([i, k]) => budgetUsed[i]! + k > input.pdbs[i]!.disruptionsAllowed);
+    if (exhausted.length > 0) {
+      block('pdb_exhausted', exhausted.map(([i, k]) => pdbExhaustedDetail(input.pdbs[i]!, budgetUsed[i]!, k)).join('; '));
       continue;
     }
     const moves = repack(c.pods, self, dest);

@@ -16,6 +16,11 @@ export const schedulerScoringConfigSpec = defineConfigSpec({
     OPTIMIZE_MAX_DISRUPTIONS: env.number({ dflt: 1, min: 0, int: true }),
     OPTIMIZE_MAX_DISRUPTIONS_PERCENT: env.number({ dflt: 0, min: 0, max: 100 }),
     OPTIMIZE_UTILIZATION_THRESHOLD: env.number({ dflt: 0.5, min: 0, max: 1 }),
+    /**
+     * How old a node's `DisruptionBlockedByPDB` Event may grow while the plan still keeps it before it is counted once
+     * more (docs/pause.md#blocked): under the API server's Event TTL (1 h by default), so a blocked node keeps a live Event.
+     */
+    PDB_BLOCKED_EVENT_REFRESH_MINUTES: env.number({ dflt: 30, min: 0.01, max: 1440 }),
     /** How long spot-advisor's instance-type catalog (EC2 DescribeInstanceTypes) is reused before it is asked again. */
     CATALOG_CACHE_SECONDS: env.number({ dflt: 300, min: 1, int: true }),
     /** The cost of one Spot interruption (a replacement node's start, work redone), added to a measured pool's price × its rate (docs/scoring.md#expected-cost). */

@@ -16,12 +16,13 @@ import {
   type JsonLogger,
   type LeaderFactory,
 } from '@nodes-manager/platform';
-import { HEALTH_REGISTRY, kubeWatchOptions, METRICS, type HealthRegistry, type Metrics } from '@nodes-manager/platform';
+import { HEALTH_REGISTRY, kubeRequestCounter, kubeWatchOptions, METRICS, type HealthRegistry, type Metrics } from '@nodes-manager/platform';
 import { migrations } from '../../../migrations/scheduler-scoring/index.js';
 import { entities, OPTIMIZE_APPROVALS } from './adapters/outbound/scheduler-scoring.entities.js';
 import { SchedulerScoringCommands } from './adapters/inbound/scheduler-scoring.commands.js';
 import { SchedulerScoringLoop } from './adapters/inbound/scheduler-scoring.loop.js';
 import { InformerClusterCache } from './adapters/outbound/cluster-cache.adapter.js';
+import { KubeNodeEvents } from './adapters/outbound/kube-node-events.adapter.js';
 import { BusDrainer } from './adapters/outbound/drainer.adapter.js';
 import { BusCatalogSource } from './adapters/outbound/catalog-source.adapter.js';
 import { BusPriceSource } from './adapters/outbound/price-source.adapter.js';
@@ -30,8 +31,9 @@ import { SchedulerScoringService } from './scheduler-scoring.service.js';
 import { OptimizeReplaceService } from './optimize-replace.service.js';
 import { OptimizeController } from './optimize.controller.js';
 import { OptimizeApprovalsController } from './optimize-approvals.controller.js';
+import { PlanBlockedService } from './plan-blocked.service.js';
 import type { SchedulerScoringConfig } from './config.js';
-import { CATALOG_SOURCE, CLUSTER_CACHE, DRAINER, OPTIMIZE_APPROVALS_STORE, PRICE_SOURCE, SCHEDULER_APPROVALS, SCHEDULER_LEADER, SCHEDULER_SCORING_CONFIG, SCHEDULING_REPOSITORY } from './tokens.js';
+import { CATALOG_SOURCE, CLUSTER_CACHE, DRAINER, NODE_EVENTS, OPTIMIZE_APPROVALS_STORE, PRICE_SOURCE, SCHEDULER_APPROVALS, SCHEDULER_LEADER, SCHEDULER_SCORING_CONFIG, SCHEDULING_REPOSITORY } from './tokens.js';
 
 export { SCHEDULER_SCORING_CONFIG } from './tokens.js';
 
@@ -71,10 +73,13 @@ export class SchedulerScoringModule {
         },
         { provide: CATALOG_SOURCE, inject: [COMMAND_BUS, LOGGER], useFactory: (bus: CommandBus, logger: JsonLogger) => new BusCatalogSource(bus, logger) },
         { provide: DRAINER, inject: [COMMAND_BUS], useFactory: (bus: CommandBus) => new BusDrainer(bus) },
+        // Node Events on the plan's PDB-blocked nodes (docs/pause.md#blocked).
+        { provide: NODE_EVENTS, inject: [METRICS], useFactory: (metrics: Metrics) => new KubeNodeEvents(createKubeConfig(config.KUBECONFIG), kubeRequestCounter(metrics, 'scheduler-scoring')) },
         { provide: SCHEDULING_REPOSITORY, inject: [DATA_SOURCE], useFactory: (ds: DataSource) => new SchedulingRepository(ds) },
         { provide: SCHEDULER_LEADER, inject: [LEADER_FACTORY], useFactory: (leaders: LeaderFactory) => leaders('scheduler-scoring') },
         approvalStoreProvider(OPTIMIZE_APPROVALS_STORE, { service: 'scheduler-scoring', kind: 'optimize', table: OPTIMIZE_APPROVALS, config }),
         serviceApprovalsProvider(SCHEDULER_APPROVALS, [OPTIMIZE_APPROVALS_STORE]),
+        PlanBlockedService,
         SchedulerScoringService,
         OptimizeReplaceService,
         OptimizeController,

@@ -12,7 +12,7 @@ import {
   type SimulateRequest,
 } from '@nodes-manager/contracts';
 import { allowance, approvalModeFor } from '@nodes-manager/disruption';
-import { approvalsPass, CLOCK, METRICS, PAUSE_GATE, PdbBlockedNodes, type Metrics, type PauseGate, CodedError, LOGGER, makeEvent, OUTBOX, type ApprovalStore, type Clock, type JsonLogger, type Outbox, validationFailed } from '@nodes-manager/platform';
+import { approvalsPass, CLOCK, PAUSE_GATE, type PauseGate, CodedError, LOGGER, makeEvent, OUTBOX, type ApprovalStore, type Clock, type JsonLogger, type Outbox, validationFailed } from '@nodes-manager/platform';
 import {
   countWorkloadZones,
   lowerBoundCost,
@@ -28,6 +28,7 @@ import {
   type SimulateResult,
 } from '@nodes-manager/scoring';
 import type { SchedulerScoringConfig } from './config.js';
+import { PlanBlockedService } from './plan-blocked.service.js';
 import { pendingGroups, type ClusterSnapshot, type PriceSnapshot } from './domain/cluster.js';
 import { decidePlan, decideScaleUp, DecisionKind, recheckRemoval, type DecisionDraft, type ExecutionRun, type Recheck, type SkipReason } from './domain/decisions.js';
 import { approvalNodes, approvalReason, gateDisruption, splitByWindow, type DisruptionGate } from './domain/gate-disruption.js';
@@ -95,8 +96,6 @@ export class SchedulerScoringService {
   private priceCache?: { at: number; prices: PriceSnapshot; zones: string };
   private catalogCache?: { at: number; types: readonly InstanceTypeFacts[] };
   private running?: Promise<unknown>;
-  /** The plan's nodes a PodDisruptionBudget keeps, and which budget (the gauge). */
-  private readonly pdbBlocked: PdbBlockedNodes;
 
   constructor(
     @Inject(SCHEDULER_SCORING_CONFIG) private readonly config: SchedulerScoringConfig,
@@ -110,9 +109,8 @@ export class SchedulerScoringService {
     @Inject(LOGGER) private readonly logger: JsonLogger,
     @Inject(OPTIMIZE_APPROVALS_STORE) private readonly approvals: ApprovalStore,
     @Inject(PAUSE_GATE) private readonly pause: PauseGate,
-    @Inject(METRICS) metrics: Metrics,
+    @Inject(PlanBlockedService) private readonly blocked: PlanBlockedService,
   ) {
-    this.pdbBlocked = new PdbBlockedNodes(metrics, 'scheduler-scoring', 'plan');
     this.weights = config.SCORING_WEIGHTS;
   }
 
@@ -258,7 +256,7 @@ export class SchedulerScoringService {
    * is lost.
    */
   runLoopCycle(mode: OptimizeMode, stillLeader: () => Promise<boolean>): Promise<CycleResult | undefined> {
-    return this.serially(async () => ((await stillLeader()) ? this.cycle(mode, { actor: SYSTEM_ACTOR, correlationId: randomUUID() }) : undefined));
+    return this.serially(async () => ((await stillLeader()) ? this.cycle(mode, { actor: SYSTEM_ACTOR, correlationId: randomUUID() }, true) : undefined));
   }
 
   /**
@@ -296,21 +294,22 @@ export class SchedulerScoringService {
    * `tryExecutionLock`): another replica's run in progress is a CONFLICT, so no two runs ever count the same
    * in-flight drains and OPTIMIZE_MAX_DISRUPTIONS holds across replicas.
    */
-  private async cycle(mode: OptimizeMode, meta: CommandMeta): Promise<CycleResult> {
+  private async cycle(mode: OptimizeMode, meta: CommandMeta, loop = false): Promise<CycleResult> {
     // Pending approvals expire at their deadline by themselves (OptimizeApprovalsController).
-    if (mode !== 'execute') return this.cycleLocked(mode, meta);
+    if (mode !== 'execute') return this.cycleLocked(mode, meta, loop);
     const release = await this.repo.tryExecutionLock();
     if (!release) throw new CodedError('CONFLICT', 'an optimisation run is in progress', { lock: EXECUTION_LOCK });
     try {
       const approvalsExecuted = await this.runApproved(meta);
-      const result = await this.cycleLocked(mode, meta);
+      const result = await this.cycleLocked(mode, meta, loop);
       return approvalsExecuted.length ? { ...result, approvalsExecuted } : result;
     } finally {
       await release();
     }
   }
 
-  private async cycleLocked(mode: OptimizeMode, meta: CommandMeta): Promise<CycleResult> {
+  /** cycleLocked — one cycle; `loop`: the leader's loop cycle, which also writes the plan's Node Events. */
+  private async cycleLocked(mode: OptimizeMode, meta: CommandMeta, loop: boolean): Promise<CycleResult> {
     const snap = this.snapshot();
     const { prices, catalog } = await this.market(snap, meta, true);
     const groups = pendingGroups(snap.pods);
@@ -321,7 +320,7 @@ export class SchedulerScoringService {
     if (mode !== 'off') {
       plan = this.consolidate(snap, prices);
       drafts.push(decidePlan(plan, { threshold: this.config.OPTIMIZE_UTILIZATION_THRESHOLD, source: prices.source, mode }));
-      this.notePdbBlocked(plan);
+      this.blocked.count(plan);
     }
     const now = this.clock.now();
     const planId = plan ? randomUUID() : undefined;
@@ -357,6 +356,7 @@ export class SchedulerScoringService {
       return events;
     });
     this.outbox.added();
+    if (loop && plan) await this.blocked.announce(plan);
     if (gate?.action === 'request_approval' && plan && planId) {
       // Its own transaction, after the plan's: the request names the plan row, which is then committed.
       const a = await this.approvals.request(
@@ -397,19 +397,6 @@ export class SchedulerScoringService {
     }
     const execution = await this.execute(planId, gate.removals, meta, { heldBack: gate.heldBack });
     return { ...base, execution, gate: { action: 'execute', heldBack: gate.heldBack } };
-  }
-
-  /**
-   * notePdbBlocked — the plan's nodes a PodDisruptionBudget keeps (`pdb_exhausted`), by budget, in
-   * `nodes_manager_pdb_blocked_nodes{source="plan"}`; nodes the plan no longer blocks are cleared (docs/pause.md#blocked).
-   */
-  private notePdbBlocked(plan: ConsolidationPlan): void {
-    const held = plan.blocked.flatMap((b) => {
-      const pdb = b.reason === 'pdb_exhausted' ? /PodDisruptionBudget (\S+)/.exec(b.detail)?.[1] : undefined;
-      return pdb ? [[b.node, pdb] as const] : [];
-    });
-    this.pdbBlocked.only(new Set(held.map(([n]) => n)));
-    for (const [node, pdb] of held) if (this.pdbBlocked.block(node, pdb)) this.logger.info('node kept by a PodDisruptionBudget', { node, pdb });
   }
 
   /** poolOf — each node's NodePool in the snapshot (for per-pool maintenance windows). */

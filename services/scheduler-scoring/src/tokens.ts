@@ -9,3 +9,5 @@ export const SCHEDULER_LEADER = Symbol('SCHEDULER_LEADER');
 export const OPTIMIZE_APPROVALS_STORE = Symbol('OPTIMIZE_APPROVALS_STORE');
 /** The service's approvals (one store: `optimize`), for the shared approval commands. */
 export const SCHEDULER_APPROVALS = Symbol('SCHEDULER_APPROVALS');
+/** Events on Nodes (the plan's PDB-blocked nodes): KubeNodeEvents. */
+export const NODE_EVENTS = Symbol('NODE_EVENTS');

@@ -52,6 +52,8 @@ export class SteeringPoolsService {
         nodePool: p.nodePool,
         status: p.status ?? 'planned',
         sentence: p.sentence ?? p.detail ?? '',
+        // Why the plan is in its status (the pause that holds it, its window, its approval), when it says more.
+        ...(p.detail && p.sentence && p.detail !== p.sentence ? { detail: p.detail } : {}),
         changes: p.changes ?? [],
         fallback: p.fallback === true,
         plannedAt: p.plannedAt ? new Date(p.plannedAt).toISOString() : null,

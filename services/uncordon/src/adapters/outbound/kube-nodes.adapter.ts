@@ -1,7 +1,7 @@
 import * as k8s from '@kubernetes/client-node';
 import { NODES_MANAGER_FIELD_MANAGER } from '@nodes-manager/contracts';
 import { podFacts } from '@nodes-manager/kube';
-import { kubeErrorCode, makeCountedApiClient, type KubeRequestCounter } from '@nodes-manager/platform';
+import { kubeErrorCode, makeCountedApiClient, nodeEventBody, type KubeRequestCounter, type NodeEventType } from '@nodes-manager/platform';
 import type { DrainPod } from '../../drain/domain/plan-drain.js';
 import type { UncordonPatch } from '../../auto-uncordon/domain/decide-uncordon.js';
 
@@ -168,25 +168,10 @@ export class KubeNodes {
     }
   }
 
-  /** nodeEvent — a core/v1 Event on the Node (namespace `default`, as the kubelet's node events are). */
-  async nodeEvent(node: k8s.V1Node, reason: string, message: string, now: Date, type: 'Normal' | 'Warning' = 'Normal'): Promise<void> {
-    const name = node.metadata?.name ?? '';
-    await this.core.createNamespacedEvent({
-      namespace: 'default',
-      body: {
-        metadata: { name: `${name}.${now.getTime().toString(16)}${Math.floor(Math.random() * 0xffff).toString(16)}`, namespace: 'default' },
-        involvedObject: { apiVersion: 'v1', kind: 'Node', name, ...(node.metadata?.uid ? { uid: node.metadata.uid } : {}) },
-        reason,
-        message,
-        type,
-        source: { component: NODES_MANAGER_FIELD_MANAGER },
-        reportingComponent: NODES_MANAGER_FIELD_MANAGER,
-        reportingInstance: NODES_MANAGER_FIELD_MANAGER,
-        firstTimestamp: now,
-        lastTimestamp: now,
-        count: 1,
-      },
-    });
+  /** nodeEvent — one new core/v1 Event on the Node, in `default` as the kubelet's node events are (libs/platform nodeEventBody). */
+  async nodeEvent(node: k8s.V1Node, reason: string, message: string, now: Date, type: NodeEventType = 'Normal'): Promise<void> {
+    const body = nodeEventBody({ name: node.metadata?.name ?? '', ...(node.metadata?.uid ? { uid: node.metadata.uid } : {}) }, reason, message, now, type);
+    await this.core.createNamespacedEvent({ namespace: 'default', body });
   }
 }
 
