@@ -224,6 +224,24 @@ describe('Controller: leadership and stop', () => {
     expect(clock.pendingTimers).toBe(0);
   });
 
+  it('becoming leader, its first listing waits for `ready` (its caches synced), and settled waits with it; a refused ready lists again with back-off', async () => {
+    let synced!: () => void;
+    let attempts = 0;
+    const ready = () => (++attempts === 1 ? Promise.reject(new Error('informer nodes: not synced after 30000 ms')) : new Promise<void>((r) => (synced = r)));
+    const { controller, clock, keys } = aController({ ready, listKeys: () => ['x'] });
+    controller.start();
+    await clock.step(999);
+    expect([attempts, keys()]).toEqual([1, []]);
+    clock.advance(1);
+    let settled = false;
+    void controller.settled().then(() => (settled = true));
+    await new Promise((r) => setImmediate(r));
+    expect([attempts, keys(), settled]).toEqual([2, [], false]);
+    synced();
+    await controller.settled();
+    expect([keys(), settled]).toEqual([['x'], true]);
+  });
+
   it('aborts the signal of a reconcile in flight when leadership is lost, and gives each term its own id', async () => {
     const leader = new FakeLeader(true);
     const { controller, gates, tick } = aController({ leader, gated: true });

@@ -50,6 +50,13 @@ export interface ControllerOptions<R extends ReconcileResult = ReconcileResult> 
    * leading (`resync`: a source may list fewer then, e.g. only what another replica recorded since).
    */
   readonly listKeys?: (why: 'start' | 'resync') => Promise<Iterable<string>> | Iterable<string>;
+  /**
+   * ready — what the first listing after becoming leader waits for (controller-runtime's WaitForCacheSync): the
+   * caches its reconciles read have synced, so no first pass decides on an empty view and then waits for a timer.
+   * Waited for as part of the listing (`settled` waits too); a rejection counts as a failed listing, listed again
+   * with back-off.
+   */
+  readonly ready?: () => Promise<void>;
   /** Absent: the controller reconciles in every replica. */
   readonly leader?: LeaderGate;
   /** How many keys reconcile at once (never one key twice). Default 1. */
@@ -252,6 +259,7 @@ export class Controller<R extends ReconcileResult = ReconcileResult> {
       let keys: Iterable<string>;
       this.listing++;
       try {
+        if (why === 'start' && this.opts.ready) await this.opts.ready();
         keys = [...(await listKeys(why))];
         this.listFailures = 0;
       } catch (err) {

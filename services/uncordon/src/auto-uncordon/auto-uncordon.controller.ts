@@ -46,6 +46,7 @@ export class AutoUncordonController {
       leader,
       metrics,
       logger,
+      ready: () => source.waitForSync(),
       listKeys: () => [CORDONS_KEY],
       resyncMs: config.SCAN_INTERVAL_SECONDS * 1000,
       minRequeueMs: MIN_REQUEUE_MS,

@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ApprovalsController, CLOCK, Controller, LOGGER, METRICS, type ApprovalStore, type Clock, type JsonLogger, type LeaderElector, type Metrics } from '@nodes-manager/platform';
 import type { UncordonConfig } from '../config.js';
-import { FENCE_APPROVALS, UNCORDON_CONFIG, UNCORDON_LEADER } from '../tokens.js';
+import type { NodeSource } from '../adapters/outbound/node-source.adapter.js';
+import { FENCE_APPROVALS, NODE_SOURCE, UNCORDON_CONFIG, UNCORDON_LEADER } from '../tokens.js';
 import { FenceService } from './fence.service.js';
 import { FENCING_ACTOR, FencingService } from './fencing.service.js';
 
@@ -37,6 +38,7 @@ export class FencingController {
     @Inject(FencingService) fencing: FencingService,
     @Inject(FenceService) fence: FenceService,
     @Inject(FENCE_APPROVALS) approvals: ApprovalStore,
+    @Inject(NODE_SOURCE) source: NodeSource,
   ) {
     const common = { service: 'uncordon', clock, leader, metrics, logger } as const;
     this.fences = new Controller({
@@ -49,6 +51,7 @@ export class FencingController {
     this.evaluation = new Controller({
       ...common,
       name: 'fencing',
+      ready: () => source.waitForSync(),
       listKeys: () => [EVALUATION_KEY],
       resyncMs: config.SCAN_INTERVAL_SECONDS * 1000,
       minRequeueMs: MIN_REQUEUE_MS,

@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CLOCK, Controller, LOGGER, METRICS, type Clock, type JsonLogger, type LeaderElector, type Metrics } from '@nodes-manager/platform';
 import type { UncordonConfig } from '../config.js';
-import { UNCORDON_CONFIG, UNCORDON_LEADER } from '../tokens.js';
+import type { NodeSource } from '../adapters/outbound/node-source.adapter.js';
+import { NODE_SOURCE, UNCORDON_CONFIG, UNCORDON_LEADER } from '../tokens.js';
 import { PressureService } from './pressure.service.js';
 
 /**
@@ -20,6 +21,7 @@ export class PressureController {
     @Inject(METRICS) metrics: Metrics,
     @Inject(UNCORDON_LEADER) leader: LeaderElector,
     @Inject(PressureService) pressure: PressureService,
+    @Inject(NODE_SOURCE) source: NodeSource,
   ) {
     this.controller = new Controller({
       name: 'pressure',
@@ -28,6 +30,7 @@ export class PressureController {
       leader,
       metrics,
       logger,
+      ready: () => source.waitForSync(),
       listKeys: () => pressure.nodesToRead(),
       resyncMs: config.PRESSURE_INTERVAL_SECONDS * 1000,
       concurrency: config.PRESSURE_CONCURRENCY,

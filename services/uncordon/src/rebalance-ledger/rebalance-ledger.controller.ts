@@ -44,6 +44,7 @@ export class RebalanceLedgerController {
       leader,
       metrics,
       logger,
+      ready: () => source.waitForSync(),
       listKeys: () => [LEDGER_KEY],
       resyncMs: config.SCAN_INTERVAL_SECONDS * 1000,
       reconcile: () => ledger.pass(),

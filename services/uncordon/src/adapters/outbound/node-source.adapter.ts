@@ -22,6 +22,8 @@ export interface NodeSource {
   start(): Promise<void>;
   /** True once the first complete LIST is in: never decide on a partial view. */
   readonly synced: boolean;
+  /** waitForSync — resolves once synced; rejects when it is not within the start-up's sync timeout. */
+  waitForSync(): Promise<void>;
   /** Synced and the API server answering (false while it has not for KUBE_API_STALE_SECONDS). */
   health(): InformerHealth;
   list(): k8s.V1Node[];
@@ -73,6 +75,10 @@ export class InformerNodeSource implements NodeSource {
     this.informer.start();
     // Start-up does not hang on an unreachable API server: cycles simply wait for `synced`.
     await this.informer.waitForSync(this.syncTimeoutMs).catch((err) => this.logger.warn('node cache not synced yet', { err: (err as Error).message }));
+  }
+
+  waitForSync(): Promise<void> {
+    return this.informer.waitForSync(this.syncTimeoutMs);
   }
 
   health(): InformerHealth {
