@@ -36,6 +36,8 @@ const common = {
 };
 
 export default {
+  // The longest kinds of test file first, so no worker idles at the end (scripts/jest/sequencer.cjs).
+  testSequencer: '<rootDir>/scripts/jest/sequencer.cjs',
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/{libs,services}/**/*.spec.ts', '<rootDir>/test/architecture/*.spec.ts'] },
     {
