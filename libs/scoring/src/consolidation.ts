@@ -151,7 +151,7 @@ interface Prepared {
   /** Staying-node candidates for pods: Ready and schedulable, fullest first. */
   readonly destinations: readonly ScoringNode[];
   readonly destIndex: ReadonlyMap<string, number>;
-  readonly pdbsByNamespace: ReadonlyMap<string, number[]>;
+  readonly pdbIndex: PdbIndex;
 }
 
 function prepare(input: ConsolidationInput): Prepared {
@@ -173,25 +173,49 @@ function prepare(input: ConsolidationInput): Prepared {
     .map((n) => ({ n, u: utilization(n) }))
     .sort((a, b) => b.u - a.u)
     .map((x) => x.n);
-  const pdbsByNamespace = new Map<string, number[]>();
-  input.pdbs.forEach((b, i) => pdbsByNamespace.set(b.namespace, [...(pdbsByNamespace.get(b.namespace) ?? []), i]));
-  return { podsByNode, candidates, destinations, destIndex: new Map(destinations.map((d, i) => [d.name, i])), pdbsByNamespace };
+  return { podsByNode, candidates, destinations, destIndex: new Map(destinations.map((d, i) => [d.name, i])), pdbIndex: new PdbIndex(input.pdbs) };
 }
 
-function pdbsOf(pod: ScoringPod, pdbs: readonly PdbInfo[], byNamespace: ReadonlyMap<string, number[]>): number[] {
-  const out: number[] = [];
-  for (const i of byNamespace.get(pod.namespace) ?? []) {
-    const b = pdbs[i]!;
-    let match = true;
-    for (const k in b.selector) {
-      if (pod.labels[k] !== b.selector[k]) {
-        match = false;
+/**
+ * PdbIndex — the budgets by namespace and by one `key=value` of their selector (its first), so that a pod is
+ * matched against the budgets one of its own labels names (and those with an empty selector, which select the whole
+ * namespace), not against every budget of its namespace — a fleet has about one budget per three workloads.
+ */
+export class PdbIndex {
+  /** `namespace` → budgets with an empty selector; `namespace\0key\0value` → budgets whose first selector entry it is. */
+  private readonly wholeNamespace = new Map<string, number[]>();
+  private readonly byLabel = new Map<string, number[]>();
+
+  constructor(private readonly pdbs: readonly PdbInfo[]) {
+    pdbs.forEach((b, i) => {
+      let key = b.namespace;
+      for (const k in b.selector) {
+        // A value that is not a string matches no label (compared as the selector says): checked the slow way.
+        if (typeof b.selector[k] === 'string') key = `${b.namespace}\0${k}\0${b.selector[k]}`;
         break;
       }
-    }
-    if (match) out.push(i);
+      const map = key === b.namespace ? this.wholeNamespace : this.byLabel;
+      const list = map.get(key);
+      if (list) list.push(i);
+      else map.set(key, [i]);
+    });
   }
-  return out;
+
+  /** of — the indexes (ascending) of the budgets whose selector matches the pod's labels in its namespace. */
+  of(pod: ScoringPod): number[] {
+    const out: number[] = [];
+    const add = (list: readonly number[] | undefined) => {
+      for (const i of list ?? []) if (this.matches(this.pdbs[i]!, pod)) out.push(i);
+    };
+    add(this.wholeNamespace.get(pod.namespace));
+    for (const k in pod.labels) add(this.byLabel.get(`${pod.namespace}\0${k}\0${pod.labels[k]}`));
+    return out.sort((a, b) => a - b);
+  }
+
+  private matches(b: PdbInfo, pod: ScoringPod): boolean {
+    for (const k in b.selector) if (pod.labels[k] !== b.selector[k]) return false;
+    return true;
+  }
 }
 
 function planInOrder(input: ConsolidationInput, prep: Prepared, order: Order): ConsolidationPlan {
@@ -224,7 +248,7 @@ function planInOrder(input: ConsolidationInput, prep: Prepared, order: Order): C
       continue;
     }
     const need = new Map<number, number>();
-    for (const p of c.pods) for (const i of pdbsOf(p, input.pdbs, prep.pdbsByNamespace)) need.set(i, (need.get(i) ?? 0) + 1);
+    for (const p of c.pods) for (const i of prep.pdbIndex.of(p)) need.set(i, (need.get(i) ?? 0) + 1);
     // Every budget that holds the node is named: relaxing one of two would not free it.
     const exhausted = [...need].filter(([i, k]) => budgetUsed[i]! + k > input.pdbs[i]!.disruptionsAllowed);
     if (exhausted.length > 0) {
@@ -263,12 +287,13 @@ const RESOURCE_REASONS = new Set(['insufficient_cpu', 'insufficient_memory', 'in
 const placementKey = (p: ScoringPod): string =>
   JSON.stringify([p.nodeSelector ?? null, p.requiredNodeAffinity ?? null, p.tolerations, p.pvcZones ?? null]);
 
-/** A max segment tree over free cpu and memory of the nodes one placement key may use (others are −∞). */
+/** A max segment tree over free cpu, memory, pod slots and GPUs of the nodes one placement key may use (others are −∞). */
 interface FreeTree {
   readonly ok: Uint8Array;
   readonly maxCpu: Float64Array;
   readonly maxMem: Float64Array;
   readonly maxPods: Float64Array;
+  readonly maxGpu: Float64Array;
 }
 
 /**
@@ -288,6 +313,7 @@ class Destinations {
   private readonly freeCpu: Float64Array;
   private readonly freeMem: Float64Array;
   private readonly freePods: Float64Array;
+  private readonly freeGpu: Float64Array;
   private readonly size: number;
   private readonly trees = new Map<string, FreeTree>();
 
@@ -300,10 +326,12 @@ class Destinations {
     this.freeCpu = new Float64Array(n);
     this.freeMem = new Float64Array(n);
     this.freePods = new Float64Array(n);
+    this.freeGpu = new Float64Array(n);
     nodes.forEach((d, i) => {
       this.freeCpu[i] = d.allocatable.cpuMilli - d.requested.cpuMilli;
       this.freeMem[i] = d.allocatable.memoryBytes - d.requested.memoryBytes;
       this.freePods[i] = d.allocatable.pods - d.requested.pods;
+      this.freeGpu[i] = d.allocatable.gpu - d.requested.gpu;
     });
     let size = 1;
     while (size < n) size *= 2;
@@ -314,9 +342,9 @@ class Destinations {
     return this.extraPods[i]! > 0 || this.extraCpu[i]! > 0 || this.extraMem[i]! > 0;
   }
 
-  /** free — node i's free cpu, memory and pod slots now (−∞ once removed or while hidden). */
-  free(i: number): [number, number, number] {
-    return [this.freeCpu[i]!, this.freeMem[i]!, this.freePods[i]!];
+  /** free — node i's free cpu, memory, pod slots and GPUs now (−∞ once removed or while hidden). */
+  free(i: number): [number, number, number, number] {
+    return [this.freeCpu[i]!, this.freeMem[i]!, this.freePods[i]!, this.freeGpu[i]!];
   }
 
   private tree(key: string, pod: ScoringPod): FreeTree {
@@ -327,46 +355,53 @@ class Destinations {
     const maxCpu = new Float64Array(2 * size).fill(-Infinity);
     const maxMem = new Float64Array(2 * size).fill(-Infinity);
     const maxPods = new Float64Array(2 * size).fill(-Infinity);
+    const maxGpu = new Float64Array(2 * size).fill(-Infinity);
     this.nodes.forEach((d, i) => {
       if (filterNode(pod, d).some((f) => !RESOURCE_REASONS.has(f.reason))) return;
       ok[i] = 1;
       maxCpu[size + i] = this.freeCpu[i]!;
       maxMem[size + i] = this.freeMem[i]!;
       maxPods[size + i] = this.freePods[i]!;
+      maxGpu[size + i] = this.freeGpu[i]!;
     });
     for (let k = size - 1; k >= 1; k--) {
       maxCpu[k] = Math.max(maxCpu[2 * k]!, maxCpu[2 * k + 1]!);
       maxMem[k] = Math.max(maxMem[2 * k]!, maxMem[2 * k + 1]!);
       maxPods[k] = Math.max(maxPods[2 * k]!, maxPods[2 * k + 1]!);
+      maxGpu[k] = Math.max(maxGpu[2 * k]!, maxGpu[2 * k + 1]!);
     }
-    this.trees.set(key, (t = { ok, maxCpu, maxMem, maxPods }));
+    this.trees.set(key, (t = { ok, maxCpu, maxMem, maxPods, maxGpu }));
     return t;
   }
 
-  set(i: number, cpu: number, mem: number, pods: number): void {
+  set(i: number, cpu: number, mem: number, pods: number, gpu: number): void {
     this.freeCpu[i] = cpu;
     this.freeMem[i] = mem;
     this.freePods[i] = pods;
+    this.freeGpu[i] = gpu;
     for (const t of this.trees.values()) {
       if (!t.ok[i]) continue;
       let k = this.size + i;
       t.maxCpu[k] = cpu;
       t.maxMem[k] = mem;
       t.maxPods[k] = pods;
+      t.maxGpu[k] = gpu;
       for (k >>= 1; k >= 1; k >>= 1) {
         const c = Math.max(t.maxCpu[2 * k]!, t.maxCpu[2 * k + 1]!);
         const m = Math.max(t.maxMem[2 * k]!, t.maxMem[2 * k + 1]!);
         const p = Math.max(t.maxPods[2 * k]!, t.maxPods[2 * k + 1]!);
-        if (c === t.maxCpu[k] && m === t.maxMem[k] && p === t.maxPods[k]) break;
+        const g = Math.max(t.maxGpu[2 * k]!, t.maxGpu[2 * k + 1]!);
+        if (c === t.maxCpu[k] && m === t.maxMem[k] && p === t.maxPods[k] && g === t.maxGpu[k]) break;
         t.maxCpu[k] = c;
         t.maxMem[k] = m;
         t.maxPods[k] = p;
+        t.maxGpu[k] = g;
       }
     }
   }
 
   remove(i: number): void {
-    this.set(i, -Infinity, -Infinity, -Infinity);
+    this.set(i, -Infinity, -Infinity, -Infinity, -Infinity);
   }
 
   /** add — commit (or, with sign −1, undo) a pod's requests on node i. */
@@ -375,23 +410,23 @@ class Destinations {
     this.extraMem[i]! += sign * r.memoryBytes;
     this.extraGpu[i]! += sign * r.gpu;
     this.extraPods[i]! += sign * (r.pods ?? 1);
-    this.set(i, this.freeCpu[i]! - sign * r.cpuMilli, this.freeMem[i]! - sign * r.memoryBytes, this.freePods[i]! - sign * (r.pods ?? 1));
+    this.set(i, this.freeCpu[i]! - sign * r.cpuMilli, this.freeMem[i]! - sign * r.memoryBytes, this.freePods[i]! - sign * (r.pods ?? 1), this.freeGpu[i]! - sign * r.gpu);
   }
 
   /** next — the first node at or after `from` that `pod`'s static filters allow and whose free cpu and memory cover it. */
   next(pod: ScoringPod, key: string, from: number): number {
     const t = this.tree(key, pod);
     const r = pod.requests;
-    return first(t, 1, 0, this.size, from, r.cpuMilli, r.memoryBytes, r.pods ?? 1, this.nodes.length);
+    return first(t, 1, 0, this.size, from, r.cpuMilli, r.memoryBytes, r.pods ?? 1, r.gpu, this.nodes.length);
   }
 }
 
-function first(t: FreeTree, k: number, lo: number, hi: number, from: number, cpu: number, mem: number, pods: number, n: number): number {
-  if (hi <= from || t.maxCpu[k]! < cpu || t.maxMem[k]! < mem || t.maxPods[k]! < pods) return -1;
+function first(t: FreeTree, k: number, lo: number, hi: number, from: number, cpu: number, mem: number, pods: number, gpu: number, n: number): number {
+  if (hi <= from || t.maxCpu[k]! < cpu || t.maxMem[k]! < mem || t.maxPods[k]! < pods || t.maxGpu[k]! < gpu) return -1;
   if (hi - lo === 1) return lo < n ? lo : -1;
   const mid = (lo + hi) >> 1;
-  const l = first(t, 2 * k, lo, mid, from, cpu, mem, pods, n);
-  return l >= 0 ? l : first(t, 2 * k + 1, mid, hi, from, cpu, mem, pods, n);
+  const l = first(t, 2 * k, lo, mid, from, cpu, mem, pods, gpu, n);
+  return l >= 0 ? l : first(t, 2 * k + 1, mid, hi, from, cpu, mem, pods, gpu, n);
 }
 
 /**
@@ -407,9 +442,9 @@ function repack(
   const moves: { pod: string; to: string }[] = [];
   const done: { i: number; r: ResourceRequests }[] = [];
   const hidden = self === undefined ? undefined : dest.free(self);
-  if (self !== undefined) dest.set(self, -Infinity, -Infinity, -Infinity);
+  if (self !== undefined) dest.set(self, -Infinity, -Infinity, -Infinity, -Infinity);
   const restoreSelf = () => {
-    if (self !== undefined && hidden) dest.set(self, hidden[0], hidden[1], hidden[2]);
+    if (self !== undefined && hidden) dest.set(self, hidden[0], hidden[1], hidden[2], hidden[3]);
   };
   const sorted = [...pods].sort((a, b) => b.requests.cpuMilli - a.requests.cpuMilli || b.requests.memoryBytes - a.requests.memoryBytes);
   for (const pod of sorted) {
