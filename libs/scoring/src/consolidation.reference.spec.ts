@@ -14,7 +14,7 @@ import {
   type NodeRemoval,
   type PdbInfo,
 } from './consolidation.js';
-import { filterNode } from './filters.js';
+import { filterNode, staticFiltersPass } from './filters.js';
 import { pricing } from './prices.js';
 import { aNode, aPod, GiB, MiB } from './testing/builders.js';
 import { mulberry32 } from './testing/prices.js';
@@ -204,6 +204,15 @@ describe('planConsolidation against the plan without indexes', () => {
     expect(plan.remove.length).toBeGreaterThan(0);
     expect(plan.remove.some((r) => r.pods.some((m) => m.to.length > 0))).toBe(true);
     expect(plan).toEqual(referencePlan(input));
+  });
+
+  it('staticFiltersPass is filterNode without its resource reasons', () => {
+    const input = fleet(11, 120);
+    const resource = new Set(['insufficient_cpu', 'insufficient_memory', 'insufficient_gpu', 'too_many_pods']);
+    const cordoned = { ...input.nodes[0]!, unschedulable: true };
+    for (const p of input.pods.filter((_, i) => i % 7 === 0)) {
+      for (const n of [...input.nodes, cordoned]) expect(staticFiltersPass(p, n)).toBe(!filterNode(p, n).some((f) => !resource.has(f.reason)));
+    }
   });
 
   it('PdbIndex finds exactly the budgets whose selector matches, in budget order', () => {

@@ -1,4 +1,4 @@
-import { filterNode } from './filters.js';
+import { filterNode, staticFiltersPass } from './filters.js';
 import { pricing } from './prices.js';
 import {
   ANNOTATION_DO_NOT_DISRUPT,
@@ -182,40 +182,51 @@ function prepare(input: ConsolidationInput): Prepared {
  * namespace), not against every budget of its namespace — a fleet has about one budget per three workloads.
  */
 export class PdbIndex {
-  /** `namespace` → budgets with an empty selector; `namespace\0key\0value` → budgets whose first selector entry it is. */
+  /** namespace → budgets with an empty selector (or a first value that is not a string: checked against every pod). */
   private readonly wholeNamespace = new Map<string, number[]>();
-  private readonly byLabel = new Map<string, number[]>();
+  /** namespace → key → value → budgets whose first selector entry that is. */
+  private readonly byLabel = new Map<string, Map<string, Map<string, number[]>>>();
 
   constructor(private readonly pdbs: readonly PdbInfo[]) {
     pdbs.forEach((b, i) => {
-      let key = b.namespace;
+      let first: [string, string] | undefined;
       for (const k in b.selector) {
-        // A value that is not a string matches no label (compared as the selector says): checked the slow way.
-        if (typeof b.selector[k] === 'string') key = `${b.namespace}\0${k}\0${b.selector[k]}`;
+        const v = b.selector[k];
+        if (typeof v === 'string') first = [k, v];
         break;
       }
-      const map = key === b.namespace ? this.wholeNamespace : this.byLabel;
-      const list = map.get(key);
-      if (list) list.push(i);
-      else map.set(key, [i]);
+      if (!first) return push(this.wholeNamespace, b.namespace, i);
+      let keys = this.byLabel.get(b.namespace);
+      if (!keys) this.byLabel.set(b.namespace, (keys = new Map()));
+      let values = keys.get(first[0]);
+      if (!values) keys.set(first[0], (values = new Map()));
+      push(values, first[1], i);
     });
   }
 
   /** of — the indexes (ascending) of the budgets whose selector matches the pod's labels in its namespace. */
   of(pod: ScoringPod): number[] {
     const out: number[] = [];
-    const add = (list: readonly number[] | undefined) => {
-      for (const i of list ?? []) if (this.matches(this.pdbs[i]!, pod)) out.push(i);
-    };
-    add(this.wholeNamespace.get(pod.namespace));
-    for (const k in pod.labels) add(this.byLabel.get(`${pod.namespace}\0${k}\0${pod.labels[k]}`));
-    return out.sort((a, b) => a - b);
+    this.add(out, this.wholeNamespace.get(pod.namespace), pod);
+    const keys = this.byLabel.get(pod.namespace);
+    if (keys) for (const k in pod.labels) this.add(out, keys.get(k)?.get(pod.labels[k]!), pod);
+    return out.length > 1 ? out.sort((a, b) => a - b) : out;
   }
 
-  private matches(b: PdbInfo, pod: ScoringPod): boolean {
-    for (const k in b.selector) if (pod.labels[k] !== b.selector[k]) return false;
-    return true;
+  private add(out: number[], list: readonly number[] | undefined, pod: ScoringPod): void {
+    if (list) for (const i of list) if (matches(this.pdbs[i]!, pod)) out.push(i);
   }
+}
+
+function matches(b: PdbInfo, pod: ScoringPod): boolean {
+  for (const k in b.selector) if (pod.labels[k] !== b.selector[k]) return false;
+  return true;
+}
+
+function push<K>(map: Map<K, number[]>, key: K, i: number): void {
+  const list = map.get(key);
+  if (list) list.push(i);
+  else map.set(key, [i]);
 }
 
 function planInOrder(input: ConsolidationInput, prep: Prepared, order: Order): ConsolidationPlan {
@@ -280,8 +291,6 @@ function planInOrder(input: ConsolidationInput, prep: Prepared, order: Order): C
     monthlySavingsUsd: Math.round(hourly * HOURS_PER_MONTH * 100) / 100,
   };
 }
-
-const RESOURCE_REASONS = new Set(['insufficient_cpu', 'insufficient_memory', 'insufficient_gpu', 'too_many_pods']);
 
 /** placementKey — what the non-resource filters read of a pod: pods with equal keys pass the same nodes. */
 const placementKey = (p: ScoringPod): string =>
@@ -357,7 +366,7 @@ class Destinations {
     const maxPods = new Float64Array(2 * size).fill(-Infinity);
     const maxGpu = new Float64Array(2 * size).fill(-Infinity);
     this.nodes.forEach((d, i) => {
-      if (filterNode(pod, d).some((f) => !RESOURCE_REASONS.has(f.reason))) return;
+      if (!staticFiltersPass(pod, d)) return;
       ok[i] = 1;
       maxCpu[size + i] = this.freeCpu[i]!;
       maxMem[size + i] = this.freeMem[i]!;

@@ -66,6 +66,20 @@ export function filterNode(pod: ScoringPod, node: ScoringNode, extra?: NodeResou
   return failures;
 }
 
+/**
+ * staticFiltersPass — whether the node passes every filter of {@link filterNode} but NodeResourcesFit (the filters
+ * that pods coming and going do not change), answered without building the failures: what
+ * `filterNode(pod, node)` says once its resource reasons are left out.
+ */
+export function staticFiltersPass(pod: ScoringPod, node: ScoringNode): boolean {
+  if (node.unschedulable && !toleratesUnschedulable(pod.tolerations)) return false;
+  if (!node.ready) return false;
+  if (firstUntoleratedTaint(node.taints, pod.tolerations)) return false;
+  if (nodeSelectorMismatch(pod.nodeSelector, node.labels) !== undefined) return false;
+  if (pod.requiredNodeAffinity && !matchesNodeAffinity(pod.requiredNodeAffinity, node.labels, node.name)) return false;
+  return volumeZoneOk(pod.pvcZones, node.zone);
+}
+
 /** resourceFailures — NodeResourcesFit: requested + extra + pod ≤ allocatable for cpu, memory, gpu and pod count. */
 export function resourceFailures(
   req: ResourceRequests,
