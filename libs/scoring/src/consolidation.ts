@@ -303,16 +303,24 @@ interface FreeTree {
   readonly maxMem: Float64Array;
   readonly maxPods: Float64Array;
   readonly maxGpu: Float64Array;
+  /**
+   * Per request shape (`cpu/memory/pods/gpu`): no allowed node before this index has room for it. Free room only
+   * shrinks as the plan goes on, except when a failed re-pack is undone — then every entry is brought back to the
+   * node that regained room — so a search for a shape seen before starts where the last one ended.
+   */
+  readonly fit: Map<string, number>;
 }
 
 /**
  * Destinations — the staying nodes (fullest first) with what the plan has moved onto each, in typed arrays, and
  * per placement key (selector, affinity, tolerations, volume zones) a max segment tree over the free cpu,
- * memory and pod slots of the nodes that key's static filters allow: `next(key, from, cpu, mem)` is the first such node at or
- * after `from` whose free cpu, memory and pod slots all cover the request — O(log n) when the maxima agree, since a
- * subtree whose max of any of them is too small is skipped whole. Trees are built on first use (one
- * `filterNode` per node per key; a fleet has tens of keys) and kept in step on every move. Removed and hidden
- * nodes are −∞.
+ * memory, pod slots and GPUs of the nodes that key's static filters allow: `next(pod, key, from)` is the first such
+ * node at or after `from` whose free cpu, memory, pod slots and GPUs all cover the request — O(log n) when the
+ * maxima agree, since a subtree whose max of any of them is too small is skipped whole. The maxima of one subtree
+ * may come from different nodes, so a search can also descend into subtrees with no node that fits; each tree
+ * remembers per request shape where the last search for it ended (`FreeTree.fit`), so that ground is not searched
+ * again for the next pod of that shape. Trees are built on first use (one static-filter check per node per key; a
+ * fleet has a handful of keys) and kept in step on every move. Removed nodes are −∞.
  */
 class Destinations {
   readonly extraCpu: Float64Array;
@@ -351,11 +359,6 @@ class Destinations {
     return this.extraPods[i]! > 0 || this.extraCpu[i]! > 0 || this.extraMem[i]! > 0;
   }
 
-  /** free — node i's free cpu, memory, pod slots and GPUs now (−∞ once removed or while hidden). */
-  free(i: number): [number, number, number, number] {
-    return [this.freeCpu[i]!, this.freeMem[i]!, this.freePods[i]!, this.freeGpu[i]!];
-  }
-
   private tree(key: string, pod: ScoringPod): FreeTree {
     let t = this.trees.get(key);
     if (t) return t;
@@ -379,17 +382,19 @@ class Destinations {
       maxPods[k] = Math.max(maxPods[2 * k]!, maxPods[2 * k + 1]!);
       maxGpu[k] = Math.max(maxGpu[2 * k]!, maxGpu[2 * k + 1]!);
     }
-    this.trees.set(key, (t = { ok, maxCpu, maxMem, maxPods, maxGpu }));
+    this.trees.set(key, (t = { ok, maxCpu, maxMem, maxPods, maxGpu, fit: new Map() }));
     return t;
   }
 
   set(i: number, cpu: number, mem: number, pods: number, gpu: number): void {
+    const grows = !(cpu <= this.freeCpu[i]! && mem <= this.freeMem[i]! && pods <= this.freePods[i]! && gpu <= this.freeGpu[i]!);
     this.freeCpu[i] = cpu;
     this.freeMem[i] = mem;
     this.freePods[i] = pods;
     this.freeGpu[i] = gpu;
     for (const t of this.trees.values()) {
       if (!t.ok[i]) continue;
+      if (grows) for (const [shape, at] of t.fit) if (at > i) t.fit.set(shape, i);
       let k = this.size + i;
       t.maxCpu[k] = cpu;
       t.maxMem[k] = mem;
@@ -422,11 +427,16 @@ class Destinations {
     this.set(i, this.freeCpu[i]! - sign * r.cpuMilli, this.freeMem[i]! - sign * r.memoryBytes, this.freePods[i]! - sign * (r.pods ?? 1), this.freeGpu[i]! - sign * r.gpu);
   }
 
-  /** next — the first node at or after `from` that `pod`'s static filters allow and whose free cpu and memory cover it. */
+  /** next — the first node at or after `from` that `pod`'s static filters allow and whose free cpu, memory, pod slots and GPUs cover it. */
   next(pod: ScoringPod, key: string, from: number): number {
     const t = this.tree(key, pod);
     const r = pod.requests;
-    return first(t, 1, 0, this.size, from, r.cpuMilli, r.memoryBytes, r.pods ?? 1, r.gpu, this.nodes.length);
+    const shape = `${r.cpuMilli}/${r.memoryBytes}/${r.pods ?? 1}/${r.gpu}`;
+    const known = t.fit.get(shape) ?? 0;
+    const i = first(t, 1, 0, this.size, Math.max(from, known), r.cpuMilli, r.memoryBytes, r.pods ?? 1, r.gpu, this.nodes.length);
+    // Searched from where no node before fits: nothing before `i` does either.
+    if (from <= known) t.fit.set(shape, i < 0 ? this.nodes.length : i);
+    return i;
   }
 }
 
@@ -440,8 +450,8 @@ function first(t: FreeTree, k: number, lo: number, hi: number, from: number, cpu
 
 /**
  * repack — first fit, largest pod first, onto the staying nodes (fullest first), each offered node checked with
- * every hard filter counting what the plan already moved there; the candidate itself is hidden meanwhile. On
- * failure nothing is committed.
+ * every hard filter counting what the plan already moved there; the candidate itself is passed over. On failure
+ * nothing is committed.
  */
 function repack(
   pods: readonly ScoringPod[],
@@ -450,17 +460,14 @@ function repack(
 ): { ok: true; moves: { pod: string; to: string }[] } | { ok: false; pod: ScoringPod } {
   const moves: { pod: string; to: string }[] = [];
   const done: { i: number; r: ResourceRequests }[] = [];
-  const hidden = self === undefined ? undefined : dest.free(self);
-  if (self !== undefined) dest.set(self, -Infinity, -Infinity, -Infinity, -Infinity);
-  const restoreSelf = () => {
-    if (self !== undefined && hidden) dest.set(self, hidden[0], hidden[1], hidden[2], hidden[3]);
-  };
   const sorted = [...pods].sort((a, b) => b.requests.cpuMilli - a.requests.cpuMilli || b.requests.memoryBytes - a.requests.memoryBytes);
   for (const pod of sorted) {
     const r = pod.requests;
     const key = placementKey(pod);
     let placed = false;
     for (let i = dest.next(pod, key, 0); i >= 0; i = dest.next(pod, key, i + 1)) {
+      // Passed over rather than hidden in the trees: hiding and showing it again would undo what they remember.
+      if (i === self) continue;
       const extra: NodeResources = { cpuMilli: dest.extraCpu[i]!, memoryBytes: dest.extraMem[i]!, gpu: dest.extraGpu[i]!, pods: dest.extraPods[i]! };
       if (filterNode(pod, dest.nodes[i]!, extra).length > 0) continue;
       dest.add(i, r, 1);
@@ -471,10 +478,8 @@ function repack(
     }
     if (!placed) {
       for (const d of done.reverse()) dest.add(d.i, d.r, -1);
-      restoreSelf();
       return { ok: false, pod };
     }
   }
-  restoreSelf();
   return { ok: true, moves };
 }
