@@ -17,6 +17,9 @@ if (spawnSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' }).sta
 run('outbox: windowed confirms vs awaiting each', ['dist/bench/outbox.bench.js', '--events', quick ? '2000' : '10000']);
 run('tracing: the controller runtime with tracing off (baseline), then on', ['dist/bench/tracing.bench.js', '--keys', quick ? '20000' : '100000']);
 run('scoring: placement, simulate, consolidation at 5,000 nodes', ['dist/bench/scoring.bench.js']);
+run('consolidation plan on the generated fleet at 1k to 50k nodes (scheduler-scoring\'s projections, no simulator)', [
+  '--max-old-space-size=8192', 'dist/bench/consolidation-scale.bench.js', '--sizes', quick ? '1000,5000' : '1000,5000,20000,50000',
+]);
 run('steering: a 30-day playout of 500 Spot nodes, with and without steering', ['dist/bench/steering.bench.js', ...(quick ? ['--days', '10'] : [])]);
 run('node-sync: first sync, no-change cycle, COPY + merge baseline', [
   'dist/bench/sync.bench.js',
