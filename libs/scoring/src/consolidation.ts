@@ -134,8 +134,10 @@ export const LARGE_FLEET = 2000;
  * returned; above {@link LARGE_FLEET} nodes only the first.
  *
  * Cost: re-packing is first fit over the staying nodes, fullest first, found through a max segment tree over
- * their free cpu and memory (see `FreeTree`), so a pod costs O(log n) to place instead of a scan of every
- * node; only the nodes the tree offers are run through the full filters.
+ * their free cpu, memory, pod slots and GPUs (see `FreeTree`, which also remembers where the last search for each
+ * request shape ended), so a pod costs about O(log n) to place instead of a scan of every node; only the nodes the
+ * tree offers are run through the full filters. A pod's budgets come from {@link PdbIndex}. The plan is the one a
+ * scan of every node and budget gives (consolidation.reference.spec.ts).
  */
 export function planConsolidation(input: ConsolidationInput): ConsolidationPlan {
   const orders: readonly Order[] = input.nodes.length <= LARGE_FLEET ? ['savings', 'utilization', 'pods'] : ['savings'];
