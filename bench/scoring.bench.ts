@@ -3,8 +3,8 @@
  * against a deliberately naive one (scoreNode per pair: filter objects, map lookups, a rationale string),
  * then simulatePlacement and planConsolidation at that size. Prints JSON.
  *   npx swc libs bench -d dist && node dist/bench/scoring.bench.js
- * Measured on the shared 2-core machine: consolidation 1.1–2.7 s (≈21 s before the per-key free-capacity
- * segment trees of planConsolidation), simulate of 200,000 new pods ≈ 0.25 s, lowerBoundCost of the same ≈ 1 s
+ * Measured on the shared 2-core machine: consolidation 0.44 s (0.91 s before GPUs entered the trees and they
+ * remembered per request shape where a search ended; ≈21 s before the per-key free-capacity segment trees), simulate of 200,000 new pods ≈ 0.25 s, lowerBoundCost of the same ≈ 1 s
  * (existing nodes merged into super-bins, see docs/scoring.md).
  */
 import { INSTANCE_TYPES } from '@nodes-manager/contracts';
