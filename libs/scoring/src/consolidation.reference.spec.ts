@@ -206,6 +206,30 @@ describe('planConsolidation against the plan without indexes', () => {
     expect(plan).toEqual(referencePlan(input));
   });
 
+  it('a re-pack undone gives its room back to the pods searched for after it', () => {
+    // x's two 1000m pods go to a, then (a full) past x itself to b; its third pod fits nowhere, so both moves are
+    // undone. y's pod, of the same shape, must then go to a again — the first node with room — not where x's ended.
+    const cpu = (cpuMilli: number) => ({ cpuMilli, memoryBytes: 0, gpu: 0 });
+    const node = (name: string, used: number, instanceType = 'm5.xlarge') =>
+      aNode({ name, instanceType, allocatable: { cpuMilli: 4000, memoryBytes: 16 * GiB, gpu: 0, pods: 58 }, requested: { cpuMilli: used, memoryBytes: 0, gpu: 0, pods: 3 } });
+    const input: ConsolidationInput = {
+      nodes: [node('a', 2800), node('b', 2400), node('x', 2600, 'm5.2xlarge'), node('y', 1000)],
+      pods: [
+        aPod({ name: 'x1', nodeName: 'x', requests: cpu(1000) }),
+        aPod({ name: 'x2', nodeName: 'x', requests: cpu(1000) }),
+        aPod({ name: 'x3', nodeName: 'x', requests: cpu(600), nodeSelector: { pool: 'none' } }),
+        aPod({ name: 'y1', nodeName: 'y', requests: cpu(1000) }),
+      ],
+      pdbs: [],
+      threshold: 0.9,
+      candidates: (n) => n.name === 'x' || n.name === 'y',
+    };
+    const plan = planConsolidation(input);
+    expect(plan.blocked.map((b) => [b.node, b.reason])).toEqual([['x', 'pods_do_not_fit']]);
+    expect(plan.remove.map((r) => [r.node, r.pods.map((m) => m.to)])).toEqual([['y', ['a']]]);
+    expect(plan).toEqual(referencePlan(input));
+  });
+
   it('staticFiltersPass is filterNode without its resource reasons', () => {
     const input = fleet(11, 120);
     const resource = new Set(['insufficient_cpu', 'insufficient_memory', 'insufficient_gpu', 'too_many_pods']);
