@@ -77,7 +77,7 @@ const base: Omit<PlayoutOptions, 'steering'> = {
   hitShare: 0.3,
   horizonMs: 24 * 3_600_000,
   config: DEFAULT_POOL_HEALTH_CONFIG,
-  rails: { maxAvoidPerHour: 3, maxExcludedShare: 0.5 },
+  rails: { maxAvoidPerHour: 3, maxExcludedShare: 0.5, keepCheapest: 3 },
   returnPerTick: 2,
 };
 

@@ -28,6 +28,7 @@ import {
   nameLabels,
   poolKeyOf,
   steerFleet,
+  type FleetRails,
   type Offering,
   type PoolHealthConfig,
   type PoolHealthPrevious,
@@ -73,7 +74,7 @@ export interface PlayoutOptions {
   hitShare: number;
   horizonMs: number;
   config: PoolHealthConfig;
-  rails: { maxAvoidPerHour: number; maxExcludedShare: number };
+  rails: FleetRails;
   returnPerTick: number;
   steering: boolean;
 }
