@@ -205,6 +205,12 @@ describe('planNodePoolEdit', () => {
       expect(p.heldBack).toEqual([]);
     });
 
+    it('the plan says why the smaller exclusion was refused', () => {
+      const p = plan({ health: market({ 'm5.large/us-east-1b': 0.01, 'm5.large/us-east-1c': 0.011 }, 'm5.large/us-east-1a'), rails: { keepCheapest: 2 } });
+      expect(p.exclusions[0]!.alternative).toEqual({ kind: 'instance-type', value: 'm5.large', loses: 5, refused: 'launch-price-rail' });
+      expect(p.exclusions[0]!.sentence).toContain('excluding instance type m5.large instead would lose 5 and take out m5.large in us-east-1b, m5.large in us-east-1c, among the cheapest.');
+    });
+
     it('an avoided pool that only a cheap offering can cover is held back (launch-price-rail), saying what each way would take out', () => {
       const p = plan({ health: market({ 'm5.large/us-east-1b': 0.01, 'c5.large/us-east-1a': 0.012 }, 'm5.large/us-east-1a'), rails: { keepCheapest: 2 } });
       expect([p.write, p.exclusions]).toEqual([false, []]);

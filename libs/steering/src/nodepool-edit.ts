@@ -73,8 +73,8 @@ export interface Exclusion {
   covers: PoolRef[];
   /** Offerings lost that are not avoided (other zones of the type, other types of the zone, on-demand included). */
   loses: number;
-  /** The other way to cover the first pool, and what it would have lost (null when it was not possible). */
-  alternative: { kind: ExclusionKind; value: string; loses: number } | null;
+  /** The other way to cover the first pool, what it would have lost, and the rail that refused it, if one did (null: no other way). */
+  alternative: { kind: ExclusionKind; value: string; loses: number; refused: HeldBackReason | null } | null;
   sentence: string;
 }
 
@@ -358,12 +358,19 @@ function coverAvoided({ nodePool, owned, original, isAvoided, health, rails, pre
     const first = best.covers[0]!;
     const otherKind: ExclusionKind = best.kind === 'instance-type' ? 'zone' : 'instance-type';
     const other = scored.find((s) => s.kind === otherKind && s.value === (otherKind === 'zone' ? first.zone : first.instanceType));
-    const alternative = other ? { kind: other.kind, value: other.value, loses: other.loses } : null;
+    const alternative = other ? { kind: other.kind, value: other.value, loses: other.loses, refused: other.problem } : null;
     const coverText = best.covers.map((o) => {
       const share = health.get(poolKeyOf(o))?.share;
       return `${poolText(o)}${share != null ? ` (${pct(share)} of its rebalances interrupted)` : ''}`;
     });
-    const altText = alternative ? `; excluding ${kindText(alternative.kind, alternative.value)} instead would lose ${alternative.loses}` : '';
+    const refusedText: Record<HeldBackReason, string> = {
+      'would-leave-no-spot': 'leave no Spot offering that is not avoided',
+      'min-values': 'break a minValues',
+      'launch-price-rail': `take out ${other?.takesCheap.map(poolText).join(', ')}, among the cheapest`,
+      'excluded-share-rail': `exclude more than ${pct(rails.maxExcludedShare)} of the offerings`,
+      'no-on-demand': '',
+    };
+    const altText = alternative ? `; excluding ${kindText(alternative.kind, alternative.value)} instead would lose ${alternative.loses}${alternative.refused ? ` and ${refusedText[alternative.refused]}` : ''}` : '';
     exclusions.push({
       kind: best.kind,
       value: best.value,
