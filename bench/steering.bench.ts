@@ -4,7 +4,9 @@
  * steering (Karpenter alone, with its 3-minute memory of an interrupted offering) and with steering (the real
  * pool-health rule, hourly rail and NodePool edit planner of @nodes-manager/steering, every 5 minutes). Prints JSON
  * and the markdown table of docs/benchmarks.md.
- *   npm run build && node dist/bench/steering.bench.js [--seed 26] [--days 30]
+ *   npm run build && node dist/bench/steering.bench.js [--seed 26] [--days 30] [--seeds 1,2,3]
+ * `--seeds` adds, after the seeded run, the same comparison on other weathers (other seeds: other reclaim times and
+ * price jitter, the same pools and shares) — how much of the seeded result is the rule and how much the draw.
  */
 import { DEFAULT_POOL_HEALTH_CONFIG, type Requirement } from '@nodes-manager/steering';
 import { mulberry32, playout, type PlayoutOptions, type PoolSpec } from './support/steering-playout.js';
@@ -14,6 +16,8 @@ const arg = (name: string, dflt: number) => {
   return i >= 0 ? Number(process.argv[i + 1]) : dflt;
 };
 const SEED = arg('seed', 26);
+const seedsArg = process.argv.indexOf('--seeds');
+const EXTRA_SEEDS = seedsArg >= 0 ? (process.argv[seedsArg + 1] ?? '').split(',').filter(Boolean).map(Number) : [];
 const DAYS = arg('days', 30);
 
 const OD: Record<string, number> = { 'm5.large': 0.096, 'm5a.large': 0.086, 'm6i.large': 0.096, 'm6a.large': 0.0864, 'c5.large': 0.085, 'c6i.large': 0.085 };
@@ -46,8 +50,8 @@ const SHARES: Array<[string, string, number, number]> = [
  * fill are the ones reclaimed — the case steering is for, and where avoiding costs most); `neutral`, the price does
  * not depend on the share.
  */
-function poolsFor(model: 'cheap-is-bad' | 'neutral'): PoolSpec[] {
-  const jitter = mulberry32(SEED);
+function poolsFor(model: 'cheap-is-bad' | 'neutral', seed = SEED): PoolSpec[] {
+  const jitter = mulberry32(seed);
   return SHARES.map(([instanceType, zone, a, b]) => ({
     instanceType,
     zone,
@@ -77,7 +81,7 @@ const base: Omit<PlayoutOptions, 'steering'> = {
   hitShare: 0.3,
   horizonMs: 24 * 3_600_000,
   config: DEFAULT_POOL_HEALTH_CONFIG,
-  rails: { maxAvoidPerHour: 3, maxExcludedShare: 0.5 },
+  rails: { maxAvoidPerHour: 3, maxExcludedShare: 0.5, keepCheapest: 3 },
   returnPerTick: 2,
 };
 
@@ -85,8 +89,8 @@ const base: Omit<PlayoutOptions, 'steering'> = {
 const DISRUPTION_USD = 1;
 const hours = DAYS * 24;
 const pctText = (x: number) => `${x >= 0 ? '' : '−'}${Math.abs(x * 100).toFixed(1)}%`;
-const scenarios = (['cheap-is-bad', 'neutral'] as const).map((model) => {
-  const opts = { ...base, pools: poolsFor(model) };
+const compare = (model: 'cheap-is-bad' | 'neutral', seed: number) => {
+  const opts = { ...base, seed, pools: poolsFor(model, seed) };
   const without = playout({ ...opts, steering: false });
   const withSteering = playout({ ...opts, steering: true });
   const fewer = 1 - withSteering.interruptionsPer1000SpotNodeHours / without.interruptionsPer1000SpotNodeHours;
@@ -101,7 +105,8 @@ const scenarios = (['cheap-is-bad', 'neutral'] as const).map((model) => {
     costWithDisruptionsMore: Math.round((all(withSteering) / all(without) - 1) * 1000) / 1000,
     goalMet: fewer >= 0.4 && dearer <= 0.05,
   };
-});
+};
+const scenarios = (['cheap-is-bad', 'neutral'] as const).map((model) => compare(model, SEED));
 const result = { bench: 'steering', seed: SEED, days: DAYS, nodes: base.nodePools.reduce((s, n) => s + n.nodes, 0), pools: SHARES.length, goal: { interruptionsFewerAtLeast: 0.4, costMoreAtMost: 0.05 }, scenarios };
 console.log(JSON.stringify(result, null, 2));
 const WORDS = { 'cheap-is-bad': 'the cheapest pools are the most reclaimed', neutral: 'prices independent of reclaims' };
@@ -119,7 +124,23 @@ console.log(
     '',
     ...scenarios.map(
       (sc) =>
-        `${WORDS[sc.priceModel]}: **${pctText(sc.interruptionsFewer)} fewer interruptions** at **${sc.costMore >= 0 ? '+' : ''}${pctText(sc.costMore)} fleet cost** (${sc.costWithDisruptionsMore >= 0 ? '+' : ''}${pctText(sc.costWithDisruptionsMore)} counting $${DISRUPTION_USD} per interruption) — goal ≥ 40% fewer at ≤ 5% more: ${sc.goalMet ? 'met' : 'not met'}.`,
+        `${WORDS[sc.priceModel]}: **${pctText(Math.abs(sc.interruptionsFewer))} ${sc.interruptionsFewer >= 0 ? 'fewer' : 'more'} interruptions** at **${sc.costMore >= 0 ? '+' : ''}${pctText(sc.costMore)} fleet cost** (${sc.costWithDisruptionsMore >= 0 ? '+' : ''}${pctText(sc.costWithDisruptionsMore)} counting $${DISRUPTION_USD} per interruption) — goal ≥ 40% fewer at ≤ 5% more: ${sc.goalMet ? 'met' : 'not met'}.`,
     ),
   ].join('\n'),
 );
+if (EXTRA_SEEDS.length > 0) {
+  const rows = EXTRA_SEEDS.flatMap((seed) => (['cheap-is-bad', 'neutral'] as const).map((model) => ({ seed, ...compare(model, seed) })));
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  console.log(
+    [
+      '',
+      '| seed | prices | fewer interruptions | fleet cost | goal |',
+      '|---|---|---|---|---|',
+      ...rows.map((r) => `| ${r.seed} | ${WORDS[r.priceModel]} | ${pctText(r.interruptionsFewer)} | ${r.costMore >= 0 ? '+' : ''}${pctText(r.costMore)} | ${r.goalMet ? 'met' : 'not met'} |`),
+      ...(['cheap-is-bad', 'neutral'] as const).map((m) => {
+        const of = rows.filter((r) => r.priceModel === m);
+        return `| mean of ${of.length} | ${WORDS[m]} | ${pctText(mean(of.map((r) => r.interruptionsFewer)))} | ${mean(of.map((r) => r.costMore)) >= 0 ? '+' : ''}${pctText(mean(of.map((r) => r.costMore)))} | met in ${of.filter((r) => r.goalMet).length} |`;
+      }),
+    ].join('\n'),
+  );
+}

@@ -28,6 +28,7 @@ import {
   nameLabels,
   poolKeyOf,
   steerFleet,
+  type FleetRails,
   type Offering,
   type PoolHealthConfig,
   type PoolHealthPrevious,
@@ -73,7 +74,7 @@ export interface PlayoutOptions {
   hitShare: number;
   horizonMs: number;
   config: PoolHealthConfig;
-  rails: { maxAvoidPerHour: number; maxExcludedShare: number };
+  rails: FleetRails;
   returnPerTick: number;
   steering: boolean;
 }
@@ -95,6 +96,10 @@ export interface PlayoutResult {
   measuredShare: Record<string, number>;
   /** Entries into `avoid` per pool, by burst or by share. */
   avoidEntriesByPool: Record<string, { burst: number; share: number }>;
+  /** Per pool: Spot node-hours and interruptions suffered there (where the exposure and the cost went). */
+  byPool: Record<string, { spotNodeHours: number; interruptions: number }>;
+  /** Per NodePool: hours spent under each set of steering's entries (`NotIn` values joined), the owner's own as `-`. */
+  entriesHours: Record<string, Record<string, number>>;
   millis: number;
 }
 
@@ -193,6 +198,9 @@ export function playout(o: PlayoutOptions): PlayoutResult {
   let fallbacks = 0;
   let returns = 0;
   let replaced = 0;
+  const poolMs = new Map<string, number>();
+  const poolInterruptions = new Map<string, number>();
+  const entriesHours: Record<string, Record<string, number>> = {};
   const end = T0 + o.days * 24 * HOUR;
   const dtH = o.tickMs / HOUR;
 
@@ -201,8 +209,10 @@ export function playout(o: PlayoutOptions): PlayoutResult {
     // Cost and exposure of the tick.
     for (const n of nodes.values()) {
       usd += priceOf(n) * dtH;
-      if (n.capacityType === 'spot') spotMs += o.tickMs;
-      else odMs += o.tickMs;
+      if (n.capacityType === 'spot') {
+        spotMs += o.tickMs;
+        poolMs.set(n.pool, (poolMs.get(n.pool) ?? 0) + o.tickMs);
+      } else odMs += o.tickMs;
     }
     // Rows whose horizon passed survived.
     for (const n of nodes.values()) {
@@ -235,12 +245,18 @@ export function playout(o: PlayoutOptions): PlayoutResult {
     for (const n of [...nodes.values()]) {
       if (n.doomedAt === null || n.doomedAt > now + o.tickMs) continue;
       interruptions += 1;
+      poolInterruptions.set(n.pool, (poolInterruptions.get(n.pool) ?? 0) + 1);
       if (n.openRow && n.openRow.outcome === 'open') Object.assign(n.openRow, { outcome: 'interrupted', interruptedAt: n.doomedAt, resolvedAt: n.doomedAt });
       unavailableUntil.set(n.pool, n.doomedAt + 3 * 60_000);
       nodes.delete(n.id);
       launch(n.nodePool, n.doomedAt);
     }
     if (!o.steering) continue;
+    for (const np of nodePools) {
+      const label = (np.record?.added ?? []).map((r) => `${r.key.split('/')[1]} ${r.operator} ${(r.values ?? []).join(',')}`).join('; ') || '-';
+      const h = (entriesHours[np.name] ??= {});
+      h[label] = (h[label] ?? 0) + dtH;
+    }
 
     // Steering: the pass on what the ledger shows now.
     const samples = new Map<string, PoolSample[]>();
@@ -331,6 +347,8 @@ export function playout(o: PlayoutOptions): PlayoutResult {
     replacedAfterReturn: replaced,
     measuredShare,
     avoidEntriesByPool: entriesByPool,
+    entriesHours: Object.fromEntries(Object.entries(entriesHours).map(([k, v]) => [k, Object.fromEntries(Object.entries(v).sort((a, b) => b[1] - a[1]).map(([l, h]) => [l, Math.round(h)]))])),
+    byPool: Object.fromEntries([...pools.keys()].sort().map((k) => [k, { spotNodeHours: Math.round((poolMs.get(k) ?? 0) / HOUR), interruptions: poolInterruptions.get(k) ?? 0 }])),
     millis: Math.round(performance.now() - started),
   };
 }

@@ -55,7 +55,7 @@ describe('steerFleet', () => {
     nodePools: [{ name: 'general', requirements: [{ key: 'karpenter.sh/capacity-type', operator: 'In', values: ['spot', 'on-demand'] }], record: null }],
     offerings: OFFERINGS,
     config: DEFAULT_POOL_HEALTH_CONFIG,
-    rails: { maxAvoidPerHour: 3, maxExcludedShare: 0.5 },
+    rails: { maxAvoidPerHour: 3, maxExcludedShare: 0.5, keepCheapest: 3 },
     ...over,
   });
 
@@ -69,8 +69,22 @@ describe('steerFleet', () => {
   });
 
   it('the hourly rail holds an entry back, and the NodePool is then not narrowed for it', () => {
-    const out = steerFleet(input({ recentAvoidEntries: [new Date(NOW.getTime() - 10 * 60_000)], rails: { maxAvoidPerHour: 1, maxExcludedShare: 0.5 } }));
+    const out = steerFleet(input({ recentAvoidEntries: [new Date(NOW.getTime() - 10 * 60_000)], rails: { maxAvoidPerHour: 1, maxExcludedShare: 0.5, keepCheapest: 3 } }));
     expect(out.health.find((h) => h.pool.instanceType === 'm5.large')).toMatchObject({ state: 'healthy', reason: 'avoid-rate-rail' });
     expect(out.plans[0]!.write).toBe(false);
+  });
+
+  it("plans on the pass's prices: the cheapest offering left is kept, so the avoided pool goes by its zone, not its type", () => {
+    // m5.large/us-east-1a avoided; m5.large/us-east-1b is the cheapest of the rest: excluding m5.large would take it out.
+    const prices = new Map([
+      ['m5.large/us-east-1a', { spotPerHour: 0.03, onDemandPerHour: 0.096 }],
+      ['m5.large/us-east-1b', { spotPerHour: 0.031, onDemandPerHour: 0.096 }],
+      ['c5.large/us-east-1a', { spotPerHour: 0.04, onDemandPerHour: 0.085 }],
+      ['c5.large/us-east-1b', { spotPerHour: 0.04, onDemandPerHour: 0.085 }],
+    ]);
+    const kept = steerFleet(input({ prices, rails: { maxAvoidPerHour: 3, maxExcludedShare: 0.5, keepCheapest: 1 } }));
+    expect(kept.plans[0]!.exclusions.map((e) => [e.kind, e.value])).toEqual([['zone', 'us-east-1a']]);
+    const plain = steerFleet(input({ prices, rails: { maxAvoidPerHour: 3, maxExcludedShare: 0.5, keepCheapest: 0 } }));
+    expect(plain.plans[0]!.exclusions.map((e) => [e.kind, e.value])).toEqual([['instance-type', 'm5.large']]);
   });
 });

@@ -1,4 +1,4 @@
-import { planNodePoolEdit, type NodePoolEditPlan, type SteeringRecord } from './nodepool-edit.js';
+import { planNodePoolEdit, type NodePoolEditPlan, type PoolHealthView, type SteeringRecord } from './nodepool-edit.js';
 import type { PoolHealthConfig } from './pool-health-config.js';
 import { decidePoolHealth, type PoolHealth, type PoolHealthPrevious, type PoolPrice, type PoolSample } from './pool-health.js';
 import { limitAvoidEntries } from './rails.js';
@@ -8,6 +8,8 @@ import { poolKeyOf, type Offering, type Requirement } from './requirements.js';
 export interface FleetRails {
   maxAvoidPerHour: number;
   maxExcludedShare: number;
+  /** The cheapest Spot offerings of a NodePool that are not avoided, kept whatever is avoided (SteeringRails.keepCheapest). */
+  keepCheapest: number;
 }
 
 export interface FleetSteeringInput {
@@ -44,11 +46,24 @@ export function steerFleet(input: FleetSteeringInput): FleetSteering {
     );
   });
   const health = limitAvoidEntries(decided, input.previous, input.recentAvoidEntries, input.now, input.rails.maxAvoidPerHour);
-  const view = new Map(health.map((h) => [poolKeyOf(h.pool), { state: h.state, share: h.evidence.share }]));
-  const plans = input.nodePools.map((np) =>
-    planNodePoolEdit({ nodePool: np.name, requirements: np.requirements, record: np.record, offerings: input.offerings, health: view, rails: { maxExcludedShare: input.rails.maxExcludedShare }, now: input.now }),
-  );
+  const view = healthViewOf(health, input.prices);
+  const rails = { maxExcludedShare: input.rails.maxExcludedShare, keepCheapest: input.rails.keepCheapest };
+  const plans = input.nodePools.map((np) => planNodePoolEdit({ nodePool: np.name, requirements: np.requirements, record: np.record, offerings: input.offerings, health: view, rails, now: input.now }));
   return { health, plans };
+}
+
+/**
+ * healthViewOf — what the NodePool planner reads of each pool: its state, share and Spot price (the price the decision
+ * read, else the one in `prices`). Every caller of planNodePoolEdit builds its view here, so that a plan made again
+ * before a write (or an approval carried out) sees the same prices as the pass that made it.
+ */
+export function healthViewOf(health: readonly PoolHealth[], prices: ReadonlyMap<string, PoolPrice> = new Map()): Map<string, PoolHealthView> {
+  return new Map(
+    health.map((h) => {
+      const key = poolKeyOf(h.pool);
+      return [key, { state: h.state, share: h.evidence.share, spotPerHour: h.evidence.price?.spotPerHour ?? prices.get(key)?.spotPerHour ?? null }];
+    }),
+  );
 }
 
 /** LedgerRowLike — the fields of a rebalance ledger row (`rebalances.list`) a sample is made of. */

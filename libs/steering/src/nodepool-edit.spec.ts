@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { planNodePoolEdit, type NodePoolEditInput, type PoolHealthView, type SteeringRecord } from './nodepool-edit.js';
+import { cheapestPrices, planNodePoolEdit, raisesPrices, type NodePoolEditInput, type PoolHealthView, type SteeringRails, type SteeringRecord } from './nodepool-edit.js';
 import { admitted, CAPACITY_TYPE_KEY, INSTANCE_TYPE_KEY, ZONE_KEY, type Offering, type Requirement } from './requirements.js';
 
 const TYPES = ['c5.large', 'm5.large', 'r5.large'];
@@ -17,14 +17,14 @@ const ALL_TYPES = req(INSTANCE_TYPE_KEY, 'In', ...TYPES);
 /** avoid — a health map with the given `type/zone` pools in avoid. */
 const avoid = (...pools: string[]): Map<string, PoolHealthView> => new Map(pools.map((p) => [p, { state: 'avoid' as const, share: 0.8 }]));
 
-function plan(o: Partial<NodePoolEditInput> & { requirements?: Requirement[] }) {
+function plan(o: Partial<Omit<NodePoolEditInput, 'rails'>> & { requirements?: Requirement[]; rails?: Partial<SteeringRails> }) {
   return planNodePoolEdit({
     nodePool: 'general',
     requirements: o.requirements ?? [SPOT_AND_OD, ALL_TYPES],
     record: o.record ?? null,
     offerings: o.offerings ?? OFFERINGS,
     health: o.health ?? new Map(),
-    rails: o.rails ?? { maxExcludedShare: 0.5 },
+    rails: { maxExcludedShare: 0.5, keepCheapest: 3, ...o.rails },
     now: o.now ?? NOW,
   });
 }
@@ -187,5 +187,74 @@ describe('planNodePoolEdit', () => {
   it('a requirement on a label no offering carries does not constrain offerings', () => {
     expect(offered([SPOT_ONLY, req('team', 'In', 'payments')])).toHaveLength(9);
     expect(offered([SPOT_ONLY, req('karpenter.k8s.aws/instance-family', 'NotIn', 'c5')])).toHaveLength(6);
+  });
+
+  describe("the cheapest offerings' prices are kept (rails.keepCheapest)", () => {
+    /** market — the pools' Spot prices ($/h; the others at $0.05), the given ones avoided. */
+    const market = (prices: Record<string, number>, ...avoided: string[]): Map<string, PoolHealthView> =>
+      new Map(TYPES.flatMap((t) => ZONES.map((z) => `${t}/${z}`)).map((p) => [p, { state: avoided.includes(p) ? ('avoid' as const) : ('healthy' as const), share: 0.8, spotPerHour: prices[p] ?? 0.05 }]));
+
+    it.each([
+      ['the zone goes when the type would take out a cheap offering, though the type loses no more', { 'm5.large/us-east-1b': 0.01, 'm5.large/us-east-1c': 0.011 }, 2, [['zone', 'us-east-1a']]],
+      ['the type goes when the zone would take out a cheap offering', { 'c5.large/us-east-1a': 0.01, 'r5.large/us-east-1a': 0.011 }, 2, [['instance-type', 'm5.large']]],
+      ['kept offerings are counted among those not avoided: an avoided cheap pool keeps nothing', { 'm5.large/us-east-1a': 0.001 }, 1, [['instance-type', 'm5.large']]],
+      ['keepCheapest 0 keeps nothing: the smallest exclusion, as before', { 'm5.large/us-east-1b': 0.01, 'm5.large/us-east-1c': 0.011 }, 0, [['instance-type', 'm5.large']]],
+    ] as const)('%s', (_, prices, keepCheapest, want) => {
+      const p = plan({ health: market(prices, 'm5.large/us-east-1a'), rails: { keepCheapest } });
+      expect(p.exclusions.map((e) => [e.kind, e.value])).toEqual(want);
+      expect(p.heldBack).toEqual([]);
+    });
+
+    it('the plan says why the smaller exclusion was refused', () => {
+      const p = plan({ health: market({ 'm5.large/us-east-1b': 0.01, 'm5.large/us-east-1c': 0.011 }, 'm5.large/us-east-1a'), rails: { keepCheapest: 2 } });
+      expect(p.exclusions[0]!.alternative).toEqual({ kind: 'instance-type', value: 'm5.large', loses: 5, refused: 'launch-price-rail' });
+      expect(p.exclusions[0]!.sentence).toContain('excluding instance type m5.large instead would lose 5 and take out m5.large in us-east-1b, m5.large in us-east-1c, among the cheapest.');
+    });
+
+    it('an avoided pool that only a cheap offering can cover is held back (launch-price-rail), saying what each way would take out', () => {
+      const p = plan({ health: market({ 'm5.large/us-east-1b': 0.01, 'c5.large/us-east-1a': 0.012 }, 'm5.large/us-east-1a'), rails: { keepCheapest: 2 } });
+      expect([p.write, p.exclusions]).toEqual([false, []]);
+      expect(p.heldBack).toEqual([expect.objectContaining({ pool: { instanceType: 'm5.large', zone: 'us-east-1a' }, reason: 'launch-price-rail' })]);
+      expect(p.heldBack[0]!.sentence).toBe(
+        "m5.large in us-east-1a is kept: excluding instance type m5.large would take out m5.large in us-east-1b ($0.010/h) and excluding zone us-east-1a would take out c5.large in us-east-1a ($0.012/h), among general's 2 cheapest Spot offerings that are not avoided, with nothing as cheap left instead — Karpenter's launches would move to dearer pools.",
+      );
+    });
+
+    it('an offering as cheap takes the place of one taken out: every price equal, the type goes as before', () => {
+      const p = plan({ health: market({}, 'm5.large/us-east-1a') });
+      expect([p.exclusions.map((e) => e.value), p.heldBack]).toEqual([['m5.large'], []]);
+    });
+
+    it('offerings without a price are never among the kept ones', () => {
+      const health = new Map<string, PoolHealthView>([['m5.large/us-east-1a', { state: 'avoid' }], ['m5.large/us-east-1b', { state: 'healthy', spotPerHour: null }]]);
+      const spot = OFFERINGS.filter((o) => o.capacityType === 'spot');
+      expect(cheapestPrices(spot, health, 3)).toEqual([]);
+      expect(plan({ health }).exclusions.map((e) => e.value)).toEqual(['m5.large']);
+    });
+
+    it('the cheapest prices are taken ascending, as many as asked', () => {
+      const spot = OFFERINGS.filter((o) => o.capacityType === 'spot');
+      expect(cheapestPrices(spot, market({ 'r5.large/us-east-1c': 0.01, 'c5.large/us-east-1b': 0.02, 'c5.large/us-east-1a': 0.03 }), 3)).toEqual([0.01, 0.02, 0.03]);
+    });
+
+    it.each([
+      ['the same prices', [0.01, 0.02, 0.03], [0.01, 0.02, 0.03], false],
+      ['an offering as cheap took the place of the one taken out', [0.01, 0.02, 0.02], [0.01, 0.02, 0.02], false],
+      ['the second cheapest went, a dearer one in its place', [0.01, 0.02, 0.03], [0.01, 0.03, 0.05], true],
+      ['fewer left, at the same prices', [0.01, 0.02, 0.03], [0.01, 0.02], false],
+    ] as const)('raisesPrices: %s', (_, before, after, want) => {
+      expect(raisesPrices(before, after)).toBe(want);
+    });
+
+    it('a pool held back to keep the cheapest offerings does not hold an on-demand fallback: the NodePool returns to Spot', () => {
+      const all = TYPES.flatMap((t) => ZONES.map((z) => `${t}/${z}`));
+      const fellBack = plan({ health: market({}, ...all) });
+      // c5.large recovers in every zone, cheapest; m5.large/us-east-1a can then only be kept out by taking one of them.
+      const recovered = all.filter((x) => !x.startsWith('c5.large') && x !== 'm5.large/us-east-1b');
+      const p = plan({ requirements: fellBack.after, record: recordOf(fellBack), health: market({ 'c5.large/us-east-1a': 0.01, 'm5.large/us-east-1b': 0.011 }, ...recovered), rails: { keepCheapest: 2, maxExcludedShare: 1 } });
+      expect(p.fallback).toBe(false);
+      expect(p.changes).toContain('return-to-spot');
+      expect(p.heldBack.map((h) => h.reason)).toContain('launch-price-rail');
+    });
   });
 });

@@ -27,16 +27,28 @@ export interface SteeringRecord {
   fallbackSince: Date | null;
 }
 
-/** PoolHealthView — what the planner needs of a pool's health: its state and, for sentences, its share. */
+/**
+ * PoolHealthView — what the planner needs of a pool: its state, for sentences its share, and its Spot price (USD per
+ * hour; what Karpenter ranks offerings by, so what tells the cheapest offerings apart — see SteeringRails.keepCheapest).
+ */
 export interface PoolHealthView {
   state: PoolHealthState;
   share?: number | null;
+  spotPerHour?: number | null;
 }
 
 /** SteeringRails — bounds on one NodePool's edit (docs/steering.md#the-rails). */
 export interface SteeringRails {
   /** Offerings steering may exclude, as a share of those the owner's requirements admit (the fallback is exempt). */
   maxExcludedShare: number;
+  /**
+   * How many of the NodePool's cheapest priced Spot offerings that are not avoided keep their prices: no exclusion may
+   * make the n-th cheapest of them dearer, for n up to this (0: no such bound). Karpenter launches Spot into the
+   * cheapest offerings it is allowed (price-capacity-optimized): an exclusion that takes one of them out, with nothing
+   * as cheap to take its place, sends later launches to dearer pools, where the nodes stay — that collateral loss,
+   * more than the avoided pool itself, is what steering cost (docs/steering.md#the-edit).
+   */
+  keepCheapest: number;
 }
 
 export interface NodePoolEditInput {
@@ -61,12 +73,12 @@ export interface Exclusion {
   covers: PoolRef[];
   /** Offerings lost that are not avoided (other zones of the type, other types of the zone, on-demand included). */
   loses: number;
-  /** The other way to cover the first pool, and what it would have lost (null when it was not possible). */
-  alternative: { kind: ExclusionKind; value: string; loses: number } | null;
+  /** The other way to cover the first pool, what it would have lost, and the rail that refused it, if one did (null: no other way). */
+  alternative: { kind: ExclusionKind; value: string; loses: number; refused: HeldBackReason | null } | null;
   sentence: string;
 }
 
-export type HeldBackReason = 'would-leave-no-spot' | 'min-values' | 'excluded-share-rail' | 'no-on-demand';
+export type HeldBackReason = 'would-leave-no-spot' | 'min-values' | 'launch-price-rail' | 'excluded-share-rail' | 'no-on-demand';
 
 export type NodePoolEditChange = 'narrow' | 'restore' | 'fallback-to-on-demand' | 'return-to-spot' | 'replan-after-foreign-edit';
 
@@ -161,6 +173,7 @@ export function planNodePoolEdit(input: NodePoolEditInput): NodePoolEditPlan {
   const isAvoided = (o: Offering) => o.capacityType === 'spot' && health.get(poolKeyOf(o))?.state === 'avoid';
   const avoided = owned.filter(isAvoided);
   const healthySpot = owned.filter((o) => o.capacityType === 'spot' && !isAvoided(o));
+  const cheapest = cheapestPrices(healthySpot, health, rails.keepCheapest);
   const prev = previousExclusions(record);
 
   const exclusions: Exclusion[] = [];
@@ -176,9 +189,11 @@ export function planNodePoolEdit(input: NodePoolEditInput): NodePoolEditPlan {
       }
     }
   } else if (avoided.length > 0) {
-    const cover = coverAvoided({ nodePool: input.nodePool, owned, original, isAvoided, health, rails, prev });
+    const cover = coverAvoided({ nodePool: input.nodePool, owned, original, isAvoided, health, rails, prev, cheapest });
     const ownerAllowsOnDemand = owned.some((o) => o.capacityType === 'on-demand');
-    if (prev.fallback && cover.heldBack.length > 0 && ownerAllowsOnDemand) {
+    // A pool held back only to keep the cheapest Spot offerings' prices does not hold the fallback: those offerings
+    // are a cheaper way to run than on-demand, the avoided pool among them or not.
+    if (prev.fallback && cover.heldBack.some((h) => h.reason !== 'launch-price-rail') && ownerAllowsOnDemand) {
       // Hysteresis: back to Spot only when the avoided pools can all be kept out.
       fallback = true;
       stayReason = `A Spot offering of ${input.nodePool} recovered, but returning to Spot would offer avoided pools the rails do not let steering exclude: it stays on on-demand.`;
@@ -232,6 +247,34 @@ export function planNodePoolEdit(input: NodePoolEditInput): NodePoolEditPlan {
   };
 }
 
+const priceOf = (o: Offering, health: ReadonlyMap<string, PoolHealthView>): number | null => {
+  const p = health.get(poolKeyOf(o))?.spotPerHour;
+  return typeof p === 'number' && Number.isFinite(p) ? p : null;
+};
+
+/**
+ * cheapestPrices — the prices of the `n` cheapest priced Spot offerings among those given, ascending: what
+ * {@link SteeringRails.keepCheapest} keeps. Offerings without a price are never among them.
+ */
+export function cheapestPrices(spot: readonly Offering[], health: ReadonlyMap<string, PoolHealthView>, n: number): number[] {
+  return spot
+    .map((o) => priceOf(o, health))
+    .filter((p): p is number => p !== null)
+    .sort((a, b) => a - b)
+    .slice(0, Math.max(0, n));
+}
+
+/**
+ * raisesPrices — whether the cheapest prices left (`after`, ascending) are dearer than `before` at some rank both
+ * have: an offering among the cheapest is gone with nothing as cheap to take its place. Fewer left is not a rise
+ * (Karpenter then launches into those left, at their prices).
+ */
+export function raisesPrices(before: readonly number[], after: readonly number[]): boolean {
+  return after.some((p, i) => i < before.length && p > before[i]! + 1e-12);
+}
+
+const money = (x: number) => `$${x.toFixed(x < 1 ? 3 : 2)}/h`;
+
 interface CoverInput {
   nodePool: string;
   owned: Offering[];
@@ -240,14 +283,16 @@ interface CoverInput {
   health: ReadonlyMap<string, PoolHealthView>;
   rails: SteeringRails;
   prev: { types: Set<string>; zones: Set<string> };
+  /** The prices of the cheapest Spot offerings that are not avoided, ascending: no exclusion may raise them. */
+  cheapest: readonly number[];
 }
 
 /**
  * coverAvoided — the greedy choice of exclusions keeping every avoided Spot offering out of a NodePool: at each step
  * the instance type or zone losing the fewest offerings that are not avoided per avoided one covered, among those
- * that keep a Spot offering that is not avoided, the owner's minValues and the share rail.
+ * that keep a Spot offering that is not avoided, the owner's minValues, the cheapest offerings and the share rail.
  */
-function coverAvoided({ nodePool, owned, original, isAvoided, health, rails, prev }: CoverInput): { exclusions: Exclusion[]; heldBack: NodePoolEditPlan['heldBack'] } {
+function coverAvoided({ nodePool, owned, original, isAvoided, health, rails, prev, cheapest }: CoverInput): { exclusions: Exclusion[]; heldBack: NodePoolEditPlan['heldBack'] } {
   const exclusions: Exclusion[] = [];
   const heldBack: NodePoolEditPlan['heldBack'] = [];
   const avoided = owned.filter(isAvoided);
@@ -266,15 +311,20 @@ function coverAvoided({ nodePool, owned, original, isAvoided, health, rails, pre
       const covers = hit.filter(isAvoided);
       const loses = hit.length - covers.length;
       const left = owned.filter((o) => !removed.has(offeringKey(o)) && !hit.includes(o));
+      const spotLeft = left.filter((o) => o.capacityType === 'spot' && !isAvoided(o));
+      const raises = cheapest.length > 0 && raisesPrices(cheapest, cheapestPrices(spotLeft, health, cheapest.length));
+      const takesCheap = raises ? hit.filter((o) => o.capacityType === 'spot' && !isAvoided(o) && (priceOf(o, health) ?? Infinity) <= cheapest.at(-1)!) : [];
       const problem: HeldBackReason | null = !left.some((o) => o.capacityType === 'spot' && !isAvoided(o))
         ? 'would-leave-no-spot'
         : !minValuesHeld(original, left)
           ? 'min-values'
-          : removed.size + hit.length > maxRemoved
-            ? 'excluded-share-rail'
-            : null;
+          : raises
+            ? 'launch-price-rail'
+            : removed.size + hit.length > maxRemoved
+              ? 'excluded-share-rail'
+              : null;
       const kept = c.kind === 'instance-type' ? prev.types.has(c.value) : prev.zones.has(c.value);
-      return { ...c, hit, covers, loses, problem, kept };
+      return { ...c, hit, covers, loses, problem, kept, takesCheap };
     });
     scored.sort(
       (a, b) =>
@@ -289,9 +339,14 @@ function coverAvoided({ nodePool, owned, original, isAvoided, health, rails, pre
       for (const o of uncovered) {
         const mine = scored.filter((s) => s.covers.includes(o));
         const reason = mine[0]?.problem ?? 'would-leave-no-spot';
+        const cheapText = mine
+          .filter((s) => s.takesCheap.length > 0)
+          .map((s) => `excluding ${kindText(s.kind, s.value)} would take out ${s.takesCheap.map((x) => `${poolText(x)} (${money(priceOf(x, health)!)})`).join(', ')}`)
+          .join(' and ');
         const why: Record<HeldBackReason, string> = {
           'would-leave-no-spot': `excluding it would leave ${nodePool} no Spot offering that is not avoided`,
           'min-values': `excluding it would break a minValues of ${nodePool}'s requirements`,
+          'launch-price-rail': `${cheapText}, among ${nodePool}'s ${cheapest.length} cheapest Spot offerings that are not avoided, with nothing as cheap left instead — Karpenter's launches would move to dearer pools`,
           'excluded-share-rail': `excluding it would exclude more than ${pct(rails.maxExcludedShare)} of ${nodePool}'s offerings`,
           'no-on-demand': '',
         };
@@ -303,12 +358,19 @@ function coverAvoided({ nodePool, owned, original, isAvoided, health, rails, pre
     const first = best.covers[0]!;
     const otherKind: ExclusionKind = best.kind === 'instance-type' ? 'zone' : 'instance-type';
     const other = scored.find((s) => s.kind === otherKind && s.value === (otherKind === 'zone' ? first.zone : first.instanceType));
-    const alternative = other ? { kind: other.kind, value: other.value, loses: other.loses } : null;
+    const alternative = other ? { kind: other.kind, value: other.value, loses: other.loses, refused: other.problem } : null;
     const coverText = best.covers.map((o) => {
       const share = health.get(poolKeyOf(o))?.share;
       return `${poolText(o)}${share != null ? ` (${pct(share)} of its rebalances interrupted)` : ''}`;
     });
-    const altText = alternative ? `; excluding ${kindText(alternative.kind, alternative.value)} instead would lose ${alternative.loses}` : '';
+    const refusedText: Record<HeldBackReason, string> = {
+      'would-leave-no-spot': 'leave no Spot offering that is not avoided',
+      'min-values': 'break a minValues',
+      'launch-price-rail': `take out ${other?.takesCheap.map(poolText).join(', ')}, among the cheapest`,
+      'excluded-share-rail': `exclude more than ${pct(rails.maxExcludedShare)} of the offerings`,
+      'no-on-demand': '',
+    };
+    const altText = alternative ? `; excluding ${kindText(alternative.kind, alternative.value)} instead would lose ${alternative.loses}${alternative.refused ? ` and ${refusedText[alternative.refused]}` : ''}` : '';
     exclusions.push({
       kind: best.kind,
       value: best.value,

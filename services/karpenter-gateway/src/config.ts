@@ -30,6 +30,8 @@ export const karpenterGatewayConfigSpec = defineConfigSpec({
     STEERING_MAX_AVOID_PER_HOUR: env.number({ dflt: 3, min: 0, int: true }),
     /** Rail: the share of a NodePool's offerings steering may exclude (the on-demand fallback is exempt). */
     STEERING_MAX_EXCLUDED_SHARE: env.number({ dflt: 0.5, min: 0, max: 1 }),
+    /** Rail: a NodePool's cheapest Spot offerings that are not avoided, never excluded (0: none kept). */
+    STEERING_KEEP_CHEAPEST: env.number({ dflt: 3, min: 0, int: true }),
   },
   secrets: [...COMMON_SECRETS],
 });

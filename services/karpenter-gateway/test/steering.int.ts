@@ -34,6 +34,8 @@ class FakeLedger implements SteeringSources {
   private hour = 0;
   aInterrupts = true;
   ledgerCalls = 0;
+  /** The Spot prices the market answers with (USD per hour, by pool); the others at MARKET's. */
+  spotPrices: Record<string, number> = {};
 
   play(now: Date): void {
     const seenAt = new Date(now.getTime() - HOUR);
@@ -55,7 +57,7 @@ class FakeLedger implements SteeringSources {
   }
 
   async market(_meta: CommandMeta): Promise<{ prices: Map<string, PoolPrice>; offerings: Offering[] }> {
-    return marketOf(MARKET);
+    return marketOf(MARKET.map((p) => ({ ...p, spotUsdPerHour: this.spotPrices[`${p.instanceType}/${p.zone}`] ?? p.spotUsdPerHour })));
   }
 }
 
@@ -69,9 +71,10 @@ const STEERING_ENV = {
   SCAN_INTERVAL_SECONDS: '60',
 };
 
-async function setUp(mode: string, env: Record<string, string> = {}, providers: (clock: FakeClock) => Provider[] = () => []) {
+async function setUp(mode: string, env: Record<string, string> = {}, providers: (clock: FakeClock) => Provider[] = () => [], spotPrices: Record<string, number> = {}) {
   const clock = new FakeClock('2026-05-04T00:00:00Z');
   const ledger = new FakeLedger();
+  ledger.spotPrices = spotPrices;
   const h = await startHarness({ karpenter: true, clock, steeringSources: ledger, env: { ...STEERING_ENV, STEERING_MODE: mode, ...env }, providers: providers(clock) });
   for (const [name, requirements] of [['general', GENERAL], ['only-a', ONLY_A]] as const) {
     const pool = aNodePool({ metadata: { name } });
@@ -276,5 +279,30 @@ describe('steering while the fleet-wide pause holds', () => {
     const plans = (await t.h.db.query(`SELECT node_pool, status, detail FROM nodes.steering_plans ORDER BY node_pool`)) as any[];
     expect(plans.map((p) => p.status)).toEqual(['paused', 'paused']);
     expect(plans[0].detail).toContain('incident review');
+  }, 120_000);
+});
+
+describe("steering keeps a NodePool's cheapest Spot offerings (STEERING_KEEP_CHEAPEST, 3 by default)", () => {
+  let t: Awaited<ReturnType<typeof setUp>>;
+  beforeAll(async () => {
+    // m5.large in us-east-1b and c5.large in us-east-1a are the cheapest pools besides A: excluding A's type would
+    // take out the first, excluding its zone the second, each with nothing as cheap left instead.
+    t = await setUp('execute', {}, () => [], { 'm5.large/us-east-1b': 0.02, 'c5.large/us-east-1a': 0.021 });
+  }, 60_000);
+  afterAll(async () => {
+    await t?.h.stop();
+  });
+
+  it('A is avoided but stays in general, the plan saying why; the NodePool offering nothing else still falls back', async () => {
+    await t.hours(14);
+    const st = (await t.h.db.query(`SELECT state FROM nodes.pool_health WHERE pool = 'm5.large/us-east-1a'`)) as any[];
+    expect(st[0]).toMatchObject({ state: 'avoid' });
+    expect(await t.requirements('general')).toEqual(GENERAL);
+    expect(await t.requirements('only-a')).toEqual([...ONLY_A, req('karpenter.sh/capacity-type', 'NotIn', 'spot')]);
+    const plan = ((await t.h.db.query(`SELECT status, plan FROM nodes.steering_plans WHERE node_pool = 'general'`)) as any[])[0];
+    expect(plan.status).toBe('nothing-to-do');
+    expect(plan.plan.heldBack).toEqual([expect.objectContaining({ pool: A, reason: 'launch-price-rail' })]);
+    expect(plan.plan.heldBack[0].sentence).toContain('m5.large in us-east-1b ($0.020/h)');
+    expect(t.h.events.filter((e) => e.type === 'nodepool.steered').map((e) => (e.data as { nodePool: string }).nodePool)).toEqual(['only-a']);
   }, 120_000);
 });

@@ -124,7 +124,7 @@ export function replaySteering(input: ReplayInput): SteeringReplay {
       nodePools: [],
       offerings: [],
       config: input.config,
-      rails: { maxAvoidPerHour: input.maxAvoidPerHour, maxExcludedShare: 1 },
+      rails: { maxAvoidPerHour: input.maxAvoidPerHour, maxExcludedShare: 1, keepCheapest: 0 },
     });
     for (const h of health) track(h, now);
   }

@@ -4,6 +4,7 @@ import { approvalModeFor, windowState } from '@nodes-manager/disruption';
 import { CLOCK, CodedError, LOGGER, newMeta, PAUSE_GATE, type ApprovalStore, type Clock, type JsonLogger, type PauseGate } from '@nodes-manager/platform';
 import {
   CAPACITY_TYPE_KEY,
+  healthViewOf,
   nameLabels,
   planNodePoolEdit,
   poolKeyOf,
@@ -15,6 +16,7 @@ import {
   type PoolHealth,
   type PoolHealthView,
   type Requirement,
+  type SteeringRails,
   type SteeringRecord,
 } from '@nodes-manager/steering';
 import { KARPENTER_KUBE, KubeFailure, type KarpenterKube } from '../adapters/outbound/karpenter-kube.adapter.js';
@@ -127,14 +129,14 @@ export class SteeringService {
       nodePools: s.nodePools.map((p) => ({ name: p.metadata.name, requirements: requirementsOf(p), record: s.records.get(p.metadata.name) ?? null })),
       offerings: s.market.offerings,
       config: poolHealthConfigOf(this.config),
-      rails: { maxAvoidPerHour: this.config.STEERING_MAX_AVOID_PER_HOUR, maxExcludedShare: this.config.STEERING_MAX_EXCLUDED_SHARE },
+      rails: { maxAvoidPerHour: this.config.STEERING_MAX_AVOID_PER_HOUR, ...this.editRails() },
     });
     const transitions = await this.repo.saveHealth(fleet.health, this.mode, now);
     for (const h of fleet.health.filter((x) => x.changed)) {
       this.logger.info('pool health changed', { pool: poolKeyOf(h.pool), from: h.from, to: h.state, reason: h.reason, decision: h.state });
     }
-    this.recommendations = recommend(fleet.health, s.market.offerings, this.config.STEERING_MAX_EXCLUDED_SHARE, now);
-    const view = healthView(fleet.health);
+    const view = healthViewOf(fleet.health, s.market.prices);
+    this.recommendations = recommend(fleet.health, view, s.market.offerings, this.editRails(), now);
     const stored: StoredPlan[] = [];
     let again = false;
     for (const plan of fleet.plans) {
@@ -233,7 +235,7 @@ export class SteeringService {
     const pool = await this.kube.getNodePool(name);
     if (!pool) return { status: 'nothing-to-do', detail: `NodePool ${name} is gone` };
     const now = this.clock.now();
-    const plan = planNodePoolEdit({ nodePool: name, requirements: requirementsOf(pool), record, offerings, health: view, rails: { maxExcludedShare: this.config.STEERING_MAX_EXCLUDED_SHARE }, now });
+    const plan = planNodePoolEdit({ nodePool: name, requirements: requirementsOf(pool), record, offerings, health: view, rails: this.editRails(), now });
     if (!plan.write) return { status: 'nothing-to-do', detail: `re-checked at execution: ${plan.sentence}` };
     if (approval && !sameRequirements(approval.after, plan.after)) {
       return { status: 'conflict', detail: 'the plan changed since it was approved: it is planned again' };
@@ -279,10 +281,11 @@ export class SteeringService {
       try {
         const now = this.clock.now();
         const s = await this.load(now, meta);
-        const previous = [...s.previous.entries()].map(([k, p]) => [k, { state: p.state }] as const);
+        // The pools as the last pass left them, at the prices now: the plan is made as that pass made it.
+        const view = new Map([...s.previous.entries()].map(([k, p]) => [k, { state: p.state, spotPerHour: s.market.prices.get(k)?.spotPerHour ?? null }] as const));
         const extra = await this.approvals.extra(approvalId);
         const after = (extra.after ?? []) as Requirement[];
-        result = await this.write(name, new Map(previous), s.market.offerings, s.records.get(name) ?? null, [], { id: approvalId, after, evidence: extra.evidence ?? [] }, meta);
+        result = await this.write(name, view, s.market.offerings, s.records.get(name) ?? null, [], { id: approvalId, after, evidence: extra.evidence ?? [] }, meta);
       } catch (err) {
         result = { status: 'failed', detail: (err as Error).message };
       }
@@ -290,6 +293,11 @@ export class SteeringService {
       const reason = result.status === 'written' ? 'steered' : result.status === 'conflict' ? 'plan_changed' : result.status;
       return this.approvals.finish(approvalId, [{ node: name, outcome, reason, detail: result.detail }], meta);
     });
+  }
+
+  /** editRails — the bounds on every NodePool edit (docs/steering.md#the-rails). */
+  private editRails(): SteeringRails {
+    return { maxExcludedShare: this.config.STEERING_MAX_EXCLUDED_SHARE, keepCheapest: this.config.STEERING_KEEP_CHEAPEST };
   }
 
   /** underLock — `fn` under the steering lock; undefined (not run) while another run holds it. */
@@ -328,10 +336,6 @@ function withKnownPools(offerings: readonly Offering[], keys: readonly string[])
   return out;
 }
 
-function healthView(health: readonly PoolHealth[]): Map<string, PoolHealthView> {
-  return new Map(health.map((h) => [poolKeyOf(h.pool), { state: h.state, share: h.evidence.share }]));
-}
-
 /** evidenceOf — the health of the pools a plan keeps out, as recorded with the change. */
 function evidenceOf(plan: NodePoolEditPlan, health: readonly PoolHealth[]) {
   const keys = new Set([...plan.exclusions.flatMap((e) => e.covers.map(poolKeyOf)), ...plan.heldBack.map((h) => poolKeyOf(h.pool))]);
@@ -342,14 +346,14 @@ function evidenceOf(plan: NodePoolEditPlan, health: readonly PoolHealth[]) {
  * recommend — without Karpenter (or before `execute`): the plan for a NodePool admitting every offering, Spot and
  * on-demand — the instance types and zones it would drop, and the avoided pools.
  */
-export function recommend(health: readonly PoolHealth[], offerings: readonly Offering[], maxExcludedShare: number, now: Date): Recommendations {
+export function recommend(health: readonly PoolHealth[], view: ReadonlyMap<string, PoolHealthView>, offerings: readonly Offering[], rails: SteeringRails, now: Date): Recommendations {
   const plan = planNodePoolEdit({
     nodePool: 'the fleet',
     requirements: [{ key: CAPACITY_TYPE_KEY, operator: 'In', values: ['spot', 'on-demand'] }],
     record: null,
     offerings,
-    health: healthView(health),
-    rails: { maxExcludedShare },
+    health: view,
+    rails,
     now,
   });
   return {
