@@ -3,10 +3,11 @@
 // failed. `node scripts/test.mjs unit e2e` runs only those suites (after the typecheck and the build).
 //
 // What does not depend on each other runs at the same time (docs/design.md#tests): both typechecks
-// beside the build and the tests (the tests run the sources, not what tsc checks); once the build is there, one Jest
-// run over every suite with four workers, the longest kinds of file first. Test files that run at the same time do
-// not share a queue: each Jest worker has its own RabbitMQ vhost (scripts/jest/rabbitmq-vhosts.mjs). Where no vhost
-// can be made, the end-to-end and fault files run one at a time, as their queue names are global.
+// beside the build and the tests (the tests run the sources, not what tsc checks); once the build is there, two Jest
+// runs side by side — unit with integration, and end-to-end with fault — each with two workers, the longest kinds of
+// file first. Test files that run at the same time do not share a queue: each Jest worker has its own RabbitMQ vhost
+// (scripts/jest/rabbitmq-vhosts.mjs). Where no vhost can be made, the end-to-end and fault files run one at a time,
+// as their queue names are global.
 // Each job's output is printed as it ends, with its wall time; a table of the suites' times closes the run.
 import { spawn } from 'node:child_process';
 import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -81,20 +82,16 @@ if (!broken || process.env.CONTINUE_ON_BUILD_ERROR) {
   const fast = ['unit', 'integration'].filter(wanted);
   const slow = ['e2e', 'fault'].filter(wanted);
   const workers = (variable, fallback) => Math.max(1, Number(process.env[variable] ?? fallback) || fallback);
-  if (isolated) {
-    // One Jest run over every suite, TEST_WORKERS workers (4 by default: on two cores, files wait on their systems
-    // about a third of the time), the longest kinds of file first (scripts/jest/sequencer.cjs): the workers stay busy
-    // to the end, where two runs side by side left one idle while the other finished.
-    const all = [...fast, ...slow];
-    if (all.length) await jest(all.join(' + '), all, [`--maxWorkers=${workers('TEST_WORKERS', 4)}`, '--forceExit']);
-  } else {
-    // Without a vhost per worker the end-to-end and fault files run one at a time (their queue names are global),
-    // beside unit and integration with TEST_WORKERS workers (2 by default).
-    await Promise.all([
-      fast.length && jest(fast.join(' + '), fast, [`--maxWorkers=${workers('TEST_WORKERS', 2)}`, '--forceExit']),
-      slow.length && jest(slow.join(' + '), slow, ['--runInBand', '--forceExit']),
-    ]);
-  }
+  // Two runs side by side, two workers each: TEST_WORKERS for unit + integration, TEST_SYSTEM_WORKERS for end-to-end
+  // + fault. Each end-to-end or fault file starts six to twelve service processes with their database pools, so no
+  // more than two of them run at once: four at once (one run of four workers, tried) passed PostgreSQL's 100
+  // connections. Within each run the longest kinds of file go first (scripts/jest/sequencer.cjs). Without a vhost
+  // per worker the end-to-end and fault files run one at a time (their queue names are global).
+  const systemWorkers = isolated ? workers('TEST_SYSTEM_WORKERS', 2) : 1;
+  await Promise.all([
+    fast.length && jest(fast.join(' + '), fast, [`--maxWorkers=${workers('TEST_WORKERS', 2)}`, '--forceExit']),
+    slow.length && jest(slow.join(' + '), slow, [systemWorkers > 1 ? `--maxWorkers=${systemWorkers}` : '--runInBand', '--forceExit']),
+  ]);
 }
 if ((await typechecks).some((s) => s !== 0)) broken = true;
 
