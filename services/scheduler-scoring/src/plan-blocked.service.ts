@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CLOCK, LOGGER, METRICS, NodeEventRecorder, PDB_BLOCKED_EVENT_REASON, PdbBlockedNodes, type Clock, type JsonLogger, type Metrics } from '@nodes-manager/platform';
-import { pdbsOfDetail, type ConsolidationPlan } from '@nodes-manager/scoring';
+import type { ConsolidationPlan } from '@nodes-manager/scoring';
 import type { SchedulerScoringConfig } from './config.js';
-import { decideBlockedEvents, type AnnouncedBlock } from './domain/decide-blocked-events.js';
+import { budgetKept, decideBlockedEvents, type AnnouncedBlock } from './domain/decide-blocked-events.js';
 import type { KubeNodeEvents } from './adapters/outbound/kube-node-events.adapter.js';
 import { NODE_EVENTS, SCHEDULER_SCORING_CONFIG } from './tokens.js';
 
@@ -38,9 +38,9 @@ export class PlanBlockedService {
 
   /** count — the plan's budget-kept nodes, by budget, in the gauge; nodes it no longer keeps leave it. */
   count(plan: ConsolidationPlan): void {
-    const held = plan.blocked.flatMap((b) => (b.reason === 'pdb_exhausted' ? [[b.node, pdbsOfDetail(b.detail)] as const] : [])).filter(([, pdbs]) => pdbs.length > 0);
-    this.gauge.only(new Set(held.map(([n]) => n)));
-    for (const [node, pdbs] of held) if (this.gauge.block(node, pdbs)) this.logger.info('node kept by a PodDisruptionBudget', { node, pdb: pdbs.join(',') });
+    const held = budgetKept(plan.blocked);
+    this.gauge.only(new Set(held.map((b) => b.node)));
+    for (const { node, pdbs } of held) if (this.gauge.block(node, pdbs)) this.logger.info('node kept by a PodDisruptionBudget', { node, pdb: pdbs.join(',') });
   }
 
   /**

@@ -3,7 +3,7 @@ import * as k8s from '@kubernetes/client-node';
 import { ApprovalStore, createDataSource, FakeClock, JsonLogger, Outbox } from '@nodes-manager/platform';
 import { testToken, waitFor } from '@nodes-manager/platform/testing';
 import { entities, OPTIMIZE_APPROVALS } from '../src/adapters/outbound/scheduler-scoring.entities.js';
-import { startHarness, type Harness } from './harness.js';
+import { busyPair, startHarness, type Harness } from './harness.js';
 import { aKubeNode, aKubePod } from '@nodes-manager/kube/testing';
 
 /**
@@ -12,15 +12,14 @@ import { aKubeNode, aKubePod } from '@nodes-manager/kube/testing';
  * which the test steps.
  */
 function fleet() {
-  const busy = (node: string) => Array.from({ length: 9 }, (_, i) => aKubePod(`core-${node}-${i}`, node, { app: 'core', cpu: '500m', memory: '1Gi' }));
+  const busy = busyPair();
   return {
     nodes: [
-      aKubeNode('busy-a', { instanceType: 'm5.2xlarge', cpu: '8', memory: '30Gi' }),
-      aKubeNode('busy-b', { instanceType: 'm5.2xlarge', cpu: '8', memory: '30Gi', zone: 'us-east-1b' }),
+      ...busy.nodes,
       aKubeNode('idle-web', { nodePool: 'general' }),
       aKubeNode('idle-api', { zone: 'us-east-1b', nodePool: 'general' }),
     ],
-    pods: [...busy('busy-a'), ...busy('busy-b'), aKubePod('web-2', 'idle-web', { app: 'web', cpu: '200m', memory: '256Mi' }), aKubePod('api-1', 'idle-api', { app: 'api', cpu: '300m', memory: '512Mi' })],
+    pods: [...busy.pods, aKubePod('web-2', 'idle-web', { app: 'web', cpu: '200m', memory: '256Mi' }), aKubePod('api-1', 'idle-api', { app: 'api', cpu: '300m', memory: '512Mi' })],
   };
 }
 

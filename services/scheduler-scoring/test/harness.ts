@@ -6,6 +6,7 @@ import { Commands, DEFAULT_DRAIN_OPTIONS, type CloudEvent, type CommandRequest, 
 import { CodedError, CommandController, createRuntime, type Clock, type Runtime, CommandHandler } from '@nodes-manager/platform';
 import { createTestDatabase, testEnv, waitFor, type TestDatabase } from '@nodes-manager/platform/testing';
 import { startKubeSim, type KubeSim } from '@nodes-manager/sim';
+import { aKubeNode, aKubePod } from '@nodes-manager/kube/testing';
 import { startBehindGateway } from '../../../test/support/gateway.js';
 import { loadSchedulerScoringConfig } from '../src/config.js';
 import { SchedulerScoringModule } from '../src/scheduler-scoring.module.js';
@@ -18,6 +19,18 @@ import { OptimizeController } from '../src/optimize.controller.js';
  * is recorded, not retried, so a test sees whether the plan respected the budgets.
  */
 /** drainId — the id FakeUncordon gives its n-th drain (1-based): a uuid, as the uncordon service's are. */
+/**
+ * busyPair — the fleet's two busy m5.2xlarge nodes (`busy-a`, `busy-b` in us-east-1b), each with nine 500m/1Gi `core`
+ * pods (≈ 57% cpu): where the plans of these tests move the idle nodes' pods.
+ */
+export function busyPair(): { nodes: object[]; pods: object[] } {
+  const busy = (node: string) => Array.from({ length: 9 }, (_, i) => aKubePod(`core-${node}-${i}`, node, { app: 'core', cpu: '500m', memory: '1Gi' }));
+  return {
+    nodes: [aKubeNode('busy-a', { instanceType: 'm5.2xlarge', cpu: '8', memory: '30Gi' }), aKubeNode('busy-b', { instanceType: 'm5.2xlarge', cpu: '8', memory: '30Gi', zone: 'us-east-1b' })],
+    pods: [...busy('busy-a'), ...busy('busy-b')],
+  };
+}
+
 export const drainId = (n: number): string => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 
 /** A drain operation as the uncordon service answers it (its reply schema in libs/contracts). */

@@ -3,25 +3,23 @@ import * as k8s from '@kubernetes/client-node';
 import { FakeClock } from '@nodes-manager/platform';
 import { waitFor } from '@nodes-manager/platform/testing';
 import { aKubeNode, aKubePdb, aKubePod } from '@nodes-manager/kube/testing';
-import { startHarness, type Harness } from './harness.js';
+import { busyPair, startHarness, type Harness } from './harness.js';
 
 /**
  * Two busy nodes and three idle ones: `idle-web` (no budget: planned away), `idle-ledger` (its pod under `ledger-pdb`,
  * minAvailable 1 over one replica: no disruption allowed) and `idle-cart` (its pod under two such budgets).
  */
 function fleet() {
-  const busy = (node: string) => Array.from({ length: 9 }, (_, i) => aKubePod(`core-${node}-${i}`, node, { app: 'core', cpu: '500m', memory: '1Gi' }));
+  const busy = busyPair();
   return {
     nodes: [
-      aKubeNode('busy-a', { instanceType: 'm5.2xlarge', cpu: '8', memory: '30Gi' }),
-      aKubeNode('busy-b', { instanceType: 'm5.2xlarge', cpu: '8', memory: '30Gi', zone: 'us-east-1b' }),
+      ...busy.nodes,
       aKubeNode('idle-web'),
       aKubeNode('idle-ledger'),
       aKubeNode('idle-cart', { zone: 'us-east-1b' }),
     ],
     pods: [
-      ...busy('busy-a'),
-      ...busy('busy-b'),
+      ...busy.pods,
       aKubePod('web-1', 'idle-web', { app: 'web', cpu: '200m', memory: '256Mi' }),
       aKubePod('ledger-1', 'idle-ledger', { app: 'ledger', cpu: '250m', memory: '512Mi' }),
       aKubePod('cart-1', 'idle-cart', { app: 'cart', cpu: '250m', memory: '512Mi' }),

@@ -3,7 +3,7 @@ import * as k8s from '@kubernetes/client-node';
 import pg from 'pg';
 import { FakeClock } from '@nodes-manager/platform';
 import { testToken, waitFor } from '@nodes-manager/platform/testing';
-import { drainId, startHarness, type Harness } from './harness.js';
+import { drainId, busyPair, startHarness, type Harness } from './harness.js';
 import { aKubeNode, aKubePdb, aKubePod } from '@nodes-manager/kube/testing';
 
 /**
@@ -13,19 +13,17 @@ import { aKubeNode, aKubePdb, aKubePod } from '@nodes-manager/kube/testing';
  * job pods fit nowhere. Expected plan: remove idle-web and idle-api; keep the other two with their reasons.
  */
 function fleet() {
-  const busy = (node: string) => Array.from({ length: 9 }, (_, i) => aKubePod(`core-${node}-${i}`, node, { app: 'core', cpu: '500m', memory: '1Gi' }));
+  const busy = busyPair();
   return {
     nodes: [
-      aKubeNode('busy-a', { instanceType: 'm5.2xlarge', cpu: '8', memory: '30Gi' }),
-      aKubeNode('busy-b', { instanceType: 'm5.2xlarge', cpu: '8', memory: '30Gi', zone: 'us-east-1b' }),
+      ...busy.nodes,
       aKubeNode('idle-web'),
       aKubeNode('idle-api', { zone: 'us-east-1b' }),
       aKubeNode('idle-ledger'),
       aKubeNode('idle-naked', { zone: 'us-east-1c' }),
     ],
     pods: [
-      ...busy('busy-a'),
-      ...busy('busy-b'),
+      ...busy.pods,
       aKubePod('web-1', 'busy-a', { app: 'web', cpu: '200m', memory: '256Mi' }),
       aKubePod('web-2', 'idle-web', { app: 'web', cpu: '200m', memory: '256Mi' }),
       aKubePod('api-1', 'idle-api', { app: 'api', cpu: '300m', memory: '512Mi' }),

@@ -23,6 +23,15 @@ export function blockedEventMessage(node: string, detail: string, budgets: numbe
   return `the consolidation plan keeps ${node}: ${detail}; planned again once ${budgets === 1 ? 'the budget allows' : 'the budgets allow'} it`;
 }
 
+/** budgetKept — the plan's nodes a used-up PodDisruptionBudget keeps (`pdb_exhausted`), each with the budgets its detail names. */
+export function budgetKept(blocked: ConsolidationPlan['blocked']): { node: string; pdbs: string[]; detail: string }[] {
+  return blocked.flatMap((b) => {
+    if (b.reason !== 'pdb_exhausted') return [];
+    const pdbs = pdbsOfDetail(b.detail);
+    return pdbs.length > 0 ? [{ node: b.node, pdbs, detail: b.detail }] : [];
+  });
+}
+
 /**
  * decideBlockedEvents — which nodes of a consolidation plan get a `DisruptionBlockedByPDB` Event now
  * (docs/pause.md#blocked): a node kept because a PodDisruptionBudget is used up (`pdb_exhausted`) that no Event
@@ -41,10 +50,8 @@ export function decideBlockedEvents(
 ): { events: BlockedEvent[]; forget: string[] } {
   const events: BlockedEvent[] = [];
   const kept = new Set<string>();
-  for (const b of blocked) {
-    if (b.reason !== 'pdb_exhausted') continue;
-    const pdbs = pdbsOfDetail(b.detail);
-    if (pdbs.length === 0) continue;
+  for (const b of budgetKept(blocked)) {
+    const pdbs = b.pdbs;
     kept.add(b.node);
     const last = announced.get(b.node);
     const why: BlockedEventWhy | undefined = !last
