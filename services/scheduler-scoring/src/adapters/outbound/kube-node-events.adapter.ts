@@ -1,5 +1,5 @@
 import * as k8s from '@kubernetes/client-node';
-import { kubeErrorCode, makeCountedApiClient, NODE_EVENTS_NAMESPACE, type KubeRequestCounter, type NodeEventRepeat, type NodeEventWrites } from '@nodes-manager/platform';
+import { kubeErrorCode, makeCountedApiClient, type KubeRequestCounter, type NodeEventRepeat, type NodeEventWrites } from '@nodes-manager/platform';
 
 const MERGE = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch);
 
@@ -25,13 +25,15 @@ export class KubeNodeEvents implements NodeEventWrites {
     }
   }
 
+  // The namespace is written out (not NODE_EVENTS_NAMESPACE): test/deploy/rbac.int.ts derives each service's Role from
+  // these calls as written.
   async create(body: k8s.CoreV1Event): Promise<void> {
-    await this.core.createNamespacedEvent({ namespace: NODE_EVENTS_NAMESPACE, body });
+    await this.core.createNamespacedEvent({ namespace: 'default', body });
   }
 
   async repeat(name: string, patch: NodeEventRepeat): Promise<boolean> {
     try {
-      await this.core.patchNamespacedEvent({ name, namespace: NODE_EVENTS_NAMESPACE, body: patch }, MERGE);
+      await this.core.patchNamespacedEvent({ name, namespace: 'default', body: patch }, MERGE);
       return true;
     } catch (err) {
       if (kubeErrorCode(err) === 404) return false;

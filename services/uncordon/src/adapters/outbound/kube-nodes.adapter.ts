@@ -1,7 +1,7 @@
 import * as k8s from '@kubernetes/client-node';
 import { NODES_MANAGER_FIELD_MANAGER } from '@nodes-manager/contracts';
 import { podFacts } from '@nodes-manager/kube';
-import { kubeErrorCode, makeCountedApiClient, NODE_EVENTS_NAMESPACE, nodeEventBody, type KubeRequestCounter, type NodeEventType } from '@nodes-manager/platform';
+import { kubeErrorCode, makeCountedApiClient, nodeEventBody, type KubeRequestCounter, type NodeEventType } from '@nodes-manager/platform';
 import type { DrainPod } from '../../drain/domain/plan-drain.js';
 import type { UncordonPatch } from '../../auto-uncordon/domain/decide-uncordon.js';
 
@@ -171,7 +171,7 @@ export class KubeNodes {
   /** nodeEvent — one new core/v1 Event on the Node, in `default` as the kubelet's node events are (libs/platform nodeEventBody). */
   async nodeEvent(node: k8s.V1Node, reason: string, message: string, now: Date, type: NodeEventType = 'Normal'): Promise<void> {
     const body = nodeEventBody({ name: node.metadata?.name ?? '', ...(node.metadata?.uid ? { uid: node.metadata.uid } : {}) }, reason, message, now, type);
-    await this.core.createNamespacedEvent({ namespace: NODE_EVENTS_NAMESPACE, body });
+    await this.core.createNamespacedEvent({ namespace: 'default', body });
   }
 }
 
