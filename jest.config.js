@@ -1,7 +1,8 @@
-// Jest runs the TypeScript sources as ES modules through @swc/jest (see docs/stack.md).
+// Jest runs the TypeScript sources as ES modules through @swc/jest (see docs/stack.md), with the built-in globals
+// bound per module (scripts/jest/swc-transformer.cjs).
 import { kubeClientBundle } from './scripts/jest/kube-client-bundle.mjs';
 const swc = [
-  '@swc/jest',
+  '<rootDir>/scripts/jest/swc-transformer.cjs',
   {
     sourceMaps: 'inline',
     module: { type: 'es6' },
