@@ -7,13 +7,14 @@ import { generateFleet } from '@nodes-manager/sim';
 import { migrations } from '../../../migrations/node-sync/index.js';
 import { entities } from '../src/adapters/outbound/node-sync.entities.js';
 import { toLiveNode, toLivePod } from '../src/adapters/outbound/kube-cache.adapter.js';
-import { NodeSyncRepository, type WriteBatches } from '../src/adapters/outbound/node-sync.repository.js';
+import { NodeSyncRepository, type StoreBatches } from '../src/adapters/outbound/node-sync.repository.js';
 import { planSync, type SyncPlan } from '../src/domain/plan-sync.js';
 
 /**
  * The first write in batches (docs/node-sync.md#a-sync-cycle): the COPY stream built a few lines at a time and the
  * outbox written a few events per statement give exactly the rows and events of one batch holding everything — with
- * batch boundaries inside every table, and values that COPY's text format must escape.
+ * batch boundaries inside every table, and values that COPY's text format must escape — and the stored state read
+ * back a few rows at a time is the whole store.
  */
 
 const NOW = new Date('2026-01-15T12:00:00.000Z');
@@ -33,7 +34,7 @@ interface Store {
   repo: NodeSyncRepository;
 }
 const stores: Store[] = [];
-async function storeWith(batches: WriteBatches): Promise<Store> {
+async function storeWith(batches: StoreBatches): Promise<Store> {
   const db = await createTestDatabase('nm_node_sync_repo');
   const spec = { service: 'node-sync' as const, url: db.url, entities, migrations };
   const ds = createDataSource(spec);
@@ -69,8 +70,8 @@ let whole: Store;
 let batched: Store;
 beforeAll(async () => {
   const all = nodes.length + pods.length + 100;
-  whole = await storeWith({ copy: all, outbox: all });
-  batched = await storeWith({ copy: 7, outbox: 3 });
+  whole = await storeWith({ copy: all, outbox: all, read: all });
+  batched = await storeWith({ copy: 7, outbox: 3, read: 5 });
 });
 afterAll(async () => {
   for (const s of stores) {
@@ -118,7 +119,7 @@ describe('the first write, batched', () => {
 
   it.each([
     ['one batch', () => whole],
-    ['batches of 7 lines and 3 events', () => batched],
+    ['batches of 7 lines and 3 events, read back 5 pods at a time', () => batched],
   ])('after %s, the store equals the cluster: the next plan writes nothing, and one label changed writes one node row', async (_, store) => {
     const s = store();
     const stored = await s.repo.loadStored();

@@ -15,16 +15,18 @@ import { POD_COPY_COLUMNS } from './pod-copy.mapper.js';
 const POD_CHUNK = 20_000;
 
 /**
- * WriteBatches — how much of a write node-sync encodes at once: COPY lines per chunk of the stream (`copy`) and events
- * per outbox statement (`outbox`). Memory and time, not correctness: any size writes the same rows in the same
- * transaction. Small outbox statements because an `unnest()` statement's time grows faster than its arrays (measured:
- * 20,000 events in one statement took 2–4× as long as in statements of 500–2,000; docs/node-sync.md).
+ * StoreBatches — how much the repository encodes or reads at once: COPY lines per chunk of the stream (`copy`), events
+ * per outbox statement (`outbox`), stored pod hashes per query (`read`). Memory and time, not correctness: any sizes
+ * write the same rows in the same transaction and read the same state. Small outbox statements because an `unnest()`
+ * statement's time grows faster than its arrays (measured: 20,000 events in one statement took 2–4× as long as in
+ * statements of 500–2,000; docs/node-sync.md).
  */
-export interface WriteBatches {
+export interface StoreBatches {
   copy: number;
   outbox: number;
+  read: number;
 }
-export const WRITE_BATCHES: WriteBatches = { copy: 2_000, outbox: 500 };
+export const STORE_BATCHES: StoreBatches = { copy: 2_000, outbox: 500, read: 50_000 };
 
 export interface StoredState {
   nodes: Map<string, StoredNode>;
@@ -96,7 +98,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export class NodeSyncRepository {
   constructor(
     private readonly ds: DataSource,
-    private readonly batches: WriteBatches = WRITE_BATCHES,
+    private readonly batches: StoreBatches = STORE_BATCHES,
   ) {}
 
   /**
@@ -128,10 +130,26 @@ export class NodeSyncRepository {
         allocatable: { cpuMilli: Number(r.alloc_cpu_milli), memoryBytes: Number(r.alloc_memory_bytes), gpu: r.alloc_gpu, pods: r.alloc_pods },
       });
     }
-    const pods = new Map<string, string>();
-    const podRows: { uid: string; content_hash: string }[] = await this.ds.query(`SELECT uid, content_hash FROM nodes.pods WHERE deleted_at IS NULL`);
-    for (const r of podRows) pods.set(r.uid, r.content_hash);
-    return { nodes, pods };
+    return { nodes, pods: await this.loadStoredPods() };
+  }
+
+  /**
+   * loadStoredPods — uid → content hash of the live pod rows, read in pages of `batches.read` by uid (keyset, on
+   * the primary key) in one read-only snapshot: a million rows never arrive as one result of a million objects.
+   */
+  private loadStoredPods(): Promise<Map<string, string>> {
+    return this.ds.transaction('REPEATABLE READ', async (tx) => {
+      const pods = new Map<string, string>();
+      for (let after = ''; ; ) {
+        const rows: { uid: string; content_hash: string }[] = await tx.query(
+          `SELECT uid, content_hash FROM nodes.pods WHERE deleted_at IS NULL AND uid > $1 ORDER BY uid LIMIT $2`,
+          [after, this.batches.read],
+        );
+        for (const r of rows) pods.set(r.uid, r.content_hash);
+        if (rows.length < this.batches.read) return pods;
+        after = rows[rows.length - 1]!.uid;
+      }
+    });
   }
 
   /**
