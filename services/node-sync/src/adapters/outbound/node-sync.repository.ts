@@ -91,9 +91,10 @@ const EPOCH = '1970-01-01T00:00:00.000Z';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
- * NodeSyncRepository — `nodes.nodes` and `nodes.pods`. Every write is set-based: one `unnest()` statement per batch
- * with an `IS DISTINCT FROM` guard on the content hash, so rows that did not change are not touched (and counted as
- * such: the result is the number of rows Postgres actually wrote).
+ * NodeSyncRepository — `nodes.nodes` and `nodes.pods`. Every write is set-based: the rows streamed by COPY into a
+ * staging table, then one merge per table with an `IS DISTINCT FROM` guard on the content hash, so rows that did not
+ * change are not touched (and counted as such: the result is the number of rows Postgres actually wrote). What is
+ * encoded or read at once is bounded by {@link StoreBatches}, never by the cluster's size.
  */
 export class NodeSyncRepository {
   constructor(
@@ -360,4 +361,3 @@ async function affected(tx: EntityManager, sql: string, params: unknown[]): Prom
   const res = (await tx.queryRunner!.query(sql, params, true)) as { affected?: number };
   return res.affected ?? 0;
 }
-
