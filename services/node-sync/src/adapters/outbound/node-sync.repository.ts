@@ -135,20 +135,17 @@ export class NodeSyncRepository {
   }
 
   /**
-   * loadStoredPods — uid → content hash of the live pod rows, read in pages of `batches.read` by uid (keyset, on
-   * the primary key) in one read-only snapshot: a million rows never arrive as one result of a million objects.
+   * loadStoredPods — uid → content hash of the live pod rows, fetched `batches.read` at a time from a cursor (one
+   * snapshot, one sequential scan): a million rows never arrive as one result of a million objects.
    */
   private loadStoredPods(): Promise<Map<string, string>> {
-    return this.ds.transaction('REPEATABLE READ', async (tx) => {
+    return this.ds.transaction(async (tx) => {
       const pods = new Map<string, string>();
-      for (let after = ''; ; ) {
-        const rows: { uid: string; content_hash: string }[] = await tx.query(
-          `SELECT uid, content_hash FROM nodes.pods WHERE deleted_at IS NULL AND uid > $1 ORDER BY uid LIMIT $2`,
-          [after, this.batches.read],
-        );
+      await tx.query(`DECLARE stored_pods NO SCROLL CURSOR FOR SELECT uid, content_hash FROM nodes.pods WHERE deleted_at IS NULL`);
+      for (;;) {
+        const rows: { uid: string; content_hash: string }[] = await tx.query(`FETCH ${Math.max(1, Math.floor(this.batches.read))} FROM stored_pods`);
         for (const r of rows) pods.set(r.uid, r.content_hash);
         if (rows.length < this.batches.read) return pods;
-        after = rows[rows.length - 1]!.uid;
       }
     });
   }
