@@ -66,6 +66,14 @@ interface Result {
   atStart: Traffic;
   noChange: Traffic;
   fellBack: boolean;
+  /** Per phase (the lists, node-sync's first cycle, the no-change cycle): its time and the peak RSS within it, with the heap and off-heap memory at that peak. */
+  phases?: Record<string, PhasePeak>;
+}
+interface PhasePeak {
+  ms: number;
+  peakRssMb: number;
+  heapMb: number;
+  externalMb: number;
 }
 interface Row extends Result {
   nodes: number;
@@ -217,7 +225,21 @@ async function nodeBytes(server: string, project: (raw: any) => unknown): Promis
 
 async function measure(service: Service, mode: Mode, kubeconfig: string, nodes: number, pods: number): Promise<Result> {
   let peak = 0;
-  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
+  const phases: Record<string, PhasePeak> = {};
+  let phase: { name: string; t0: number; peak: NodeJS.MemoryUsage | undefined } = { name: 'lists', t0: 0, peak: undefined };
+  const sample = () => {
+    const m = process.memoryUsage();
+    peak = Math.max(peak, m.rss);
+    if (!phase.peak || m.rss > phase.peak.rss) phase.peak = m;
+  };
+  /** enter — closes the current phase (its time and peak) and starts the next. */
+  const enter = (name: string) => {
+    sample();
+    const m = phase.peak!;
+    phases[phase.name] = { ms: Math.round(performance.now() - phase.t0), peakRssMb: Math.round(m.rss / MiB), heapMb: Math.round(m.heapUsed / MiB), externalMb: Math.round((m.external + m.arrayBuffers) / MiB) };
+    phase = { name, t0: performance.now(), peak: undefined };
+  };
+  const sampler = setInterval(sample, 20);
   const kc = new k8s.KubeConfig();
   kc.loadFromFile(kubeconfig);
   const server = kc.getCurrentCluster()!.server;
@@ -228,6 +250,7 @@ async function measure(service: Service, mode: Mode, kubeconfig: string, nodes: 
   const heap0 = process.memoryUsage().heapUsed;
   const stats0 = await simStats(server);
   const t0 = performance.now();
+  phase.t0 = t0;
   let noChange: () => Promise<void>;
   let stop: () => Promise<void>;
   let plan: (() => void) | undefined;
@@ -243,6 +266,7 @@ async function measure(service: Service, mode: Mode, kubeconfig: string, nodes: 
     const svc = new NodeSyncService(new FakeClock('2026-01-15T12:00:00Z'), logger, new Outbox('node-sync'), new Metrics(), new NodeSyncRepository(ds), cache, leader);
     cache.start();
     await cache.waitForSync(3_600_000);
+    enter('firstCycle');
     await svc.runCycle('initial');
     fellBack = cache.nodes.stats.watchListFallbacks + cache.pods.stats.watchListFallbacks > 0;
     noChange = async () => {
@@ -287,6 +311,7 @@ async function measure(service: Service, mode: Mode, kubeconfig: string, nodes: 
   const stats1 = await simStats(server);
   gc();
   const cacheBytes = process.memoryUsage().heapUsed - heap0;
+  enter('noChange');
   const t1 = performance.now();
   await noChange();
   const noChangeMs = performance.now() - t1;
@@ -297,6 +322,7 @@ async function measure(service: Service, mode: Mode, kubeconfig: string, nodes: 
     plan();
     planMs = Math.round(performance.now() - t2);
   }
+  enter('done');
   clearInterval(sampler);
   peak = Math.max(peak, process.memoryUsage().rss);
   await stop();
@@ -314,5 +340,6 @@ async function measure(service: Service, mode: Mode, kubeconfig: string, nodes: 
     atStart: traffic(stats0, stats1),
     noChange: traffic(stats1, stats2),
     fellBack,
+    phases,
   };
 }

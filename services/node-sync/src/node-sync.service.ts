@@ -86,7 +86,12 @@ export class NodeSyncService {
     if (!this.leader.isLeader || !(await this.leader.stillLeader())) return { skipped: 'not-leader' };
     const started = performance.now();
     const firstOfLeadership = this.stored === undefined;
-    if (this.reload && !firstOfLeadership) this.stored = await this.repo.loadStored();
+    if (this.reload && !firstOfLeadership) {
+      // What we remembered is not needed while the store is re-read: let it be collected during the load (at 100,000
+      // nodes both at once were the process's peak). A failed load leaves nothing remembered, as a failed write does.
+      this.stored = undefined;
+      this.stored = await this.repo.loadStored();
+    }
     this.reload = false;
     const stored = (this.stored ??= await this.repo.loadStored());
     const plan = planSync({ nodes: this.cache.nodes.values(), pods: this.cache.pods.values(), storedNodes: stored.nodes, storedPods: stored.pods });

@@ -172,9 +172,12 @@ export function planSync(s: SyncSnapshot): SyncPlan {
   // Per node only the sums: Σ requests and the count of the pods that hold resources.
   const sums = new Map<string, { requested: ResourceAmounts; podCount: number }>();
   const podWrites: LivePod[] = [];
-  const livePodUids = new Set<string>();
+  // Against an empty store (a first cycle: a million pods) nothing can be removed: no set of the live uids.
+  const livePodUids = s.storedPods.size > 0 ? new Set<string>() : undefined;
+  let livePods = 0;
   for (const pod of s.pods) {
-    livePodUids.add(pod.uid);
+    livePods++;
+    livePodUids?.add(pod.uid);
     if (pod.nodeName && pod.active) {
       const sum = sums.get(pod.nodeName);
       if (sum) {
@@ -185,7 +188,7 @@ export function planSync(s: SyncSnapshot): SyncPlan {
     if (s.storedPods.get(pod.uid) !== pod.hash) podWrites.push(pod);
   }
   const podRemovals: string[] = [];
-  for (const uid of s.storedPods.keys()) if (!livePodUids.has(uid)) podRemovals.push(uid);
+  if (livePodUids) for (const uid of s.storedPods.keys()) if (!livePodUids.has(uid)) podRemovals.push(uid);
 
   const nodeWrites: NodeWrite[] = [];
   const events: NodeEventPlan[] = [];
@@ -219,5 +222,5 @@ export function planSync(s: SyncSnapshot): SyncPlan {
     nodeRemovals.push(name);
     events.push({ type: 'node.removed', subject: name, data: { name, uid: stored.uid, instanceId: stored.instanceId, lastState: stored.state } });
   }
-  return { nodeWrites, nodeRemovals, podWrites, podRemovals, events, nodesByState, liveNodes: liveNames.size, livePods: livePodUids.size };
+  return { nodeWrites, nodeRemovals, podWrites, podRemovals, events, nodesByState, liveNodes: liveNames.size, livePods };
 }

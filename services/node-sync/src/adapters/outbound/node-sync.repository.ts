@@ -8,12 +8,25 @@ import type { CloudEvent } from '@nodes-manager/contracts';
 import { CodedError, type Outbox } from '@nodes-manager/platform';
 import type { NodeState, NodeTaintRow } from '../../domain/project-node.js';
 import type { LivePod, NodeWrite, StoredNode } from '../../domain/plan-sync.js';
+import { NODE_COPY_COLUMNS, nodeCopyLine } from './node-copy.mapper.js';
 import { POD_COPY_COLUMNS } from './pod-copy.mapper.js';
 
 /** Pod uids per removal statement (one array parameter each). */
 const POD_CHUNK = 20_000;
-/** COPY lines joined into one chunk of the stream. */
-const COPY_BATCH = 2_000;
+
+/**
+ * StoreBatches — how much the repository encodes or reads at once: COPY lines per chunk of the stream (`copy`), events
+ * per outbox statement (`outbox`), stored pod hashes per query (`read`). Memory and time, not correctness: any sizes
+ * write the same rows in the same transaction and read the same state. Small outbox statements because an `unnest()`
+ * statement's time grows faster than its arrays (measured: 20,000 events in one statement took 2–4× as long as in
+ * statements of 500–2,000; docs/node-sync.md).
+ */
+export interface StoreBatches {
+  copy: number;
+  outbox: number;
+  read: number;
+}
+export const STORE_BATCHES: StoreBatches = { copy: 2_000, outbox: 500, read: 50_000 };
 
 export interface StoredState {
   nodes: Map<string, StoredNode>;
@@ -78,12 +91,16 @@ const EPOCH = '1970-01-01T00:00:00.000Z';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
- * NodeSyncRepository — `nodes.nodes` and `nodes.pods`. Every write is set-based: one `unnest()` statement per batch
- * with an `IS DISTINCT FROM` guard on the content hash, so rows that did not change are not touched (and counted as
- * such: the result is the number of rows Postgres actually wrote).
+ * NodeSyncRepository — `nodes.nodes` and `nodes.pods`. Every write is set-based: the rows streamed by COPY into a
+ * staging table, then one merge per table with an `IS DISTINCT FROM` guard on the content hash, so rows that did not
+ * change are not touched (and counted as such: the result is the number of rows Postgres actually wrote). What is
+ * encoded or read at once is bounded by {@link StoreBatches}, never by the cluster's size.
  */
 export class NodeSyncRepository {
-  constructor(private readonly ds: DataSource) {}
+  constructor(
+    private readonly ds: DataSource,
+    private readonly batches: StoreBatches = STORE_BATCHES,
+  ) {}
 
   /**
    * purgeDeletedPods — removes pod rows marked deleted before `before` (pods churn; deleted nodes are kept). A separate
@@ -114,10 +131,23 @@ export class NodeSyncRepository {
         allocatable: { cpuMilli: Number(r.alloc_cpu_milli), memoryBytes: Number(r.alloc_memory_bytes), gpu: r.alloc_gpu, pods: r.alloc_pods },
       });
     }
-    const pods = new Map<string, string>();
-    const podRows: { uid: string; content_hash: string }[] = await this.ds.query(`SELECT uid, content_hash FROM nodes.pods WHERE deleted_at IS NULL`);
-    for (const r of podRows) pods.set(r.uid, r.content_hash);
-    return { nodes, pods };
+    return { nodes, pods: await this.loadStoredPods() };
+  }
+
+  /**
+   * loadStoredPods — uid → content hash of the live pod rows, fetched `batches.read` at a time from a cursor (one
+   * snapshot, one sequential scan): a million rows never arrive as one result of a million objects.
+   */
+  private loadStoredPods(): Promise<Map<string, string>> {
+    return this.ds.transaction(async (tx) => {
+      const pods = new Map<string, string>();
+      await tx.query(`DECLARE stored_pods NO SCROLL CURSOR FOR SELECT uid, content_hash FROM nodes.pods WHERE deleted_at IS NULL`);
+      for (;;) {
+        const rows: { uid: string; content_hash: string }[] = await tx.query(`FETCH ${Math.max(1, Math.floor(this.batches.read))} FROM stored_pods`);
+        for (const r of rows) pods.set(r.uid, r.content_hash);
+        if (rows.length < this.batches.read) return pods;
+      }
+    });
   }
 
   /**
@@ -150,24 +180,33 @@ export class NodeSyncRepository {
           [changes.podRemovals.slice(i, i + POD_CHUNK), now],
         );
       }
-      await outbox.add(tx, events({ nodeRows, podRows }));
+      const evs = events({ nodeRows, podRows });
+      // In statements of `batches.outbox` events: the first cycle's 100,000 `node.added` are never encoded all at once.
+      for (let i = 0; i < evs.length; i += this.batches.outbox) await outbox.add(tx, evs.slice(i, i + this.batches.outbox));
       return { nodeRows, podRows };
     });
   }
 
-  private upsertNodes(tx: EntityManager, writes: NodeWrite[], now: Date): Promise<number> {
-    const col = <V>(f: (w: NodeWrite) => V): V[] => writes.map(f);
+  /**
+   * upsertNodes — the node rows by `COPY … FROM STDIN` into a staging table dropped at commit (the lines built
+   * `batches.copy` at a time as the stream asks for them, so a first cycle of 100,000 nodes never holds all their
+   * rows encoded at once), then ONE merge into `nodes.nodes` that writes only rows whose hash differs (or that were
+   * marked deleted). Returns the rows Postgres wrote.
+   */
+  private async upsertNodes(tx: EntityManager, writes: NodeWrite[], now: Date): Promise<number> {
+    await tx.queryRunner!.query(
+      `CREATE TEMP TABLE nodes_stage (name text, uid text, provider_id text, instance_id text, instance_type text, zone text,
+          capacity_type text, node_pool text, ready boolean, unschedulable boolean, state text, taints jsonb, labels jsonb,
+          annotations jsonb, conditions jsonb, alloc_cpu_milli bigint, alloc_memory_bytes bigint, alloc_gpu integer,
+          alloc_pods integer, req_cpu_milli bigint, req_memory_bytes bigint, req_gpu integer, pod_count integer,
+          content_hash text, resource_version text, k8s_created_at timestamptz) ON COMMIT DROP`,
+    );
+    await copyInto(tx, 'nodes_stage', NODE_COPY_COLUMNS, copyChunks(writes, this.batches.copy, nodeCopyLine));
     return affected(
       tx,
-      `INSERT INTO nodes.nodes AS n (name, uid, provider_id, instance_id, instance_type, zone, capacity_type, node_pool, ready,
-          unschedulable, state, taints, labels, annotations, conditions, alloc_cpu_milli, alloc_memory_bytes, alloc_gpu,
-          alloc_pods, req_cpu_milli, req_memory_bytes, req_gpu, pod_count, content_hash, resource_version, k8s_created_at,
-          first_seen_at, last_seen_at, changed_at, deleted_at)
-       SELECT u.*, $27::timestamptz, $27::timestamptz, $27::timestamptz, NULL::timestamptz
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-                     $9::boolean[], $10::boolean[], $11::text[], $12::jsonb[], $13::jsonb[], $14::jsonb[], $15::jsonb[],
-                     $16::bigint[], $17::bigint[], $18::integer[], $19::integer[], $20::bigint[], $21::bigint[],
-                     $22::integer[], $23::integer[], $24::text[], $25::text[], $26::timestamptz[]) AS u
+      `INSERT INTO nodes.nodes AS n (${NODE_COPY_COLUMNS.join(', ')}, first_seen_at, last_seen_at, changed_at, deleted_at)
+       SELECT ${NODE_COPY_COLUMNS.map((c) => `s.${c}`).join(', ')}, $1::timestamptz, $1::timestamptz, $1::timestamptz, NULL::timestamptz
+         FROM nodes_stage s
        ON CONFLICT (name) DO UPDATE SET
          uid = EXCLUDED.uid, provider_id = EXCLUDED.provider_id, instance_id = EXCLUDED.instance_id,
          instance_type = EXCLUDED.instance_type, zone = EXCLUDED.zone, capacity_type = EXCLUDED.capacity_type,
@@ -180,35 +219,7 @@ export class NodeSyncRepository {
          k8s_created_at = EXCLUDED.k8s_created_at, last_seen_at = EXCLUDED.last_seen_at, changed_at = EXCLUDED.changed_at,
          deleted_at = NULL
        WHERE n.content_hash IS DISTINCT FROM EXCLUDED.content_hash OR n.deleted_at IS NOT NULL`,
-      [
-        col((w) => w.row.name),
-        col((w) => w.row.uid),
-        col((w) => w.row.providerId),
-        col((w) => w.row.instanceId),
-        col((w) => w.row.instanceType),
-        col((w) => w.row.zone),
-        col((w) => w.row.capacityType),
-        col((w) => w.row.nodePool),
-        col((w) => w.row.ready),
-        col((w) => w.row.unschedulable),
-        col((w) => w.row.state),
-        col((w) => JSON.stringify(w.row.taints)),
-        col((w) => JSON.stringify(w.row.labels)),
-        col((w) => JSON.stringify(w.row.annotations)),
-        col((w) => JSON.stringify(w.row.conditions)),
-        col((w) => Math.round(w.row.allocatable.cpuMilli)),
-        col((w) => Math.round(w.row.allocatable.memoryBytes)),
-        col((w) => w.row.allocatable.gpu),
-        col((w) => w.row.allocatable.pods),
-        col((w) => Math.round(w.row.requested.cpuMilli)),
-        col((w) => Math.round(w.row.requested.memoryBytes)),
-        col((w) => w.row.requested.gpu),
-        col((w) => w.row.podCount),
-        col((w) => w.hash),
-        col((w) => w.resourceVersion),
-        col((w) => w.row.createdAt),
-        now,
-      ],
+      [now],
     );
   }
 
@@ -225,11 +236,7 @@ export class NodeSyncRepository {
           has_local_storage boolean, mirror boolean, daemonset boolean, labels jsonb, annotations jsonb,
           k8s_created_at timestamptz, content_hash text) ON COMMIT DROP`,
     );
-    const client = (runner as unknown as { databaseConnection: PoolClient }).databaseConnection;
-    await pipeline(
-      Readable.from(copyLines(writes), { objectMode: false }),
-      client.query(copyFrom(`COPY pods_stage (${[...POD_COPY_COLUMNS, 'content_hash'].join(', ')}) FROM STDIN`)),
-    );
+    await copyInto(tx, 'pods_stage', [...POD_COPY_COLUMNS, 'content_hash'], copyChunks(writes, this.batches.copy, (p) => `${p.row}\t${p.hash}`));
     return affected(
       tx,
       `INSERT INTO nodes.pods AS p (uid, namespace, name, node_name, phase, owner_kind, owner_name, workload_class, qos, cpu_milli,
@@ -330,13 +337,20 @@ export class NodeSyncRepository {
   }
 }
 
-/** copyLines — the COPY stream of the pods' rows, each with its content hash, in chunks of {@link COPY_BATCH} lines. */
-function* copyLines(writes: readonly LivePod[]): Generator<string> {
-  for (let i = 0; i < writes.length; i += COPY_BATCH) {
+/** copyChunks — the COPY stream of `items`' lines, `batch` lines to a chunk, each chunk built when the stream asks for it. */
+function* copyChunks<T>(items: readonly T[], batch: number, line: (item: T) => string): Generator<string> {
+  for (let i = 0; i < items.length; i += batch) {
     let chunk = '';
-    for (const p of writes.slice(i, i + COPY_BATCH)) chunk += `${p.row}\t${p.hash}\n`;
+    const end = Math.min(items.length, i + batch);
+    for (let j = i; j < end; j++) chunk += `${line(items[j]!)}\n`;
     yield chunk;
   }
+}
+
+/** copyInto — streams the chunks into `table` by `COPY … FROM STDIN` on the transaction's connection, with backpressure. */
+async function copyInto(tx: EntityManager, table: string, columns: readonly string[], chunks: Iterable<string>): Promise<void> {
+  const client = (tx.queryRunner as unknown as { databaseConnection: PoolClient }).databaseConnection;
+  await pipeline(Readable.from(chunks, { objectMode: false }), client.query(copyFrom(`COPY ${table} (${columns.join(', ')}) FROM STDIN`)));
 }
 
 /** affected — runs a statement in the transaction and returns the number of rows it wrote. */
