@@ -161,7 +161,11 @@ describe('spot-advisor through the gateway, against the EC2 simulator', () => {
     const before = h.events.length;
     const { body } = await call(h, 'GET', '/api/v1/spot/market?instanceTypes=m5.large');
     expect(body['stale']).toBe(false);
-    const ev = await waitFor(() => h.events.slice(before).find((e) => e.type === 'spot.prices.refreshed'), 'spot.prices.refreshed');
+    // This refresh's event: one of an earlier test's refreshes (another region) can still be on its way out of the outbox.
+    const ev = await waitFor(
+      () => h.events.slice(before).find((e) => e.type === 'spot.prices.refreshed' && (e.data as { fetchedAt?: string }).fetchedAt === body['fetchedAt']),
+      'spot.prices.refreshed of this refresh',
+    );
     expect(ev).toMatchObject({ source: 'nodes-manager/spot-advisor', subject: 'us-east-1', data: { region: 'us-east-1', fetchedAt: body['fetchedAt'] } });
     const data = ev.data as { samples: number; inserted: number; pools: number };
     expect(data.pools).toBe(INSTANCE_TYPES.length * 3);
