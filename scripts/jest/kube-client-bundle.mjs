@@ -1,12 +1,14 @@
 // The Kubernetes client as one ES module, for Jest: @kubernetes/client-node is about 830 small ES modules, which Jest
 // loads again for every test file (its module registry is per file), a second or so of CPU each time. Bundled once
 // with esbuild — its own files only, its dependencies still imported from node_modules — into node_modules/.cache, by
-// the package's version, and mapped in jest.config.js. The production entry points bundle it the same way
+// the package's version and the bundle's options, and mapped in jest.config.js. The production entry points bundle it the same way
 // (scripts/bundle-entries.mjs), so the tests run the client as the services do.
 import { buildSync } from 'esbuild';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { NODE_BUNDLE } from '../bundle-entries.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -14,18 +16,13 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export function kubeClientBundle() {
   const pkg = join(root, 'node_modules/@kubernetes/client-node');
   const { version, main } = JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8'));
-  const out = join(root, 'node_modules/.cache/nodes-manager', `kubernetes-client-node-${version}.mjs`);
+  const options = createHash('sha1').update(JSON.stringify(NODE_BUNDLE)).digest('hex').slice(0, 8);
+  const out = join(root, 'node_modules/.cache/nodes-manager', `kubernetes-client-node-${version}-${options}.mjs`);
   if (existsSync(out)) return out;
   const [file] = buildSync({
     entryPoints: [join(pkg, main)],
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
+    ...NODE_BUNDLE,
     packages: 'external',
-    keepNames: true,
-    minifyWhitespace: true,
-    minifySyntax: true,
     write: false,
     outfile: out,
     logLevel: 'error',
