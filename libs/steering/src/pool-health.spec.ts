@@ -88,6 +88,12 @@ describe('decidePoolHealth', () => {
     }
   });
 
+  it('a burst of interruptions at the same moment reads "at once", not "within 0 s"', () => {
+    const h = decide({ samples: burst(3, 10, 0) });
+    expect(h.state).toBe('avoid');
+    expect(h.sentence).toMatch(/3 interruptions came at once \(a burst\), the last 10 min ago/);
+  });
+
   it('a burst enters avoid with too few samples for the share', () => {
     const h = decide({ samples: [...burst(3, 5)] });
     expect(h.evidence.samples).toBe(3);

@@ -217,7 +217,7 @@ export function decidePoolHealth(input: PoolHealthInput, config: PoolHealthConfi
     const restoreAt = Math.max(since, lastInterruption ?? since) + coolOffMs;
     const why =
       reason === 'burst'
-        ? `${lastBurst!.size} interruptions came within ${duration(lastBurst!.spanMs)} (a burst), the last ${duration(t - lastBurst!.at)} ago`
+        ? `${lastBurst!.size} interruptions came ${lastBurst!.spanMs < 1000 ? 'at once' : `within ${duration(lastBurst!.spanMs)}`} (a burst), the last ${duration(t - lastBurst!.at)} ago`
         : `${shareText(figures)}; the interval's lower bound is at least ${pct(config.avoidShare)}`;
     return { state: 'avoid', reason, sentence: `Avoid: ${why}. It may be restored after ${duration(coolOffMs)} without an interruption${backOff}.`, basisFrom: null, restoreAt };
   };
