@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -42,8 +41,8 @@ describe('a service refuses to start, and says why', () => {
       // A build whose migrations were left out: the service's migration list is empty, and its entry point compiled
       // and bundled again from that (scripts/build.mjs, scripts/bundle-entries.mjs), as `npm run build` would have.
       writeFileSync(join(dist, 'migrations/node-sync/index.js'), 'export const migrations = [];\n');
-      const swc = ['node_modules/@swc/cli/bin/swc.js', 'services/node-sync/src/main.ts', '-o', join(dist, 'services/node-sync/src/main.js'), '--config-file', '.swcrc', '--quiet'];
-      execFileSync(process.execPath, swc);
+      const { compile } = (await import('../../scripts/compile.mjs' as string)) as { compile: (inputs: string[], to: { file: string }) => void };
+      compile(['services/node-sync/src/main.ts'], { file: join(dist, 'services/node-sync/src/main.js') });
       const { bundleEntries } = (await import('../../scripts/bundle-entries.mjs' as string)) as { bundleEntries: (root: string, entries: string[]) => Promise<string[]> };
       await bundleEntries(copy, ['dist/services/node-sync/src/main.js']);
       const { code, output } = await runToExit('node-sync', splitSystemEnv({ databaseUrl: db.url, kube }, { SCAN_INTERVAL_SECONDS: '5' }), join(dist, 'services'));
