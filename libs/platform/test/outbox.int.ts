@@ -52,6 +52,34 @@ async function changeState(outbox: Outbox, id: number, runId: string) {
   return ev;
 }
 
+describe('Outbox.add', () => {
+  it('writes many events in bounded statements, in order, in the caller\'s transaction', async () => {
+    const outbox = new Outbox('uncordon', { statementEvents: 4 });
+    const runId = `bounded-${Math.random().toString(36).slice(2)}`;
+    const events = Array.from({ length: 10 }, (_, i) => makeEvent('uncordon', 'node.uncordoned', { node: `n-${i}`, runId }, new Date(), { subject: `n-${i}` }));
+    const inserts: number[] = [];
+    await ds.transaction(async (tx) => {
+      // The real transaction, with each statement's event count noted as it passes.
+      const counting = { query: (sql: string, params?: unknown[]) => (inserts.push((params?.[0] as unknown[]).length), tx.query(sql, params)) };
+      await outbox.add(counting, events);
+    });
+    expect(inserts).toEqual([4, 4, 2]);
+    const rows = await db.query<{ subject: string }>(`SELECT payload->>'subject' AS subject FROM nodes.outbox_uncordon WHERE payload->'data'->>'runId' = $1 ORDER BY seq`, [runId]);
+    expect(rows.map((r) => r.subject)).toEqual(events.map((e) => e.subject));
+  });
+
+  it('a failed statement rolls back every event of the call with the transaction', async () => {
+    const outbox = new Outbox('uncordon', { statementEvents: 2 });
+    const runId = `rolled-back-${Math.random().toString(36).slice(2)}`;
+    const good = Array.from({ length: 3 }, (_, i) => makeEvent('uncordon', 'node.uncordoned', { node: `n-${i}`, runId }, new Date()));
+    // The fourth event reuses the first's id: its statement (the second) fails on the primary key.
+    const events = [...good, { ...good[0]! }];
+    await expect(ds.transaction((tx) => outbox.add(tx, events))).rejects.toThrow();
+    const rows = await db.query(`SELECT 1 FROM nodes.outbox_uncordon WHERE payload->'data'->>'runId' = $1`, [runId]);
+    expect(rows).toEqual([]);
+  });
+});
+
 describe('outbox and relay against the real broker', () => {
   it('with the broker unreachable, state changes commit and events wait; when it returns each event is delivered once', async () => {
     const runId = `run-${Math.random().toString(36).slice(2)}`;

@@ -32,15 +32,16 @@ interface Store {
   db: TestDatabase;
   ds: DataSource;
   repo: NodeSyncRepository;
+  outbox: Outbox;
 }
 const stores: Store[] = [];
-async function storeWith(batches: StoreBatches): Promise<Store> {
+async function storeWith(batches: StoreBatches, outboxStatementEvents: number): Promise<Store> {
   const db = await createTestDatabase('nm_node_sync_repo');
   const spec = { service: 'node-sync' as const, url: db.url, entities, migrations };
   const ds = createDataSource(spec);
   await ds.initialize();
   await runMigrations(ds, spec);
-  const store = { db, ds, repo: new NodeSyncRepository(ds, batches) };
+  const store = { db, ds, repo: new NodeSyncRepository(ds, batches), outbox: new Outbox('node-sync', { statementEvents: outboxStatementEvents }) };
   stores.push(store);
   return store;
 }
@@ -53,7 +54,7 @@ const write = (s: Store, plan: SyncPlan) =>
       ...plan.events.map((e) => makeEvent('node-sync', e.type, e.data, NOW, { subject: e.subject })),
       makeEvent('node-sync', EventTypes.nodesSynced, { written }, NOW),
     ],
-    new Outbox('node-sync'),
+    s.outbox,
     NOW,
   );
 
@@ -70,8 +71,8 @@ let whole: Store;
 let batched: Store;
 beforeAll(async () => {
   const all = nodes.length + pods.length + 100;
-  whole = await storeWith({ copy: all, outbox: all, read: all });
-  batched = await storeWith({ copy: 7, outbox: 3, read: 5 });
+  whole = await storeWith({ copy: all, read: all }, all);
+  batched = await storeWith({ copy: 7, read: 5 }, 3);
 });
 afterAll(async () => {
   for (const s of stores) {

@@ -15,18 +15,15 @@ import { POD_COPY_COLUMNS } from './pod-copy.mapper.js';
 const POD_CHUNK = 20_000;
 
 /**
- * StoreBatches — how much the repository encodes or reads at once: COPY lines per chunk of the stream (`copy`), events
- * per outbox statement (`outbox`), stored pod hashes per query (`read`). Memory and time, not correctness: any sizes
- * write the same rows in the same transaction and read the same state. Small outbox statements because an `unnest()`
- * statement's time grows faster than its arrays (measured: 20,000 events in one statement took 2–4× as long as in
- * statements of 500–2,000; docs/node-sync.md).
+ * StoreBatches — how much the repository encodes or reads at once: COPY lines per chunk of the stream (`copy`), stored
+ * pod hashes per query (`read`). Memory and time, not correctness: any sizes write the same rows in the same
+ * transaction and read the same state. (The outbox bounds its own statements: Outbox's `statementEvents`.)
  */
 export interface StoreBatches {
   copy: number;
-  outbox: number;
   read: number;
 }
-export const STORE_BATCHES: StoreBatches = { copy: 2_000, outbox: 500, read: 50_000 };
+export const STORE_BATCHES: StoreBatches = { copy: 2_000, read: 50_000 };
 
 export interface StoredState {
   nodes: Map<string, StoredNode>;
@@ -181,8 +178,8 @@ export class NodeSyncRepository {
         );
       }
       const evs = events({ nodeRows, podRows });
-      // In statements of `batches.outbox` events: the first cycle's 100,000 `node.added` are never encoded all at once.
-      for (let i = 0; i < evs.length; i += this.batches.outbox) await outbox.add(tx, evs.slice(i, i + this.batches.outbox));
+      // The outbox writes them in bounded statements: the first cycle's 100,000 `node.added` are never encoded at once.
+      await outbox.add(tx, evs);
       return { nodeRows, podRows };
     });
   }
