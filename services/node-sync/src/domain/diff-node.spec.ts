@@ -57,6 +57,11 @@ describe('contentHash and sameContent', () => {
     expect(contentHash(base)).toMatch(/^[0-9a-f]{64}$/);
   });
 
+  it('keeps its exact output (stored hashes are taken over it): keys by UTF-16 code units, undefined left out', () => {
+    const value = { b: [1, { z: null, a: 'x', u: undefined }, [], {}], é: 1, Z: true, a: { 10: 1, 9: 2, ab: 'q"uote', 'a-b': -0, e: 1e21 }, n: 1.5, s: 'ü\n', d: undefined };
+    expect(stableJson(value)).toBe('{"Z":true,"a":{"10":1,"9":2,"a-b":0,"ab":"q\\"uote","e":1e+21},"b":[1,{"a":"x","z":null},[],{}],"n":1.5,"s":"ü\\n","é":1}');
+  });
+
   it('serialises like JSON apart from key order', () => {
     expect(JSON.parse(stableJson(base))).toEqual(base);
   });

@@ -6,12 +6,26 @@ import type { NodeRow } from './project-node.js';
  * returned labels or annotations in.
  */
 export function stableJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
+  // Written as loops over sorted keys, without the pairs, filtered and mapped arrays of a functional form: it runs
+  // over every node row and every pod's labels and annotations on each cycle (a million objects at 100,000 nodes).
+  // Keys sort by UTF-16 code units (`Array.prototype.sort`'s default, the same order as `<`).
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += (i > 0 ? ',' : '') + stableJson(value[i]);
+    return `${out}]`;
+  }
   if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(',')}}`;
+    const o = value as Record<string, unknown>;
+    const keys = Object.keys(o).sort();
+    let out = '{';
+    let first = true;
+    for (const k of keys) {
+      const v = o[k];
+      if (v === undefined) continue;
+      out += `${first ? '' : ','}${JSON.stringify(k)}:${stableJson(v)}`;
+      first = false;
+    }
+    return `${out}}`;
   }
   return JSON.stringify(value) ?? 'null';
 }
