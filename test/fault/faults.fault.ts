@@ -178,6 +178,10 @@ describe('2. the database is cut, then its connections are reset', () => {
   it(`cut for ${DB_CUT_MS / 1000} s with cordons and a drain under way: nothing exits, the API answers again within 30 s, nothing lost or doubled`, async () => {
     const drainTarget = nextFree();
     reserved.push(drainTarget);
+    // The broker's resets just before: the gateway answers again once node-sync does, and uncordon (which takes the
+    // drain) may still be re-attaching its queue on a loaded machine. A timed-out drain command could still run later,
+    // so the drain is asked once uncordon answers a read, never retried.
+    await waitFor(async () => (await api('/api/v1/cordons')).status === 200 || undefined, 'uncordon answering commands', 30_000, 200);
     const started = await api(`/api/v1/nodes/${drainTarget}/drain`, { method: 'POST', body: JSON.stringify({ force: true, deleteEmptyDirData: true, timeoutSeconds: 120 }) });
     expect(started.status).toBe(202);
     const op = (await started.json()) as { id: string };
