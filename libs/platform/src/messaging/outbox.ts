@@ -66,23 +66,23 @@ export class Outbox {
    * (docs/observability.md).
    */
   async add(tx: SqlRunner, events: readonly CloudEvent[]): Promise<void> {
-    for (let i = 0; i < events.length; i += this.statementEvents) await this.insert(tx, events.slice(i, i + this.statementEvents));
+    const traced = tracedContext() !== undefined;
+    for (let i = 0; i < events.length; i += this.statementEvents) await this.insert(tx, events.slice(i, i + this.statementEvents), traced);
   }
 
-  private async insert(tx: SqlRunner, events: readonly CloudEvent[]): Promise<void> {
-    const traced = tracedContext();
-    if (traced) {
-      await tx.query(
-        `INSERT INTO ${this.table} (id, type, payload, created_at, trace_context)
-         SELECT * FROM unnest($1::uuid[], $2::text[], $3::jsonb[], $4::timestamptz[], $5::jsonb[])`,
-        [events.map((e) => e.id), events.map((e) => e.type), events.map((e) => JSON.stringify(e)), events.map((e) => e.time), events.map((e) => JSON.stringify(createSpan(e)))],
-      );
-      return;
-    }
+  /** insert — one statement: the events as arrays, one per column, with each event's creation span when traced. */
+  private async insert(tx: SqlRunner, events: readonly CloudEvent[], traced: boolean): Promise<void> {
+    const columns: [string, string, unknown[]][] = [
+      ['id', 'uuid[]', events.map((e) => e.id)],
+      ['type', 'text[]', events.map((e) => e.type)],
+      ['payload', 'jsonb[]', events.map((e) => JSON.stringify(e))],
+      ['created_at', 'timestamptz[]', events.map((e) => e.time)],
+    ];
+    if (traced) columns.push(['trace_context', 'jsonb[]', events.map((e) => JSON.stringify(createSpan(e)))]);
     await tx.query(
-      `INSERT INTO ${this.table} (id, type, payload, created_at)
-       SELECT * FROM unnest($1::uuid[], $2::text[], $3::jsonb[], $4::timestamptz[])`,
-      [events.map((e) => e.id), events.map((e) => e.type), events.map((e) => JSON.stringify(e)), events.map((e) => e.time)],
+      `INSERT INTO ${this.table} (${columns.map(([c]) => c).join(', ')})
+       SELECT * FROM unnest(${columns.map(([, t], i) => `$${i + 1}::${t}`).join(', ')})`,
+      columns.map(([, , values]) => values),
     );
   }
 
