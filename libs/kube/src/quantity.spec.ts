@@ -100,6 +100,13 @@ describe('quantity properties', () => {
       }),
     );
   });
+  it('reads a text the same the first time, the second time and after thousands of others', () => {
+    const first = [milliValue('250m'), value('1Gi'), milliValue('bad'), value('bad')];
+    for (let i = 0; i < 10_000; i++) expect(milliValue(`${i}m`)).toBe(i);
+    expect([milliValue('250m'), value('1Gi'), milliValue('bad'), value('bad')]).toEqual(first);
+    expect(first).toEqual([250, 2 ** 30, undefined, undefined]);
+    expect([milliValue(' 2 '), milliValue(2), value(0.5)]).toEqual([2000, 2000, 1]);
+  });
   it('1Ki is more than 1k and 1Gi more than 1G', () => {
     expect(compareQuantities(parseQuantity('1Ki')!, parseQuantity('1k')!)).toBe(1);
     expect(compareQuantities(parseQuantity('1G')!, parseQuantity('1Gi')!)).toBe(-1);

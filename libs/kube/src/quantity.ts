@@ -51,17 +51,35 @@ function scaled(q: Quantity, shift: number): number {
   return Number(q.negative ? -n : n);
 }
 
-/** milliValue — `MilliValue()`: thousandths, rounded up (`'250m'` → 250, `'2'` → 2000, `'1e-4'` → 1). */
-export function milliValue(input: string | number | null | undefined): number | undefined {
-  const q = parseQuantity(input);
-  return q && scaled(q, 3);
+/** Distinct quantity texts remembered per reading (past it, the memory starts over). */
+const MEMO_MAX = 4096;
+
+/**
+ * memoised — `shift`'s reading of a quantity, remembered per text: a fleet's resource lists repeat a few hundred
+ * texts (`250m`, `512Mi`) across a million pods, and parsing one takes a regular expression and BigInt arithmetic.
+ */
+function memoised(shift: number): (input: string | number | null | undefined) => number | undefined {
+  const seen = new Map<string, number | undefined>();
+  const read = (input: string | number | null | undefined): number | undefined => {
+    const q = parseQuantity(input);
+    return q && scaled(q, shift);
+  };
+  return (input) => {
+    if (typeof input !== 'string') return read(input);
+    const known = seen.get(input);
+    if (known !== undefined || seen.has(input)) return known;
+    const v = read(input);
+    if (seen.size >= MEMO_MAX) seen.clear();
+    seen.set(input, v);
+    return v;
+  };
 }
 
+/** milliValue — `MilliValue()`: thousandths, rounded up (`'250m'` → 250, `'2'` → 2000, `'1e-4'` → 1). */
+export const milliValue: (input: string | number | null | undefined) => number | undefined = memoised(3);
+
 /** value — `Value()`: whole units, rounded up (`'1Gi'` → 1073741824, `'1k'` → 1000, `'0.5'` → 1). */
-export function value(input: string | number | null | undefined): number | undefined {
-  const q = parseQuantity(input);
-  return q && scaled(q, 0);
-}
+export const value: (input: string | number | null | undefined) => number | undefined = memoised(0);
 
 /** isQuantity — the text is a Kubernetes quantity (any sign). */
 export const isQuantity = (input: string): boolean => parseQuantity(input) !== undefined;

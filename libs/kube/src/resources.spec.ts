@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { aContainer, aKubePod } from './testing/builders.js';
-import { effectiveResources, gpuCount, nodeResources, resourceAmounts, type ResourceAmounts } from './resources.js';
+import { containerRequests, effectiveResources, gpuCount, nodeResources, resourceAmounts, type ResourceAmounts } from './resources.js';
 
 const Mi = 2 ** 20;
 const amounts = (cpuMilli: number, memMi: number, gpu = 0): ResourceAmounts => ({ cpuMilli, memoryBytes: memMi * Mi, gpu });
@@ -60,5 +60,15 @@ describe('resource lists', () => {
   it('an absent list is zero', () => {
     expect(resourceAmounts(undefined)).toEqual(amounts(0, 0));
     expect(gpuCount({ 'amd.com/gpu': '1', 'nvidia.com/gpu': '2' })).toBe(3);
+  });
+  it.each([
+    ['requests only', { requests: { cpu: '250m', memory: '64Mi' } }, amounts(250, 64)],
+    ['limits only: requests default to them', { limits: { cpu: '1', memory: '1Gi', 'nvidia.com/gpu': '1' } }, amounts(1000, 1024, 1)],
+    ['a request wins over its limit, the rest from the limits', { requests: { cpu: '100m' }, limits: { cpu: '2', memory: '256Mi' } }, amounts(100, 256)],
+    ['an undefined request is missing: its limit counts', { requests: { cpu: undefined, memory: '32Mi' }, limits: { cpu: '500m' } }, amounts(500, 32)],
+    ['a malformed request counts 0, not its limit', { requests: { cpu: 'lots' }, limits: { cpu: '1' } }, amounts(0, 0)],
+    ['GPUs of every kind add up, requests over limits', { requests: { 'amd.com/gpu': '2' }, limits: { 'amd.com/gpu': '4', 'aws.amazon.com/neuron': '1' } }, amounts(0, 0, 3)],
+  ])('a container reads its requests, each missing one defaulted to its limit: %s', (_, resources, want) => {
+    expect(containerRequests({ resources })).toEqual(want);
   });
 });

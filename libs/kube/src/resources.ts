@@ -22,20 +22,33 @@ export const ZERO_RESOURCES: ResourceAmounts = Object.freeze({ cpuMilli: 0, memo
 
 /** gpuCount — Σ of the GPU resources in a list; a malformed amount counts 0. */
 export function gpuCount(list: ResourceList | undefined): number {
-  let gpu = 0;
-  if (!list) return 0;
-  for (const name of GPU_RESOURCE_NAMES) if (list[name] !== undefined) gpu += value(list[name]) ?? 0;
-  return gpu;
+  return list ? amountsOf(list, undefined).gpu : 0;
 }
 
 /** resourceAmounts — a resource list as numbers (cpu rounded up to millicores); missing or malformed values count 0. */
 export function resourceAmounts(list: ResourceList | undefined): ResourceAmounts {
-  if (!list) return ZERO_RESOURCES;
-  return {
-    cpuMilli: list['cpu'] !== undefined ? (milliValue(list['cpu']) ?? 0) : 0,
-    memoryBytes: list['memory'] !== undefined ? (value(list['memory']) ?? 0) : 0,
-    gpu: gpuCount(list),
-  };
+  return list ? amountsOf(list, undefined) : ZERO_RESOURCES;
+}
+
+/** pick — the list's amount of `name`, else the fallback's (a request missing from `list` defaulted from its limit). */
+const pick = (list: ResourceList | undefined, fallback: ResourceList | undefined, name: string): string | number | undefined => {
+  const v = list?.[name];
+  return v !== undefined ? v : fallback?.[name];
+};
+
+/**
+ * amountsOf — the amounts `list` holds, each missing one taken from `fallback`: what a merged `{...fallback, ...list}`
+ * would give, read without building it (it runs for every container of a million pods).
+ */
+function amountsOf(list: ResourceList | undefined, fallback: ResourceList | undefined): ResourceAmounts {
+  const cpu = pick(list, fallback, 'cpu');
+  const memory = pick(list, fallback, 'memory');
+  let gpu = 0;
+  for (const name of GPU_RESOURCE_NAMES) {
+    const v = pick(list, fallback, name);
+    if (v !== undefined) gpu += value(v) ?? 0;
+  }
+  return { cpuMilli: cpu !== undefined ? (milliValue(cpu) ?? 0) : 0, memoryBytes: memory !== undefined ? (value(memory) ?? 0) : 0, gpu };
 }
 
 /** nodeResources — a node's capacity or allocatable list as numbers, with its pod slots. */
@@ -76,11 +89,8 @@ export function containerRequests(c: ContainerLike): ResourceAmounts {
   const requests = c.resources?.requests;
   const limits = c.resources?.limits;
   if (!limits) return resourceAmounts(requests);
-  return resourceAmounts({ ...limits, ...stripUndefined(requests) });
+  return amountsOf(requests, limits);
 }
-
-const stripUndefined = (list: ResourceList | undefined): ResourceList =>
-  list ? Object.fromEntries(Object.entries(list).filter(([, v]) => v !== undefined)) : {};
 
 /**
  * effectiveResources — kube-scheduler's pod request (`resource.PodRequests`): per resource,

@@ -4,7 +4,7 @@ import { EventTypes, type CloudEvent, type NodesListQuery } from '@nodes-manager
 import {
   CLOCK, CodedError, LOGGER, makeEvent, METRICS, OUTBOX, type Clock, type JsonLogger, type LeaderElector, type Metrics, type Outbox,
 } from '@nodes-manager/platform';
-import { planSync, storedOf, type SyncPlan } from './domain/plan-sync.js';
+import { planSync, storedOf, type NodeHashes, type SyncPlan } from './domain/plan-sync.js';
 import type { NodeState } from './domain/project-node.js';
 import type { KubeCache } from './adapters/outbound/kube-cache.adapter.js';
 import type { NodeSyncRepository, StoredState, WriteResult } from './adapters/outbound/node-sync.repository.js';
@@ -79,6 +79,8 @@ export class NodeSyncService {
     this.reload = true;
   }
   private reload = false;
+  /** Each cached node's last row hash (planSync's `nodeHashes`): a no-change cycle takes none again. */
+  private readonly nodeHashes: NodeHashes = new WeakMap();
 
   async runCycle(trigger: string): Promise<SyncCycleResult> {
     // Never decide on a partial view: both caches must hold a complete list.
@@ -94,7 +96,7 @@ export class NodeSyncService {
     }
     this.reload = false;
     const stored = (this.stored ??= await this.repo.loadStored());
-    const plan = planSync({ nodes: this.cache.nodes.values(), pods: this.cache.pods.values(), storedNodes: stored.nodes, storedPods: stored.pods });
+    const plan = planSync({ nodes: this.cache.nodes.values(), pods: this.cache.pods.values(), storedNodes: stored.nodes, storedPods: stored.pods, nodeHashes: this.nodeHashes });
     for (const [state, n] of Object.entries(plan.nodesByState)) this.byState.set({ service: 'node-sync', state }, n);
     const nothing = !plan.nodeWrites.length && !plan.nodeRemovals.length && !plan.podWrites.length && !plan.podRemovals.length;
     const counts = {

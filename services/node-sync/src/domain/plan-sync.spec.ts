@@ -3,7 +3,7 @@ import { aKubeNode, aKubePod, type KubeNodeOptions } from '@nodes-manager/kube/t
 import { contentHash } from './diff-node.js';
 import { projectNode } from './project-node.js';
 import { projectPod } from './project-pod.js';
-import { livePodOf, planSync, storedOf, type LiveNode, type LivePod, type StoredNode } from './plan-sync.js';
+import { livePodOf, planSync, storedOf, type LiveNode, type LivePod, type NodeHashes, type StoredNode } from './plan-sync.js';
 
 const NODE = 'ip-10-0-1-23.ec2.internal';
 const aV1Node = (o: KubeNodeOptions = {}) => aKubeNode(NODE, { uid: 'node-uid-1', ...o });
@@ -95,6 +95,23 @@ describe('planSync', () => {
       ['node.added', 'a-new-uid'],
     ]);
     expect(plan.nodeWrites.map((w) => w.row.uid)).toEqual(['a-new-uid']);
+  });
+
+  it('takes a node row’s hash again only when its pods’ sums changed, and the hashes are those taken without memory', () => {
+    const hashes: NodeHashes = new WeakMap();
+    const fresh = (p: LivePod[]) => planSync({ nodes: [node], pods: p, storedNodes: new Map(), storedPods: new Map() }).nodeWrites[0]!.hash;
+    const first = planSync({ nodes: [node], pods, storedNodes: new Map(), storedPods: new Map(), nodeHashes: hashes });
+    expect(first.nodeWrites[0]!.hash).toBe(fresh(pods));
+    const store = storeOf([node], pods);
+    expect(planSync({ nodes: [node], pods, ...store, nodeHashes: hashes }).nodeWrites).toEqual([]);
+    // Another pod, then a pod's larger request: the row's sums differ, so its hash does.
+    for (const next of [[...pods, livePod('p3')], [pods[0]!, livePod('p2', NAME, '500m')]]) {
+      const plan = planSync({ nodes: [node], pods: next, ...store, nodeHashes: hashes });
+      expect(plan.nodeWrites.map((w) => w.hash)).toEqual([fresh(next)]);
+      expect(fresh(next)).not.toBe(fresh(pods));
+    }
+    // Back to the first pods: the same hash as at first, so nothing to write.
+    expect(planSync({ nodes: [node], pods, ...store, nodeHashes: hashes }).nodeWrites).toEqual([]);
   });
 
   it('does not count finished pods in a node’s requests', () => {

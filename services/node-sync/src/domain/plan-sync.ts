@@ -1,4 +1,4 @@
-import { addResources, ZERO_RESOURCES, type ResourceAmounts } from '@nodes-manager/kube';
+import { ZERO_RESOURCES, type ResourceAmounts } from '@nodes-manager/kube';
 import { contentHash, stableJson } from './diff-node.js';
 import type { NodePodsAggregate, NodeResources, NodeRow, NodeState, NodeTaintRow } from './project-node.js';
 import type { PodRow } from './project-pod.js';
@@ -51,12 +51,27 @@ export interface StoredNode {
   readonly allocatable: NodeResources;
 }
 
+/** NodeHash — a node row's content hash, with the pod sums it was taken over. */
+export interface NodeHash {
+  readonly requested: ResourceAmounts;
+  readonly podCount: number;
+  readonly hash: string;
+}
+
+/**
+ * NodeHashes — each cached node's last row hash: a cached {@link LiveNode} never changes (the informer replaces it on a
+ * new version), so while its pods' sums are the same its row's hash is too, and a cycle need not take it again.
+ */
+export type NodeHashes = WeakMap<LiveNode, NodeHash>;
+
 export interface SyncSnapshot {
   readonly nodes: Iterable<LiveNode>;
   readonly pods: Iterable<LivePod>;
   readonly storedNodes: ReadonlyMap<string, StoredNode>;
   /** uid → content hash of the pods stored and not marked deleted. */
   readonly storedPods: ReadonlyMap<string, string>;
+  /** The hashes the last cycles took (kept by the caller between cycles); absent, every row's is taken. */
+  readonly nodeHashes?: NodeHashes;
 }
 
 /** NodeWrite — a node row to upsert: the full row (pods aggregated), its hash and resourceVersion. */
@@ -161,6 +176,18 @@ export const storedOf = (w: NodeWrite): StoredNode => ({
   allocatable: w.row.allocatable,
 });
 
+/** nodeHash — the content hash of `row` (`live`'s row with its pods' sums), the one taken last time if they are the same. */
+function nodeHash(live: LiveNode, row: NodeRow, hashes: NodeHashes | undefined): string {
+  const last = hashes?.get(live);
+  const r = row.requested;
+  if (last && last.podCount === row.podCount && last.requested.cpuMilli === r.cpuMilli && last.requested.memoryBytes === r.memoryBytes && last.requested.gpu === r.gpu) {
+    return last.hash;
+  }
+  const hash = contentHash(row);
+  hashes?.set(live, { requested: r, podCount: row.podCount, hash });
+  return hash;
+}
+
 /**
  * planSync — compares the cluster (informer cache) with the store and returns only what changed: node rows whose
  * content hash differs (pods aggregated into requested/podCount first), nodes gone from the API (marked deleted,
@@ -169,8 +196,8 @@ export const storedOf = (w: NodeWrite): StoredNode => ({
  * A cluster equal to the store gives an empty plan.
  */
 export function planSync(s: SyncSnapshot): SyncPlan {
-  // Per node only the sums: Σ requests and the count of the pods that hold resources.
-  const sums = new Map<string, { requested: ResourceAmounts; podCount: number }>();
+  // Per node only the sums: Σ requests and the count of the pods that hold resources, added up in place.
+  const sums = new Map<string, { cpuMilli: number; memoryBytes: number; gpu: number; podCount: number }>();
   const podWrites: LivePod[] = [];
   // Against an empty store (a first cycle: a million pods) nothing can be removed: no set of the live uids.
   const livePodUids = s.storedPods.size > 0 ? new Set<string>() : undefined;
@@ -179,11 +206,14 @@ export function planSync(s: SyncSnapshot): SyncPlan {
     livePods++;
     livePodUids?.add(pod.uid);
     if (pod.nodeName && pod.active) {
+      const r = pod.requests;
       const sum = sums.get(pod.nodeName);
       if (sum) {
-        sum.requested = addResources(sum.requested, pod.requests);
+        sum.cpuMilli += r.cpuMilli;
+        sum.memoryBytes += r.memoryBytes;
+        sum.gpu += r.gpu;
         sum.podCount++;
-      } else sums.set(pod.nodeName, { requested: addResources(ZERO_RESOURCES, pod.requests), podCount: 1 });
+      } else sums.set(pod.nodeName, { cpuMilli: r.cpuMilli, memoryBytes: r.memoryBytes, gpu: r.gpu, podCount: 1 });
     }
     if (s.storedPods.get(pod.uid) !== pod.hash) podWrites.push(pod);
   }
@@ -195,11 +225,12 @@ export function planSync(s: SyncSnapshot): SyncPlan {
   const liveNames = new Set<string>();
   const nodesByState: Record<NodeState, number> = { Ready: 0, NotReady: 0, Cordoned: 0, Draining: 0, Deleted: 0 };
   for (const live of s.nodes) {
-    const agg: NodePodsAggregate = sums.get(live.row.name) ?? { requested: ZERO_RESOURCES, podCount: 0 };
+    const sum = sums.get(live.row.name);
+    const agg: NodePodsAggregate = sum ? { requested: { cpuMilli: sum.cpuMilli, memoryBytes: sum.memoryBytes, gpu: sum.gpu }, podCount: sum.podCount } : { requested: ZERO_RESOURCES, podCount: 0 };
     const row: NodeRow = { ...live.row, requested: agg.requested, podCount: agg.podCount };
     liveNames.add(row.name);
     nodesByState[row.state]++;
-    const hash = contentHash(row);
+    const hash = nodeHash(live, row, s.nodeHashes);
     const stored = s.storedNodes.get(row.name);
     if (stored && !stored.deleted && stored.hash === hash) continue;
     nodeWrites.push({ row, hash, resourceVersion: live.resourceVersion });
