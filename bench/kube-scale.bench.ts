@@ -163,7 +163,7 @@ async function main(): Promise<void> {
 function markdown(rows: Row[]): string {
   const n = (v: number | undefined) => (v === undefined ? '—' : v.toLocaleString('en-US'));
   const s = (ms: number) => (ms >= 10_000 ? `${(ms / 1000).toFixed(0)} s` : ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${ms} ms`);
-  const mb = (b: number) => (b >= 10 * MiB ? `${Math.round(b / MiB)} MB` : `${(b / MiB).toFixed(1)} MB`);
+  const mb = (b: number) => (b >= 10 * MiB ? `${n(Math.round(b / MiB))} MB` : `${(b / MiB).toFixed(1)} MB`);
   const traffic = (t: Traffic) => `${n(t.requests.list ?? 0)} LIST, ${n(t.requests.watch ?? 0)} WATCH; ${mb((t.bytes.list ?? 0) + (t.bytes.watch ?? 0))}`;
   const lines = [
     '| nodes | pods | service | lists by | first sync | no-change cycle | peak RSS | cache | bytes per node / pod | at start: requests; bytes sent | no-change cycle: requests |',
