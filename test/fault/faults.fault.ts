@@ -85,6 +85,12 @@ const startDrain = async (node: string): Promise<string> => {
     await new Promise((r) => setTimeout(r, 500));
   }
 };
+/** readDrain — the drain as the API answers it; an answer other than 200 (a 504 on a loaded machine) throws, to be read again. */
+const readDrain = async (id: string) => {
+  const res = await api(`/api/v1/drains/${id}`);
+  if (res.status !== 200) throw new Error(`GET /api/v1/drains/${id}: ${res.status}`);
+  return (await res.json()) as { status: string; reason?: string; progress: { pdbWaits?: number } };
+};
 const noUnexpectedExits = () => expect(sys.unexpectedExits.map((p) => `${p.service}#${p.replica} exited ${p.exit?.code ?? p.exit?.signal}: ${p.output.join('').slice(-1500)}`)).toEqual([]);
 
 beforeAll(async () => {
@@ -200,7 +206,7 @@ describe('2. the database is cut, then its connections are reset', () => {
     const drainTarget = nextFree();
     reserved.push(drainTarget);
     // Just after the broker's resets: uncordon may still be re-attaching its queue (503) or slow to answer (504).
-    const op = { id: await startDrain(drainTarget) };
+    const opId = await startDrain(drainTarget);
     const node = cordonNth();
     pg.cut();
     phase('database cut');
@@ -230,7 +236,7 @@ describe('2. the database is cut, then its connections are reset', () => {
     figure('database cut: API answers again after restore (s)', ((Date.now() - restoredAt) / 1000).toFixed(1));
     await waitFor(() => uncordonedIn(node).length > 0 || undefined, 'the uncordon across the cut', 40_000, 200);
     await waitFor(async () => {
-      const d = (await (await api(`/api/v1/drains/${op.id}`)).json()) as { status: string };
+      const d = await readDrain(opId);
       return ['completed', 'failed'].includes(d.status) ? d : undefined;
     }, 'the drain across the cut to end', 60_000, 500);
 
@@ -243,7 +249,7 @@ describe('2. the database is cut, then its connections are reset', () => {
     const after = cordonNth();
     await waitFor(() => uncordonedIn(after).length > 0 || undefined, 'an uncordon after the reset', 30_000, 200);
     noUnexpectedExits();
-    const drainRows = await db.query<{ action: string }>(`SELECT action FROM nodes.scaling_events WHERE operation_id = $1 ORDER BY created_at`, [op.id]);
+    const drainRows = await db.query<{ action: string }>(`SELECT action FROM nodes.scaling_events WHERE operation_id = $1 ORDER BY created_at`, [opId]);
     expect(drainRows.map((r) => r.action)).toEqual(['drain.started', expect.stringMatching(/^drain\.(completed|failed)$/)]);
   }, 180_000);
 });
@@ -332,14 +338,9 @@ describe('4. two replicas: one acts, and a standby takes over', () => {
 describe('5. SIGTERM in the middle of a drain blocked by a PDB', () => {
   it('the drain resumes on the next leader and ends — never stuck running', async () => {
     // Just after a replica was replaced: its first commands can be slow on a loaded machine (504).
-    const op = { id: await startDrain(pdbNode()) };
+    const opId = await startDrain(pdbNode());
     // A read that times out on a loaded machine (504) is read again, never taken for the drain's state.
-    const read = async () => {
-      const res = await api(`/api/v1/drains/${op.id}`);
-      if (res.status !== 200) throw new Error(`GET /api/v1/drains/${op.id}: ${res.status}`);
-      return (await res.json()) as { status: string; reason?: string; progress: { pdbWaits?: number } };
-    };
-    const drain = () => waitFor(read, 'the drain to be read', 30_000, 200);
+    const drain = () => waitFor(() => readDrain(opId), 'the drain to be read', 30_000, 200);
     await waitFor(async () => ((await drain()).progress.pdbWaits ?? 0) >= 1 || undefined, 'the PDB to block the drain', 30_000, 500);
     const leader = sys.leader('uncordon')!;
     phase('SIGTERM during a drain');

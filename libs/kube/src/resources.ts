@@ -22,7 +22,7 @@ export const ZERO_RESOURCES: ResourceAmounts = Object.freeze({ cpuMilli: 0, memo
 
 /** gpuCount — Σ of the GPU resources in a list; a malformed amount counts 0. */
 export function gpuCount(list: ResourceList | undefined): number {
-  return list ? amountsOf(list, undefined).gpu : 0;
+  return gpusOf(list, undefined);
 }
 
 /** resourceAmounts — a resource list as numbers (cpu rounded up to millicores); missing or malformed values count 0. */
@@ -43,12 +43,17 @@ const pick = (list: ResourceList | undefined, fallback: ResourceList | undefined
 function amountsOf(list: ResourceList | undefined, fallback: ResourceList | undefined): ResourceAmounts {
   const cpu = pick(list, fallback, 'cpu');
   const memory = pick(list, fallback, 'memory');
+  return { cpuMilli: cpu !== undefined ? (milliValue(cpu) ?? 0) : 0, memoryBytes: memory !== undefined ? (value(memory) ?? 0) : 0, gpu: gpusOf(list, fallback) };
+}
+
+/** gpusOf — Σ of the GPU resources `list` holds, each missing one taken from `fallback`; a malformed amount counts 0. */
+function gpusOf(list: ResourceList | undefined, fallback: ResourceList | undefined): number {
   let gpu = 0;
   for (const name of GPU_RESOURCE_NAMES) {
     const v = pick(list, fallback, name);
     if (v !== undefined) gpu += value(v) ?? 0;
   }
-  return { cpuMilli: cpu !== undefined ? (milliValue(cpu) ?? 0) : 0, memoryBytes: memory !== undefined ? (value(memory) ?? 0) : 0, gpu };
+  return gpu;
 }
 
 /** nodeResources — a node's capacity or allocatable list as numbers, with its pod slots. */

@@ -1,6 +1,6 @@
 import { ZERO_RESOURCES, type ResourceAmounts } from '@nodes-manager/kube';
 import { contentHash, stableJson } from './diff-node.js';
-import type { NodePodsAggregate, NodeResources, NodeRow, NodeState, NodeTaintRow } from './project-node.js';
+import type { NodeResources, NodeRow, NodeState, NodeTaintRow } from './project-node.js';
 import type { PodRow } from './project-pod.js';
 
 /** LiveNode — a node as the informer cache holds it: its row without pods, and its resourceVersion. */
@@ -226,8 +226,8 @@ export function planSync(s: SyncSnapshot): SyncPlan {
   const nodesByState: Record<NodeState, number> = { Ready: 0, NotReady: 0, Cordoned: 0, Draining: 0, Deleted: 0 };
   for (const live of s.nodes) {
     const sum = sums.get(live.row.name);
-    const agg: NodePodsAggregate = sum ? { requested: { cpuMilli: sum.cpuMilli, memoryBytes: sum.memoryBytes, gpu: sum.gpu }, podCount: sum.podCount } : { requested: ZERO_RESOURCES, podCount: 0 };
-    const row: NodeRow = { ...live.row, requested: agg.requested, podCount: agg.podCount };
+    const requested: ResourceAmounts = sum ? { cpuMilli: sum.cpuMilli, memoryBytes: sum.memoryBytes, gpu: sum.gpu } : ZERO_RESOURCES;
+    const row: NodeRow = { ...live.row, requested, podCount: sum?.podCount ?? 0 };
     liveNames.add(row.name);
     nodesByState[row.state]++;
     const hash = nodeHash(live, row, s.nodeHashes);
