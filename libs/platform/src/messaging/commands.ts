@@ -13,6 +13,7 @@ import {
 } from '@nestjs/common';
 import { MessagePattern, RmqContext, ServerRMQ, Transport, type RmqOptions } from '@nestjs/microservices';
 import amqp from 'amqplib';
+import type { AmqpConnectionManager } from 'amqp-connection-manager';
 import { catchError, finalize, map, of, throwError, type Observable } from 'rxjs';
 import {
   serviceQueue,
@@ -97,11 +98,35 @@ export class DrainableServerRmq extends ServerRMQ {
     super({ ...options, consumerTag: tag });
     this.tag = tag;
   }
+  /**
+   * createClient — Nest's connection manager, with an `error` listener on every channel wrapper it makes. A wrapper
+   * emits `error` when its setup fails — the broker connection reset while the queue was being asserted or the
+   * consumer started ("Channel ended, no reply will be forthcoming") — and with no listener that ended the process.
+   * The wrapper sets the channel up again on the next connection; the failure is logged.
+   */
+  override async createClient<T = AmqpConnectionManager>(): Promise<T> {
+    const client = await super.createClient<AmqpConnectionManager>();
+    const createChannel = client.createChannel.bind(client);
+    client.createChannel = (options) =>
+      createChannel(options).on('error', (err: Error) => this.logger.warn(`command channel setup failed (${err.message}); it is set up again on the next connection`));
+    return client as T;
+  }
+  /**
+   * setupChannel — the command queue asserted, the prefetch set and the consumer started, each awaited. Nest's own
+   * setup does not await its `consume`, so a connection reset while the consumer was being started left a rejected
+   * promise that ended the process; here that failure is the setup's, and {@link createClient}'s listener logs it.
+   */
   override async setupChannel(channel: amqp.Channel, callback: () => void): Promise<void> {
     this.raw = channel;
     channel.on('error', () => undefined);
     if (this.stopping) return callback();
-    return super.setupChannel(channel, callback);
+    await channel.assertQueue(this.queue, this.queueOptions);
+    await channel.prefetch(COMMAND_PREFETCH, false);
+    await channel.consume(this.queue, (msg) => void this.handleMessage(msg as amqp.Message, channel).catch((err: unknown) => this.handleError(String(err))), {
+      noAck: this.noAck,
+      consumerTag: this.tag,
+    });
+    callback();
   }
   /**
    * sendMessage — the reply to a command. Nest publishes it on its confirm channel without waiting for the result, so
