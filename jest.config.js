@@ -1,6 +1,6 @@
 // Jest runs the TypeScript sources as ES modules through @swc/jest (see docs/stack.md), with the built-in globals
 // bound per module (scripts/jest/swc-transformer.cjs).
-import { kubeClientBundle } from './scripts/jest/kube-client-bundle.mjs';
+import { kubeClientBundle, typeormBundle } from './scripts/jest/vendor-bundles.mjs';
 const swc = [
   '<rootDir>/scripts/jest/swc-transformer.cjs',
   {
@@ -28,6 +28,7 @@ const common = {
   transform: { '^.+\\.ts$': swc },
   moduleNameMapper: {
     '^@kubernetes/client-node$': kubeClientBundle(),
+    '^typeorm$': typeormBundle(),
     '^@nodes-manager/platform/testing$': '<rootDir>/libs/platform/src/testing/index.ts',
     '^@nodes-manager/kube/testing$': '<rootDir>/libs/kube/src/testing/index.ts',
     '^@nodes-manager/(contracts|disruption|kube|platform|scoring|sim|steering)$': '<rootDir>/libs/$1/src/index.ts',

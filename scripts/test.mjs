@@ -10,13 +10,15 @@
 // as their queue names are global.
 // Each job's output is printed as it ends, with its wall time; a table of the suites' times closes the run.
 import { spawn } from 'node:child_process';
-import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isolation } from './jest/rabbitmq-vhosts.mjs';
 
 const env = { ...process.env, NODE_OPTIONS: '--experimental-vm-modules', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', FORCE_COLOR: process.stdout.isTTY ? '1' : '0' };
-const out = mkdtempSync(join(tmpdir(), 'nodes-manager-test-'));
+// TEST_OUTPUT_DIR keeps each job's log and Jest's JSON report (per-file times) after the run; by default they are removed.
+const keep = process.env.TEST_OUTPUT_DIR;
+const out = keep ? (mkdirSync(keep, { recursive: true }), keep) : mkdtempSync(join(tmpdir(), 'nodes-manager-test-'));
 const t0 = performance.now();
 const seconds = (ms) => `${(ms / 1000).toFixed(0)} s`;
 const wall = [];
@@ -101,6 +103,6 @@ const rows = [
   ...suites.map((s) => `  ${s.suite.padEnd(24)} ${seconds(s.span).padStart(6)} from its first file to its last, ${s.files} files, ${seconds(s.summed)} summed; slowest ${s.slowest.name.replace(`${process.cwd()}/`, '')} ${seconds(s.slowest.endTime - s.slowest.startTime)}`),
 ];
 process.stdout.write(`\ntimes (total ${seconds(performance.now() - t0)}):\n${rows.join('\n')}\n`);
-rmSync(out, { recursive: true, force: true });
+if (!keep) rmSync(out, { recursive: true, force: true });
 process.stdout.write(`\ntests: ${passed} passed, ${failed} failed\n`);
 process.exit(broken || failed > 0 ? 1 : 0);
