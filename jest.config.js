@@ -20,7 +20,7 @@ const swc = [
 const broker = {
   globalSetup: '<rootDir>/scripts/jest/vhosts-setup.mjs',
   globalTeardown: '<rootDir>/scripts/jest/vhosts-teardown.mjs',
-  setupFilesAfterEnv: ['<rootDir>/scripts/jest/timeouts.mjs'],
+  setupFilesAfterEnv: ['<rootDir>/scripts/jest/async-context.mjs', '<rootDir>/scripts/jest/timeouts.mjs'],
 };
 
 const common = {
@@ -35,6 +35,8 @@ const common = {
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
   testEnvironment: 'node',
+  // The AsyncLocalStorage instances a file ran are disabled after it (scripts/jest/async-context.mjs).
+  setupFilesAfterEnv: ['<rootDir>/scripts/jest/async-context.mjs'],
   rootDir: '.',
   modulePathIgnorePatterns: ['<rootDir>/dist/'],
 };

@@ -5,7 +5,7 @@
 // What does not depend on each other runs at the same time (docs/design.md#tests): both typechecks
 // beside the build and the tests (the tests run the sources, not what tsc checks); once the build is there, two Jest
 // runs side by side — unit with integration, and end-to-end with fault — each with two workers, the longest kinds of
-// file first. Test files that run at the same time do not share a queue: each Jest worker has its own RabbitMQ vhost
+// file first, and the demo's real-time story in a third beside them. Test files that run at the same time do not share a queue: each Jest worker has its own RabbitMQ vhost
 // (scripts/jest/rabbitmq-vhosts.mjs). Where no vhost can be made, the end-to-end and fault files run one at a time,
 // as their queue names are global.
 // Each job's output is printed as it ends, with its wall time; a table of the suites' times closes the run.
@@ -69,7 +69,7 @@ async function jest(label, projects, extra) {
     if (!files.length) continue;
     const span = Math.max(...files.map((t) => t.endTime)) - Math.min(...files.map((t) => t.startTime));
     const slowest = files.reduce((a, b) => (b.endTime - b.startTime > a.endTime - a.startTime ? b : a));
-    suites.push({ suite, files: files.length, span, summed: files.reduce((s, t) => s + t.endTime - t.startTime, 0), slowest });
+    suites.push({ suite: label === suite || projects.length > 1 ? suite : `${suite} (${label})`, files: files.length, span, summed: files.reduce((s, t) => s + t.endTime - t.startTime, 0), slowest });
   }
 }
 
@@ -81,6 +81,12 @@ const typechecks = Promise.all([job('typecheck', tsc('tsconfig.json')), job('typ
 const build = await job('build', ['scripts/build.mjs']);
 if (build !== 0) broken = true;
 
+// The demo's end-to-end file (`npm run demo` as a newcomer runs it) tells its story in real time — about two minutes,
+// nearly all of it waiting on grace periods and a ledger horizon — on its own embedded PostgreSQL and in-process bus,
+// so it runs in a Jest run of its own beside the others from the start instead of holding one of the two system
+// workers for its whole length.
+const DEMO = 'test/e2e/demo.e2e.ts';
+
 if (!broken || process.env.CONTINUE_ON_BUILD_ERROR) {
   const fast = ['unit', 'integration'].filter(wanted);
   const slow = ['e2e', 'fault'].filter(wanted);
@@ -91,9 +97,11 @@ if (!broken || process.env.CONTINUE_ON_BUILD_ERROR) {
   // connections. Within each run the longest kinds of file go first (scripts/jest/sequencer.cjs). Without a vhost
   // per worker the end-to-end and fault files run one at a time (their queue names are global).
   const systemWorkers = isolated ? workers('TEST_SYSTEM_WORKERS', 2) : 1;
+  const demo = slow.includes('e2e') && isolated;
   await Promise.all([
     fast.length && jest(fast.join(' + '), fast, [`--maxWorkers=${workers('TEST_WORKERS', 2)}`, '--forceExit']),
-    slow.length && jest(slow.join(' + '), slow, [systemWorkers > 1 ? `--maxWorkers=${systemWorkers}` : '--runInBand', '--forceExit']),
+    slow.length && jest(slow.join(' + '), slow, [systemWorkers > 1 ? `--maxWorkers=${systemWorkers}` : '--runInBand', '--forceExit', ...(demo ? ['--testPathIgnorePatterns', DEMO] : [])]),
+    demo && jest('demo', ['e2e'], ['--runInBand', '--forceExit', '--runTestsByPath', DEMO]),
   ]);
 }
 if ((await typechecks).some((s) => s !== 0)) broken = true;

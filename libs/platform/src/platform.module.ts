@@ -36,6 +36,7 @@ export const LEADER_FACTORY = Symbol('LEADER_FACTORY');
 /** The variables PlatformModule itself reads from a service's validated config. */
 export interface PlatformConfig {
   DATABASE_URL: string;
+  DATABASE_POOL_SIZE?: number;
   RABBITMQ_URL?: string | undefined;
   SCAN_INTERVAL_SECONDS: number;
   LOG_LEVEL?: string;
@@ -118,7 +119,7 @@ export class PlatformModule {
    */
   static forService<C extends PlatformConfig>(spec: ServicePlatformSpec<C>): DynamicModule {
     const { service, config } = spec;
-    const dbSpec = { service, url: config.DATABASE_URL, entities: spec.entities, migrations: spec.migrations, poolSize: spec.poolSize };
+    const dbSpec = { service, url: config.DATABASE_URL, entities: spec.entities, migrations: spec.migrations, poolSize: spec.poolSize ?? config.DATABASE_POOL_SIZE };
     // Unique per module instance: two replicas of a service in one process (tests) each get their own data source.
     const dataSourceName = `${service}#${++dataSources}`;
     const providers: Provider[] = [

@@ -14,6 +14,26 @@ interface Job {
   parked: number;
 }
 
+/** JobContext — the job of `clock` that the running code belongs to, over the jobs of other clocks it runs inside. */
+interface JobContext {
+  readonly clock: FakeClock;
+  readonly job: Job;
+  readonly outer: JobContext | undefined;
+}
+
+/**
+ * The job the running code belongs to, for every FakeClock: one AsyncLocalStorage, not one per clock. Node keeps
+ * every AsyncLocalStorage that ever ran in a list it walks at each new promise, so a storage per clock made every
+ * promise of a test file slower with each clock the file had made.
+ */
+const jobContext = new AsyncLocalStorage<JobContext>();
+
+/** jobOf — the job of `clock` the running code belongs to, if any. */
+function jobOf(clock: FakeClock): Job | undefined {
+  for (let c = jobContext.getStore(); c; c = c.outer) if (c.clock === clock) return c.job;
+  return undefined;
+}
+
 /**
  * FakeClock — a clock tests move by hand. `await clock.step(ms)` moves time forward by `ms`, firing every timer that
  * falls due on the way, in time order (ties in the order they were set), and after each one lets the work that timer
@@ -30,7 +50,6 @@ export class FakeClock implements Clock {
   /** Armed timers, ordered by (at, seq). */
   private timers: Timer[] = [];
   private readonly jobs = new Set<Job>();
-  private readonly context = new AsyncLocalStorage<Job>();
   private waiters: (() => void)[] = [];
   private failures: unknown[] = [];
 
@@ -57,7 +76,7 @@ export class FakeClock implements Clock {
 
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
     if (signal?.aborted) return Promise.resolve();
-    const job = this.context.getStore();
+    const job = jobOf(this);
     return new Promise<void>((resolve) => {
       let done = false;
       const finish = (): void => {
@@ -138,7 +157,7 @@ export class FakeClock implements Clock {
 
   private fire(timer: Timer): void {
     const job: Job = { settled: false, parked: 0 };
-    const result = this.context.run(job, timer.fn);
+    const result = jobContext.run({ clock: this, job, outer: jobContext.getStore() }, timer.fn);
     if (!result || typeof (result as Promise<unknown>).then !== 'function') return;
     this.jobs.add(job);
     const end = (): void => {

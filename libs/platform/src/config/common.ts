@@ -7,6 +7,8 @@ import { env, type EnvShape } from './config.js';
  */
 export const commonShape = {
   DATABASE_URL: env.url(['postgres', 'postgresql']),
+  /** The most database connections the process opens at once (its pool), beside one per leader lock it holds. */
+  DATABASE_POOL_SIZE: env.number({ dflt: 10, min: 1, max: 100, int: true }),
   RABBITMQ_URL: env.optionalString(),
   // HS256 needs a key of at least 256 bits (RFC 7518 §3.2): 32 characters.
   AUTH_JWT_ACCESS_SECRET: env.string().pipe(z.string().min(32, 'must be at least 32 characters (an HS256 key of 256 bits)')),

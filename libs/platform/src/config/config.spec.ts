@@ -11,7 +11,7 @@ const good = { DATABASE_URL: 'postgres://u:pw@db:5432/x', AUTH_JWT_ACCESS_SECRET
 describe('loadConfig', () => {
   it('parses a good environment with defaults applied', () => {
     const c = loadConfig(spec, good);
-    expect(c).toMatchObject({ SCAN_INTERVAL_SECONDS: 30, GRACE: 15, ENABLED: true, MANAGERS: ['a'], HEALTH_PORT: 8121, LOG_LEVEL: 'info' });
+    expect(c).toMatchObject({ SCAN_INTERVAL_SECONDS: 30, DATABASE_POOL_SIZE: 10, GRACE: 15, ENABLED: true, MANAGERS: ['a'], HEALTH_PORT: 8121, LOG_LEVEL: 'info' });
   });
 
   it('accepts decimals where a number is allowed', () => {
@@ -39,6 +39,8 @@ describe('loadConfig', () => {
     ['AUTH_JWT_ACCESS_SECRET is required', { ...good, AUTH_JWT_ACCESS_SECRET: undefined }, 'AUTH_JWT_ACCESS_SECRET'],
     ['a negative grace period is refused', { ...good, GRACE: '-1' }, 'GRACE'],
     ['a JWT secret shorter than an HS256 key (32 characters) is refused', { ...good, AUTH_JWT_ACCESS_SECRET: 'short-secret' }, 'AUTH_JWT_ACCESS_SECRET'],
+    ['a database pool of no connection is refused', { ...good, DATABASE_POOL_SIZE: '0' }, 'DATABASE_POOL_SIZE'],
+    ['a database pool of part of a connection is refused', { ...good, DATABASE_POOL_SIZE: '2.5' }, 'DATABASE_POOL_SIZE'],
   ])('%s', (_, source, variable) => {
     expect(() => loadConfig(spec, source)).toThrow(new RegExp(`${variable}:`));
   });
