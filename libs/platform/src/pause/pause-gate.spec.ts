@@ -54,6 +54,28 @@ describe('PauseGate', () => {
     expect(gate.check('fence')).toMatchObject({ go: false, reason: 'pause_unknown', detail: expect.stringContaining('uncordon is not running') });
   });
 
+  it('checkReady asks again while the state is unknown, so an owner that was not consuming yet holds nothing once it answers', async () => {
+    const { gate, answers, asked } = aGate();
+    answers.push(new CodedError('SERVICE_UNAVAILABLE', 'uncordon is not running (no consumer on uncordon)'));
+    // The start's ask (the one checkReady waits for), answered before the owner consumes.
+    gate.onApplicationBootstrap();
+    await gate.refresh();
+    expect(asked()).toBe(1);
+    expect(gate.check('consolidate')).toMatchObject({ go: false, reason: 'pause_unknown' });
+    answers.push(null);
+    expect(await gate.checkReady('consolidate')).toEqual({ go: true });
+    expect(asked()).toBe(2);
+    // Known: no more asks.
+    expect(await gate.checkReady('consolidate')).toEqual({ go: true });
+    expect(asked()).toBe(2);
+    // Still not answering: held, and said why.
+    answers.push(new CodedError('SERVICE_UNAVAILABLE', 'uncordon is not running'));
+    await gate.refresh();
+    answers.push(new CodedError('SERVICE_UNAVAILABLE', 'uncordon is not running'));
+    expect(await gate.checkReady('consolidate')).toMatchObject({ go: false, reason: 'pause_unknown', detail: expect.stringContaining('uncordon is not running') });
+    expect(asked()).toBe(4);
+  });
+
   it('a pause ends at its until on the gate\'s own clock, without asking again', async () => {
     const { gate, answers, clock, asked } = aGate();
     answers.push({ ...pause, until: '2026-01-01T00:01:00.000Z' });

@@ -75,10 +75,14 @@ export class PauseGate implements OnApplicationBootstrap, OnApplicationShutdown 
 
   /**
    * checkReady — `check`, once the gate has its first answer (the start's ask, shared): an action in the first moments
-   * of a start is not held as `pause_unknown` merely because the owner was not asked yet. Then as `check` (no I/O).
+   * of a start is not held as `pause_unknown` merely because the owner was not asked yet. While what the gate holds
+   * is unknown (the owner did not answer its last ask — at a start, often because it was not consuming yet), the owner
+   * is asked again before deciding, so a failed ask is not held against an action for a whole interval; once known,
+   * as `check` (no I/O).
    */
   async checkReady(action: DisruptiveAction): Promise<PauseCheck> {
     await (this.first ??= this.refresh());
+    if (!this.known()) await this.refresh();
     return this.check(action);
   }
 
