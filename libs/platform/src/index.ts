@@ -32,6 +32,7 @@ export * from './kube/node-events.js';
 export * from './runtime/runtime.js';
 export * from './runtime/work-queue.js';
 export * from './runtime/controller.js';
+export * from './runtime/controllers.js';
 export * from './runtime/retry.js';
 export * from './platform.module.js';
 export * from './bootstrap/bootstrap.js';

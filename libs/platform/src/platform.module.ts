@@ -26,8 +26,9 @@ import type { HealthRegistry } from './health/health.js';
 
 export const SERVICE_NAME = Symbol('SERVICE_NAME');
 export const SERVICE_CONFIG = Symbol('SERVICE_CONFIG');
-export { LOGGER } from './runtime/tokens.js';
-import { LOGGER } from './runtime/tokens.js';
+export { CONTROLLERS, LOGGER } from './runtime/tokens.js';
+import { CONTROLLERS, LOGGER } from './runtime/tokens.js';
+import { Controllers } from './runtime/controllers.js';
 export const DATA_SOURCE = Symbol('DATA_SOURCE');
 export const OUTBOX = Symbol('OUTBOX');
 export const OUTBOX_RELAY = Symbol('OUTBOX_RELAY');
@@ -130,6 +131,7 @@ export class PlatformModule {
         inject: [RUNTIME],
         useFactory: (rt: Runtime) => new JsonLogger(service, (config.LOG_LEVEL as LogLevel | undefined) ?? rt.logLevel),
       },
+      { provide: CONTROLLERS, inject: [RUNTIME, LOGGER], useFactory: (rt: Runtime, logger: JsonLogger) => new Controllers(service, rt.clock, rt.metrics, logger) },
       {
         // The DataSource TypeOrmModule made, migrated under the advisory lock and self-checked before anything that
         // injects it (every repository) is built; DATA_SOURCE is its name in this code base.
@@ -213,7 +215,7 @@ export class PlatformModule {
       ],
       providers,
       controllers: [statusController(service)],
-      exports: [SERVICE_NAME, SERVICE_CONFIG, LOGGER, DATA_SOURCE, OUTBOX, OUTBOX_RELAY, EVENT_PUBLISHER, LEADER_FACTORY],
+      exports: [SERVICE_NAME, SERVICE_CONFIG, LOGGER, CONTROLLERS, DATA_SOURCE, OUTBOX, OUTBOX_RELAY, EVENT_PUBLISHER, LEADER_FACTORY],
     };
   }
 }

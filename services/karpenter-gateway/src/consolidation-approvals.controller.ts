@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ApprovalsController, CLOCK, LOGGER, METRICS, type ApprovalStore, type Clock, type JsonLogger, type Metrics } from '@nodes-manager/platform';
+import { CONTROLLERS, type ApprovalsController, type ApprovalStore, type Controllers } from '@nodes-manager/platform';
 import type { KarpenterGatewayConfig } from './config.js';
 import { CONSOLIDATION_APPROVALS, KarpenterGatewayService } from './karpenter-gateway.service.js';
 import { KARPENTER_GATEWAY_CONFIG } from './tokens.js';
@@ -21,18 +21,12 @@ export class ConsolidationApprovalsController {
 
   constructor(
     @Inject(KARPENTER_GATEWAY_CONFIG) config: KarpenterGatewayConfig,
-    @Inject(CLOCK) clock: Clock,
-    @Inject(LOGGER) logger: JsonLogger,
-    @Inject(METRICS) metrics: Metrics,
+    @Inject(CONTROLLERS) controllers: Controllers,
     @Inject(CONSOLIDATION_APPROVALS) store: ApprovalStore,
     @Inject(KarpenterGatewayService) svc: KarpenterGatewayService,
   ) {
-    this.approvals = new ApprovalsController({
-      service: 'karpenter-gateway',
+    this.approvals = controllers.approvals({
       store,
-      clock,
-      logger,
-      metrics,
       resyncMs: config.SCAN_INTERVAL_SECONDS * 1000,
       actor: SYSTEM_ACTOR,
       executor: {

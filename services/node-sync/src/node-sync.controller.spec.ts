@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { FakeClock, JsonLogger, Metrics, type LeaderElector } from '@nodes-manager/platform';
+import { Controllers, FakeClock, JsonLogger, Metrics, type LeaderElector } from '@nodes-manager/platform';
 import type { NodeSyncConfig } from './config.js';
 import { NodeSyncController, PURGE_EVERY_MS } from './node-sync.controller.js';
 import type { NodeSyncService, SyncCycleResult } from './node-sync.service.js';
@@ -93,9 +93,7 @@ function aNodeSync() {
   const config = { SCAN_INTERVAL_SECONDS: SCAN_MS / 1000, SYNC_DEBOUNCE_MS: DEBOUNCE_MS, DELETED_POD_RETENTION_HOURS: 24 } as NodeSyncConfig;
   const c = new NodeSyncController(
     config,
-    clock,
-    new JsonLogger('node-sync', 'error', () => undefined),
-    new Metrics(),
+    new Controllers('node-sync', clock, new Metrics(), new JsonLogger('node-sync', 'error', () => undefined)),
     leader as unknown as LeaderElector,
     cache as unknown as KubeCache,
     sync as unknown as NodeSyncService,

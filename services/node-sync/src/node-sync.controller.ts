@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CLOCK, Controller, LOGGER, METRICS, type Clock, type JsonLogger, type LeaderElector, type Metrics, type ReconcileResult } from '@nodes-manager/platform';
+import { CONTROLLERS, type Controller, type Controllers, type LeaderElector, type ReconcileResult } from '@nodes-manager/platform';
 import type { NodeSyncConfig } from './config.js';
 import { NodeSyncService, type SyncCycleResult } from './node-sync.service.js';
 import type { KubeCache } from './adapters/outbound/kube-cache.adapter.js';
@@ -41,22 +41,19 @@ export class NodeSyncController {
 
   constructor(
     @Inject(NODE_SYNC_CONFIG) private readonly config: NodeSyncConfig,
-    @Inject(CLOCK) clock: Clock,
-    @Inject(LOGGER) logger: JsonLogger,
-    @Inject(METRICS) metrics: Metrics,
+    @Inject(CONTROLLERS) controllers: Controllers,
     @Inject(NODE_SYNC_LEADER) leader: LeaderElector,
     @Inject(KUBE_CACHE) cache: KubeCache,
     @Inject(NodeSyncService) sync: NodeSyncService,
   ) {
-    const common = { service: 'node-sync', clock, leader, metrics, logger } as const;
     // Before the controllers follow the election: another replica may have written while this one did not lead, so
     // what the store holds is reloaded before deciding, and the first cycle of a leadership says why it ran.
     leader.onChange((leading) => {
       sync.forget();
       this.trigger = leading ? 'leader' : undefined;
     });
-    this.controller = new Controller<SyncReconciled>({
-      ...common,
+    this.controller = controllers.controller<SyncReconciled>({
+      leader,
       name: 'node-sync',
       listKeys: () => {
         // On becoming leader and every SCAN_INTERVAL_SECONDS: the reconcile re-reads what the rows hold.
@@ -69,8 +66,8 @@ export class NodeSyncController {
       backoff: { maxMs: config.SCAN_INTERVAL_SECONDS * 1000 },
       reconcile: () => this.cycle(sync),
     });
-    this.purge = new Controller({
-      ...common,
+    this.purge = controllers.controller({
+      leader,
       name: 'pod-purge',
       listKeys: () => [PURGE_KEY],
       resyncMs: PURGE_EVERY_MS,

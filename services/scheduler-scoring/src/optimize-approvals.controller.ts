@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ApprovalsController, CLOCK, LOGGER, METRICS, type ApprovalStore, type Clock, type JsonLogger, type LeaderElector, type Metrics } from '@nodes-manager/platform';
+import { CONTROLLERS, type ApprovalsController, type ApprovalStore, type Controllers, type LeaderElector } from '@nodes-manager/platform';
 import type { SchedulerScoringConfig } from './config.js';
 import { SYSTEM_ACTOR } from './scheduler-scoring.service.js';
 import { OPTIMIZE_APPROVALS_STORE, SCHEDULER_LEADER, SCHEDULER_SCORING_CONFIG } from './tokens.js';
@@ -16,19 +16,13 @@ export class OptimizeApprovalsController {
 
   constructor(
     @Inject(SCHEDULER_SCORING_CONFIG) config: SchedulerScoringConfig,
-    @Inject(CLOCK) clock: Clock,
-    @Inject(LOGGER) logger: JsonLogger,
-    @Inject(METRICS) metrics: Metrics,
+    @Inject(CONTROLLERS) controllers: Controllers,
     @Inject(SCHEDULER_LEADER) leader: LeaderElector,
     @Inject(OPTIMIZE_APPROVALS_STORE) store: ApprovalStore,
   ) {
-    this.approvals = new ApprovalsController({
-      service: 'scheduler-scoring',
+    this.approvals = controllers.approvals({
       store,
-      clock,
       leader,
-      logger,
-      metrics,
       resyncMs: config.SCAN_INTERVAL_SECONDS * 1000,
       actor: SYSTEM_ACTOR,
     });

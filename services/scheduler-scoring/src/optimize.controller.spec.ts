@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { FakeClock, JsonLogger, Metrics, type LeaderElector } from '@nodes-manager/platform';
+import { Controllers, FakeClock, JsonLogger, Metrics, type LeaderElector } from '@nodes-manager/platform';
 import type { SchedulerScoringConfig } from './config.js';
 import { OptimizeController } from './optimize.controller.js';
 import type { SchedulerScoringService } from './scheduler-scoring.service.js';
@@ -63,9 +63,7 @@ function anOptimizer(o: { synced?: boolean } = {}) {
   const config = { OPTIMIZE_MODE: 'plan', SCAN_INTERVAL_SECONDS: SCAN_MS / 1000 } as SchedulerScoringConfig;
   const opt = new OptimizeController(
     config,
-    clock,
-    new JsonLogger('scheduler-scoring', 'error', () => undefined),
-    new Metrics(),
+    new Controllers('scheduler-scoring', clock, new Metrics(), new JsonLogger('scheduler-scoring', 'error', () => undefined)),
     leader as unknown as LeaderElector,
     cluster as unknown as ClusterCache,
     svc as unknown as SchedulerScoringService,

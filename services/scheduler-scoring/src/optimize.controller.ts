@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CLOCK, Controller, LOGGER, METRICS, type Clock, type JsonLogger, type LeaderElector, type Metrics } from '@nodes-manager/platform';
+import { CONTROLLERS, type Controller, type Controllers, type LeaderElector } from '@nodes-manager/platform';
 import type { SchedulerScoringConfig } from './config.js';
 import { SchedulerScoringService } from './scheduler-scoring.service.js';
 import type { ClusterCache } from './adapters/outbound/cluster-cache.adapter.js';
@@ -24,21 +24,15 @@ export class OptimizeController {
 
   constructor(
     @Inject(SCHEDULER_SCORING_CONFIG) config: SchedulerScoringConfig,
-    @Inject(CLOCK) clock: Clock,
-    @Inject(LOGGER) logger: JsonLogger,
-    @Inject(METRICS) metrics: Metrics,
+    @Inject(CONTROLLERS) controllers: Controllers,
     @Inject(SCHEDULER_LEADER) leader: LeaderElector,
     @Inject(CLUSTER_CACHE) private readonly cluster: ClusterCache,
     @Inject(SchedulerScoringService) svc: SchedulerScoringService,
   ) {
     const everyMs = config.SCAN_INTERVAL_SECONDS * 1000;
-    this.controller = new Controller({
+    this.controller = controllers.controller({
       name: 'optimize',
-      service: 'scheduler-scoring',
-      clock,
       leader,
-      metrics,
-      logger,
       listKeys: () => [OPTIMIZE_KEY],
       resyncMs: everyMs,
       backoff: { maxMs: everyMs },
@@ -48,7 +42,7 @@ export class OptimizeController {
           await svc.runLoopCycle(config.OPTIMIZE_MODE, () => (ctx.signal.aborted ? Promise.resolve(false) : leader.stillLeader()));
         } catch (err) {
           if ((err as { code?: string }).code !== 'CONFLICT') throw err;
-          logger.debug('scheduling cycle skipped', { reason: (err as Error).message });
+          controllers.logger.debug('scheduling cycle skipped', { reason: (err as Error).message });
         }
       },
     });

@@ -18,8 +18,10 @@ const brokerUnavailable = (why: string) => new CodedError('SERVICE_UNAVAILABLE',
 /**
  * RmqCommandBus — request/reply over RabbitMQ on the process's one broker connection (docs/reliability.md), in the
  * wire format of the Nest RMQ transport the services consume with (`{pattern, data, id}`, replies by direct
- * reply-to). Before sending, it checks that the target queue has a consumer (cached briefly): none means the service
- * is down → SERVICE_UNAVAILABLE (503), instead of a request sitting in a queue until it times out. The message
+ * reply-to). Before sending, it checks that the target queue has a consumer: none means the service is down →
+ * SERVICE_UNAVAILABLE (503), instead of a request sitting in a queue until it times out. A consumer seen is
+ * remembered briefly (`presenceTtlMs`); its absence never is, so a service is sent to from the moment it consumes —
+ * a caller that started a moment before it is not told for seconds that it is down. The message
  * expires with the timeout so a late consumer never acts on a request whose caller has already been told 504.
  * A broker that is unreachable, or a connection lost while a request waits, is a 503 that names the broker.
  * The presence cache ages on the injected clock.
@@ -98,7 +100,8 @@ export class RmqCommandBus implements CommandBus {
     } catch {
       consumers = 0; // 404 closes the channel: the queue was never declared, the service never ran
     }
-    this.presence.set(service, { at: this.clock.now().getTime(), consumers });
+    if (consumers > 0) this.presence.set(service, { at: this.clock.now().getTime(), consumers });
+    else this.presence.delete(service);
     return consumers;
   }
 

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ApprovalsController, CLOCK, Controller, LOGGER, METRICS, type ApprovalStore, type Clock, type JsonLogger, type Metrics } from '@nodes-manager/platform';
+import { CONTROLLERS, type ApprovalsController, type ApprovalStore, type Controller, type Controllers } from '@nodes-manager/platform';
 import type { KarpenterGatewayConfig } from '../config.js';
 import { KARPENTER_GATEWAY_CONFIG } from '../tokens.js';
 import { STEER_APPROVALS, SteeringService } from './steering.service.js';
@@ -21,18 +21,12 @@ export class SteeringController {
 
   constructor(
     @Inject(KARPENTER_GATEWAY_CONFIG) config: KarpenterGatewayConfig,
-    @Inject(CLOCK) clock: Clock,
-    @Inject(LOGGER) logger: JsonLogger,
-    @Inject(METRICS) metrics: Metrics,
+    @Inject(CONTROLLERS) controllers: Controllers,
     @Inject(STEER_APPROVALS) store: ApprovalStore,
     @Inject(SteeringService) svc: SteeringService,
   ) {
-    this.controller = new Controller({
+    this.controller = controllers.controller({
       name: 'steering',
-      service: 'karpenter-gateway',
-      clock,
-      logger,
-      metrics,
       reconcile: async () => {
         const pass = await svc.pass();
         return pass?.again ? { requeueAfterMs: CONFLICT_REQUEUE_MS } : undefined;
@@ -41,12 +35,8 @@ export class SteeringController {
       resyncMs: config.STEERING_INTERVAL_SECONDS * 1000,
       backoff: { baseMs: 5_000, maxMs: config.STEERING_INTERVAL_SECONDS * 1000 },
     });
-    this.approvals = new ApprovalsController({
-      service: 'karpenter-gateway',
+    this.approvals = controllers.approvals({
       store,
-      clock,
-      logger,
-      metrics,
       resyncMs: config.SCAN_INTERVAL_SECONDS * 1000,
       actor: 'system:karpenter-gateway',
       executor: {

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CLOCK, Controller, LOGGER, METRICS, type Clock, type JsonLogger, type LeaderElector, type Metrics } from '@nodes-manager/platform';
+import { CONTROLLERS, type Controller, type Controllers, type LeaderElector } from '@nodes-manager/platform';
 import type { UncordonConfig } from '../config.js';
 import type { NodeChange, NodeSource } from '../adapters/outbound/node-source.adapter.js';
 import { NODE_SOURCE, UNCORDON_CONFIG, UNCORDON_LEADER } from '../tokens.js';
@@ -31,21 +31,15 @@ export class AutoUncordonController {
 
   constructor(
     @Inject(UNCORDON_CONFIG) config: UncordonConfig,
-    @Inject(CLOCK) clock: Clock,
-    @Inject(LOGGER) logger: JsonLogger,
-    @Inject(METRICS) metrics: Metrics,
+    @Inject(CONTROLLERS) controllers: Controllers,
     @Inject(UNCORDON_LEADER) leader: LeaderElector,
     @Inject(NODE_SOURCE) source: NodeSource,
     @Inject(UncordonService) uncordon: UncordonService,
     @Inject(RebalanceLedgerController) ledger: RebalanceLedgerController,
   ) {
-    this.controller = new Controller<CycleResult>({
+    this.controller = controllers.controller<CycleResult>({
       name: 'auto-uncordon',
-      service: 'uncordon',
-      clock,
       leader,
-      metrics,
-      logger,
       ready: () => source.waitForSync(),
       listKeys: () => [CORDONS_KEY],
       resyncMs: config.SCAN_INTERVAL_SECONDS * 1000,

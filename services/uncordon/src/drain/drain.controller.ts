@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CLOCK, Controller, LOGGER, METRICS, type Clock, type JsonLogger, type LeaderElector, type Metrics } from '@nodes-manager/platform';
+import { CONTROLLERS, type Controller, type Controllers, type LeaderElector } from '@nodes-manager/platform';
 import { DRAIN_REPOSITORY, UNCORDON_LEADER } from '../tokens.js';
 import type { DrainRepository } from './drain.repository.js';
 import { DrainService } from './drain.service.js';
@@ -23,20 +23,14 @@ export class DrainController {
   readonly controller: Controller;
 
   constructor(
-    @Inject(CLOCK) clock: Clock,
-    @Inject(LOGGER) logger: JsonLogger,
-    @Inject(METRICS) metrics: Metrics,
+    @Inject(CONTROLLERS) controllers: Controllers,
     @Inject(UNCORDON_LEADER) leader: LeaderElector,
     @Inject(DRAIN_REPOSITORY) repo: DrainRepository,
     @Inject(DrainService) drains: DrainService,
   ) {
-    this.controller = new Controller({
+    this.controller = controllers.controller({
       name: 'drain',
-      service: 'uncordon',
-      clock,
       leader,
-      metrics,
-      logger,
       listKeys: (why) => (why === 'start' ? repo.activeIds() : repo.untouchedIds()),
       resyncMs: DRAIN_PICKUP_MS,
       concurrency: DRAINS_AT_ONCE,

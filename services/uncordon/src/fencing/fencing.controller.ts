@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ApprovalsController, CLOCK, Controller, LOGGER, METRICS, type ApprovalStore, type Clock, type JsonLogger, type LeaderElector, type Metrics } from '@nodes-manager/platform';
+import { CONTROLLERS, type ApprovalsController, type ApprovalStore, type Controller, type Controllers, type LeaderElector } from '@nodes-manager/platform';
 import type { UncordonConfig } from '../config.js';
 import type { NodeSource } from '../adapters/outbound/node-source.adapter.js';
 import { FENCE_APPROVALS, NODE_SOURCE, UNCORDON_CONFIG, UNCORDON_LEADER } from '../tokens.js';
@@ -31,25 +31,22 @@ export class FencingController {
 
   constructor(
     @Inject(UNCORDON_CONFIG) config: UncordonConfig,
-    @Inject(CLOCK) clock: Clock,
-    @Inject(LOGGER) logger: JsonLogger,
-    @Inject(METRICS) metrics: Metrics,
+    @Inject(CONTROLLERS) controllers: Controllers,
     @Inject(UNCORDON_LEADER) leader: LeaderElector,
     @Inject(FencingService) fencing: FencingService,
     @Inject(FenceService) fence: FenceService,
     @Inject(FENCE_APPROVALS) approvals: ApprovalStore,
     @Inject(NODE_SOURCE) source: NodeSource,
   ) {
-    const common = { service: 'uncordon', clock, leader, metrics, logger } as const;
-    this.fences = new Controller({
-      ...common,
+    this.fences = controllers.controller({
+      leader,
       name: 'fences',
       listKeys: () => fence.activeIds(),
       concurrency: FENCES_AT_ONCE,
       reconcile: (id, ctx) => fence.step(id, ctx),
     });
-    this.evaluation = new Controller({
-      ...common,
+    this.evaluation = controllers.controller({
+      leader,
       name: 'fencing',
       ready: () => source.waitForSync(),
       listKeys: () => [EVALUATION_KEY],
@@ -61,6 +58,6 @@ export class FencingController {
         return result;
       },
     });
-    this.approvals = new ApprovalsController({ service: 'uncordon', store: approvals, clock, leader, metrics, logger, resyncMs: config.SCAN_INTERVAL_SECONDS * 1000, actor: FENCING_ACTOR });
+    this.approvals = controllers.approvals({ store: approvals, leader, resyncMs: config.SCAN_INTERVAL_SECONDS * 1000, actor: FENCING_ACTOR });
   }
 }

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CLOCK, Controller, LOGGER, METRICS, type Clock, type JsonLogger, type LeaderElector, type Metrics } from '@nodes-manager/platform';
+import { CONTROLLERS, type Controller, type Controllers, type LeaderElector } from '@nodes-manager/platform';
 import type { UncordonConfig } from '../config.js';
 import { UNCORDON_CONFIG, UNCORDON_LEADER } from '../tokens.js';
 import { PauseService } from './pause.service.js';
@@ -18,19 +18,13 @@ export class PauseController {
 
   constructor(
     @Inject(UNCORDON_CONFIG) config: UncordonConfig,
-    @Inject(CLOCK) clock: Clock,
-    @Inject(LOGGER) logger: JsonLogger,
-    @Inject(METRICS) metrics: Metrics,
+    @Inject(CONTROLLERS) controllers: Controllers,
     @Inject(UNCORDON_LEADER) leader: LeaderElector,
     @Inject(PauseService) pause: PauseService,
   ) {
-    this.controller = new Controller({
+    this.controller = controllers.controller({
       name: 'pause-expiry',
-      service: 'uncordon',
-      clock,
       leader,
-      metrics,
-      logger,
       listKeys: () => [PAUSE_KEY],
       resyncMs: config.SCAN_INTERVAL_SECONDS * 1000,
       reconcile: () => pause.expire(),

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CLOCK, Controller, LOGGER, METRICS, type Clock, type JsonLogger, type LeaderElector, type Metrics } from '@nodes-manager/platform';
+import { CONTROLLERS, type Controller, type Controllers, type LeaderElector } from '@nodes-manager/platform';
 import type { UncordonConfig } from '../config.js';
 import type { NodeSource } from '../adapters/outbound/node-source.adapter.js';
 import { NODE_SOURCE, UNCORDON_CONFIG, UNCORDON_LEADER } from '../tokens.js';
@@ -16,20 +16,14 @@ export class PressureController {
 
   constructor(
     @Inject(UNCORDON_CONFIG) config: UncordonConfig,
-    @Inject(CLOCK) clock: Clock,
-    @Inject(LOGGER) logger: JsonLogger,
-    @Inject(METRICS) metrics: Metrics,
+    @Inject(CONTROLLERS) controllers: Controllers,
     @Inject(UNCORDON_LEADER) leader: LeaderElector,
     @Inject(PressureService) pressure: PressureService,
     @Inject(NODE_SOURCE) source: NodeSource,
   ) {
-    this.controller = new Controller({
+    this.controller = controllers.controller({
       name: 'pressure',
-      service: 'uncordon',
-      clock,
       leader,
-      metrics,
-      logger,
       ready: () => source.waitForSync(),
       listKeys: () => pressure.nodesToRead(),
       resyncMs: config.PRESSURE_INTERVAL_SECONDS * 1000,

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CLOCK, Controller, LOGGER, METRICS, type Clock, type JsonLogger, type LeaderElector, type Metrics } from '@nodes-manager/platform';
+import { CONTROLLERS, type Controller, type Controllers, type LeaderElector } from '@nodes-manager/platform';
 import type { UncordonConfig } from '../config.js';
 import type { NodeChange, NodeSource } from '../adapters/outbound/node-source.adapter.js';
 import { NODE_SOURCE, UNCORDON_CONFIG, UNCORDON_LEADER } from '../tokens.js';
@@ -30,20 +30,14 @@ export class RebalanceLedgerController {
 
   constructor(
     @Inject(UNCORDON_CONFIG) config: UncordonConfig,
-    @Inject(CLOCK) clock: Clock,
-    @Inject(LOGGER) logger: JsonLogger,
-    @Inject(METRICS) metrics: Metrics,
+    @Inject(CONTROLLERS) controllers: Controllers,
     @Inject(UNCORDON_LEADER) leader: LeaderElector,
     @Inject(NODE_SOURCE) source: NodeSource,
     @Inject(RebalanceLedgerService) ledger: RebalanceLedgerService,
   ) {
-    this.controller = new Controller({
+    this.controller = controllers.controller({
       name: 'rebalance-ledger',
-      service: 'uncordon',
-      clock,
       leader,
-      metrics,
-      logger,
       ready: () => source.waitForSync(),
       listKeys: () => [LEDGER_KEY],
       resyncMs: config.SCAN_INTERVAL_SECONDS * 1000,

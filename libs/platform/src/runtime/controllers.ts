@@ -1,0 +1,33 @@
+import type { ServiceName } from '@nodes-manager/contracts';
+import { ApprovalsController, type ApprovalsControllerOptions } from '../approvals/approvals.controller.js';
+import type { Clock } from '../clock/clock.js';
+import type { Metrics } from '../health/metrics.js';
+import type { JsonLogger } from '../logging/logger.js';
+import { Controller, type ControllerOptions, type ReconcileResult } from './controller.js';
+
+/** What every controller of a service shares, given by {@link Controllers}. */
+type Shared = 'service' | 'clock' | 'metrics' | 'logger';
+
+/**
+ * Controllers — makes a service's controllers with what every one of them shares: the service's name (its metrics'
+ * `service` label), the process's Clock and metrics, and the service's logger. PlatformModule.forService provides it
+ * as `CONTROLLERS`; a controller class injects it and names only what is its own (docs/runtime.md).
+ */
+export class Controllers {
+  constructor(
+    readonly service: ServiceName,
+    readonly clock: Clock,
+    readonly metrics: Metrics,
+    readonly logger: JsonLogger,
+  ) {}
+
+  /** controller — a {@link Controller} of this service. */
+  controller<R extends ReconcileResult = ReconcileResult>(o: Omit<ControllerOptions<R>, Shared>): Controller<R> {
+    return new Controller<R>({ service: this.service, clock: this.clock, metrics: this.metrics, logger: this.logger, ...o });
+  }
+
+  /** approvals — an {@link ApprovalsController} of this service. */
+  approvals(o: Omit<ApprovalsControllerOptions, Shared>): ApprovalsController {
+    return new ApprovalsController({ service: this.service, clock: this.clock, metrics: this.metrics, logger: this.logger, ...o });
+  }
+}
