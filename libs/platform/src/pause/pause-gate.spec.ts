@@ -5,7 +5,7 @@ import { CodedError } from '../errors/coded-error.js';
 import { HealthRegistry } from '../health/health.js';
 import { Metrics } from '../health/metrics.js';
 import { JsonLogger } from '../logging/logger.js';
-import { PauseGate } from './pause-gate.js';
+import { PauseGate, REASK_WAIT_MS } from './pause-gate.js';
 
 const pause: ActivePause = { reason: 'bad rollout', scope: 'disruptive', pausedBy: 'alice', pausedAt: '2026-01-01T00:00:00.000Z', until: '2026-01-01T00:10:00.000Z', source: 'api' };
 
@@ -74,6 +74,28 @@ describe('PauseGate', () => {
     answers.push(new CodedError('SERVICE_UNAVAILABLE', 'uncordon is not running'));
     expect(await gate.checkReady('consolidate')).toMatchObject({ go: false, reason: 'pause_unknown', detail: expect.stringContaining('uncordon is not running') });
     expect(asked()).toBe(4);
+  });
+
+  it('checkReady waits for a hanging owner no longer than REASK_WAIT_MS, then holds the action as unknown', async () => {
+    const clock = new FakeClock('2026-01-01T00:00:00Z');
+    let hang = false;
+    const gate = new PauseGate({
+      service: 'karpenter-gateway',
+      source: () => (hang ? new Promise(() => undefined) : Promise.reject(new CodedError('SERVICE_UNAVAILABLE', 'uncordon is not running'))),
+      clock,
+      logger: new JsonLogger('karpenter-gateway', 'error'),
+      intervalMs: 30_000,
+    });
+    gate.onApplicationBootstrap();
+    await gate.refresh();
+    hang = true;
+    let answer: unknown;
+    void gate.checkReady('consolidate').then((a) => (answer = a));
+    await clock.step(REASK_WAIT_MS - 1);
+    expect(answer).toBeUndefined();
+    await clock.step(1);
+    expect(answer).toMatchObject({ go: false, reason: 'pause_unknown' });
+    gate.onApplicationShutdown();
   });
 
   it('a pause ends at its until on the gate\'s own clock, without asking again', async () => {

@@ -13,6 +13,9 @@ import type { Runtime } from '../runtime/runtime.js';
 
 export type { PauseCheck, PauseReading } from '@nodes-manager/disruption';
 
+/** How long `checkReady` waits for the owner's fresh answer while the state is unknown. */
+export const REASK_WAIT_MS = 1_000;
+
 /** PAUSE_GATE — the service's {@link PauseGate}: inject it where a disruptive action starts. */
 export const PAUSE_GATE = Symbol('PAUSE_GATE');
 
@@ -77,12 +80,17 @@ export class PauseGate implements OnApplicationBootstrap, OnApplicationShutdown 
    * checkReady — `check`, once the gate has its first answer (the start's ask, shared): an action in the first moments
    * of a start is not held as `pause_unknown` merely because the owner was not asked yet. While what the gate holds
    * is unknown (the owner did not answer its last ask — at a start, often because it was not consuming yet), the owner
-   * is asked again before deciding, so a failed ask is not held against an action for a whole interval; once known,
-   * as `check` (no I/O).
+   * is asked again before deciding, for at most {@link REASK_WAIT_MS}: a failed ask is not held against an action for
+   * a whole interval, and an owner that hangs makes the action's answer a prompt "unknown", not its caller's timeout.
+   * Once known, as `check` (no I/O).
    */
   async checkReady(action: DisruptiveAction): Promise<PauseCheck> {
     await (this.first ??= this.refresh());
-    if (!this.known()) await this.refresh();
+    if (!this.known()) {
+      const ac = new AbortController();
+      await Promise.race([this.refresh(), this.o.clock.sleep(REASK_WAIT_MS, ac.signal)]);
+      ac.abort();
+    }
     return this.check(action);
   }
 
