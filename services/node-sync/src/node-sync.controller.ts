@@ -53,8 +53,8 @@ export class NodeSyncController {
       this.trigger = leading ? 'leader' : undefined;
     });
     this.controller = controllers.controller<SyncReconciled>({
-      leader,
       name: 'node-sync',
+      leader,
       listKeys: () => {
         // On becoming leader and every SCAN_INTERVAL_SECONDS: the reconcile re-reads what the rows hold.
         sync.reconcileNext();
@@ -67,8 +67,8 @@ export class NodeSyncController {
       reconcile: () => this.cycle(sync),
     });
     this.purge = controllers.controller({
-      leader,
       name: 'pod-purge',
+      leader,
       listKeys: () => [PURGE_KEY],
       resyncMs: PURGE_EVERY_MS,
       reconcile: async () => {

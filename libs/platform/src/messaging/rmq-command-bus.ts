@@ -101,7 +101,6 @@ export class RmqCommandBus implements CommandBus {
       consumers = 0; // 404 closes the channel: the queue was never declared, the service never ran
     }
     if (consumers > 0) this.presence.set(service, { at: this.clock.now().getTime(), consumers });
-    else this.presence.delete(service);
     return consumers;
   }
 

@@ -9,10 +9,13 @@ import { PauseGate, REASK_WAIT_MS } from './pause-gate.js';
 
 const pause: ActivePause = { reason: 'bad rollout', scope: 'disruptive', pausedBy: 'alice', pausedAt: '2026-01-01T00:00:00.000Z', until: '2026-01-01T00:10:00.000Z', source: 'api' };
 
-/** aGate — a gate whose owner answers what `answers` holds next (a pause, none, or an error). */
+/** An owner's answer that never comes (an ask that hangs). */
+const HANG = Symbol('hang');
+
+/** aGate — a gate whose owner answers what `answers` holds next (a pause, none, an error, or never: HANG). */
 function aGate() {
   const clock = new FakeClock('2026-01-01T00:00:00Z');
-  const answers: (ActivePause | null | Error)[] = [];
+  const answers: (ActivePause | null | Error | typeof HANG)[] = [];
   const health = new HealthRegistry();
   const metrics = new Metrics();
   let asked = 0;
@@ -21,6 +24,7 @@ function aGate() {
     source: async () => {
       asked++;
       const a = answers.shift();
+      if (a === HANG) return new Promise<never>(() => undefined);
       if (a instanceof Error) throw a;
       return { pause: a ?? null };
     },
@@ -77,18 +81,10 @@ describe('PauseGate', () => {
   });
 
   it('checkReady waits for a hanging owner no longer than REASK_WAIT_MS, then holds the action as unknown', async () => {
-    const clock = new FakeClock('2026-01-01T00:00:00Z');
-    let hang = false;
-    const gate = new PauseGate({
-      service: 'karpenter-gateway',
-      source: () => (hang ? new Promise(() => undefined) : Promise.reject(new CodedError('SERVICE_UNAVAILABLE', 'uncordon is not running'))),
-      clock,
-      logger: new JsonLogger('karpenter-gateway', 'error'),
-      intervalMs: 30_000,
-    });
+    const { gate, answers, clock } = aGate();
+    answers.push(new CodedError('SERVICE_UNAVAILABLE', 'uncordon is not running'), HANG);
     gate.onApplicationBootstrap();
     await gate.refresh();
-    hang = true;
     let answer: unknown;
     void gate.checkReady('consolidate').then((a) => (answer = a));
     await clock.step(REASK_WAIT_MS - 1);

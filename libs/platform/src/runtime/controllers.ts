@@ -5,7 +5,7 @@ import type { Metrics } from '../health/metrics.js';
 import type { JsonLogger } from '../logging/logger.js';
 import { Controller, type ControllerOptions, type ReconcileResult } from './controller.js';
 
-/** What every controller of a service shares, given by {@link Controllers}. */
+/** The options every controller of a service shares, given by {@link Controllers}. */
 type Shared = 'service' | 'clock' | 'metrics' | 'logger';
 
 /**
@@ -21,13 +21,18 @@ export class Controllers {
     readonly logger: JsonLogger,
   ) {}
 
+  /** What every controller of the service is given. */
+  private shared(): { service: ServiceName; clock: Clock; metrics: Metrics; logger: JsonLogger } {
+    return { service: this.service, clock: this.clock, metrics: this.metrics, logger: this.logger };
+  }
+
   /** controller — a {@link Controller} of this service. */
   controller<R extends ReconcileResult = ReconcileResult>(o: Omit<ControllerOptions<R>, Shared>): Controller<R> {
-    return new Controller<R>({ service: this.service, clock: this.clock, metrics: this.metrics, logger: this.logger, ...o });
+    return new Controller<R>({ ...this.shared(), ...o });
   }
 
   /** approvals — an {@link ApprovalsController} of this service. */
   approvals(o: Omit<ApprovalsControllerOptions, Shared>): ApprovalsController {
-    return new ApprovalsController({ service: this.service, clock: this.clock, metrics: this.metrics, logger: this.logger, ...o });
+    return new ApprovalsController({ ...this.shared(), ...o });
   }
 }

@@ -39,15 +39,15 @@ export class FencingController {
     @Inject(NODE_SOURCE) source: NodeSource,
   ) {
     this.fences = controllers.controller({
-      leader,
       name: 'fences',
+      leader,
       listKeys: () => fence.activeIds(),
       concurrency: FENCES_AT_ONCE,
       reconcile: (id, ctx) => fence.step(id, ctx),
     });
     this.evaluation = controllers.controller({
-      leader,
       name: 'fencing',
+      leader,
       ready: () => source.waitForSync(),
       listKeys: () => [EVALUATION_KEY],
       resyncMs: config.SCAN_INTERVAL_SECONDS * 1000,
