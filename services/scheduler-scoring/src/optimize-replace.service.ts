@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { ApprovalView, CommandMeta, OptimizeReplaceRequest, OptimizeReplaceResult } from '@nodes-manager/contracts';
 import { approvalModeFor } from '@nodes-manager/disruption';
 import { CLOCK, LOGGER, PAUSE_GATE, type ApprovalStore, type Clock, type JsonLogger, type PauseGate } from '@nodes-manager/platform';
@@ -32,7 +32,7 @@ export class OptimizeReplaceService {
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(LOGGER) private readonly logger: JsonLogger,
     private readonly optimizer: SchedulerScoringService,
-    @Optional() @Inject(PAUSE_GATE) private readonly pause?: PauseGate,
+    @Inject(PAUSE_GATE) private readonly pause: PauseGate,
   ) {}
 
   async replace(req: OptimizeReplaceRequest, meta: CommandMeta): Promise<OptimizeReplaceResult> {
@@ -44,7 +44,7 @@ export class OptimizeReplaceService {
       return { requestId, nodePool: req.nodePool, action, detail, results, ...(approvalId ? { approvalId } : {}) };
     };
     if (this.config.OPTIMIZE_MODE === 'off') return answer('off', 'OPTIMIZE_MODE=off: the optimizer drains nothing', all('optimizer_off', 'OPTIMIZE_MODE=off'));
-    const held = this.pause ? await this.pause.checkNow('optimize') : { go: true as const };
+    const held = await this.pause.checkNow('optimize');
     if (!held.go) return answer('paused', `the fleet-wide pause holds optimizer drains: ${held.detail}`, all('paused', held.detail));
     const out = await this.optimizer.underExecutionLock(() => this.replaceLocked(req, nodes, requestId, meta, answer, all));
     return out ?? answer('busy', 'another optimisation run is in progress: asked again next pass', all('busy', 'an optimisation run is in progress'));

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { CommandMeta } from '@nodes-manager/contracts';
 import { approvalModeFor, windowState } from '@nodes-manager/disruption';
 import { CLOCK, CodedError, LOGGER, newMeta, PAUSE_GATE, type ApprovalStore, type Clock, type JsonLogger, type PauseGate } from '@nodes-manager/platform';
@@ -73,7 +73,7 @@ export class SteeringService {
     @Inject(STEER_APPROVALS) private readonly approvals: ApprovalStore,
     private readonly repo: SteeringRepository,
     @Inject(ON_DEMAND_REPLACER) private readonly replacer: OnDemandReplacer,
-    @Optional() @Inject(PAUSE_GATE) private readonly pause?: PauseGate,
+    @Inject(PAUSE_GATE) private readonly pause: PauseGate,
   ) {}
 
   get mode(): SteeringMode {
@@ -213,7 +213,6 @@ export class SteeringService {
 
   /** pauseHolds — why the fleet-wide pause holds steering writes now, or undefined. */
   private pauseHolds(): string | undefined {
-    if (!this.pause) return undefined;
     const c = this.pause.check('steer');
     return c.go ? undefined : c.detail;
   }
@@ -274,7 +273,7 @@ export class SteeringService {
    */
   async runApproved(approvalId: string, name: string, meta: CommandMeta): Promise<unknown> {
     if (!windowState(this.gate.windows, name, this.clock.now()).open) return undefined;
-    if (this.pause && !(await this.pause.checkNow('steer')).go) return undefined;
+    if (!(await this.pause.checkNow('steer')).go) return undefined;
     return this.repo.withSteeringLock(async () => {
       if (!(await this.approvals.claim(approvalId))) return undefined;
       let result: { status: PlanStatus; detail: string };

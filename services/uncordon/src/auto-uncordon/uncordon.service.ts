@@ -117,7 +117,7 @@ export class UncordonService {
     @Inject(UNCORDON_LEADER) private readonly leader: LeaderElector,
     @Inject(METRICS) metrics: Metrics,
     @Inject(PressureService) private readonly pressure: PressureService,
-    @Optional() @Inject(PAUSE_GATE) private readonly pause?: PauseGate,
+    @Inject(PAUSE_GATE) private readonly pause: PauseGate,
     @Optional() @Inject(RebalanceLedgerService) private readonly rebalances?: RebalanceLedgerService,
   ) {
     this.rule = ruleConfig(config);
@@ -192,7 +192,7 @@ export class UncordonService {
 
   /** holdForPause — a pause of scope `all` holds auto-uncordon too (docs/pause.md); otherwise it goes on. */
   private holdForPause(v: UncordonVerdict): UncordonVerdict {
-    return this.pause ? holdForPause(v, this.pause.check('uncordon'), this.pressureRequeueMs) : v;
+    return holdForPause(v, this.pause.check('uncordon'), this.pressureRequeueMs);
   }
 
     /** poolFigures — the ledger's figures per pool, read only in learned grace mode. */
