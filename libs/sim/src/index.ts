@@ -11,3 +11,4 @@ export { generateFleet, allocatableOf, type FleetOptions, type WorkloadClass, ty
 export { planRebalances, RebalancePlayout, sampleLeadMinutes, type InterruptionEvidence, type LeadTimeDistribution, type PlannedRebalance, type RebalancePlayoutOptions, type RebalanceTarget } from './rebalance/rebalance-playout.js';
 export type { RbacRecord } from './kube/rbac-gate.js';
 export { requestAttributes, RbacPolicy, serviceAccountUser, type Grant, type RequestAttributes, type UserInfo } from './kube/rbac.js';
+export * from './karpenter/index.js';
