@@ -23,6 +23,8 @@ export function cloudEventSchema(type: EventType): JsonSchema {
       subject: str('the node, NodePool or region the event is about'),
       actor: str('who asked: a JWT sub, or system:<service> for the loops'),
       correlationid: str('ties the request, the action and its events together'),
+      clusterid: str('the id of the cluster that published the event (CLUSTER_ID; an EKS cluster ARN, or the name)'),
+      clustername: str('the name of the cluster that published the event (CLUSTER_NAME)'),
       data: EVENT_DATA_SCHEMAS[type],
     },
     required: ['specversion', 'id', 'source', 'type', 'time', 'datacontenttype', 'data'],

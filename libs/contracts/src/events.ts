@@ -73,5 +73,14 @@ export interface CloudEvent<T = unknown> {
   subject?: string;
   actor?: string;
   correlationid?: string;
+  /** The cluster that published it (docs/fleet.md#cluster-identity): CloudEvents extension attributes. */
+  clusterid?: string;
+  clustername?: string;
   data: T;
+}
+
+/** The cluster a deployment runs beside: a stable id (the EKS cluster ARN, or any unique string) and a name for people. */
+export interface ClusterIdentity {
+  id: string;
+  name: string;
 }

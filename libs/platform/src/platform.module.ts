@@ -16,6 +16,7 @@ import { JsonLogger, type LogLevel } from './logging/logger.js';
 import { brokerCheck, type AmqpConnection } from './messaging/amqp-connection.js';
 import { AmqpEventPublisher, EVENT_PUBLISHER, type EventPublisher } from './messaging/event-publisher.js';
 import { Outbox } from './messaging/outbox.js';
+import { clusterIdentity } from './config/common.js';
 import { startHeartbeat } from './messaging/heartbeat.js';
 import type { TimerHandle } from './clock/clock.js';
 import { OutboxRelay } from './messaging/outbox-relay.js';
@@ -41,6 +42,8 @@ export interface PlatformConfig {
   RABBITMQ_URL?: string | undefined;
   SCAN_INTERVAL_SECONDS: number;
   LOG_LEVEL?: string;
+  CLUSTER_NAME?: string;
+  CLUSTER_ID?: string | undefined;
 }
 
 export interface ServicePlatformSpec<C extends PlatformConfig> {
@@ -83,7 +86,7 @@ class PlatformLifecycle implements OnModuleInit, OnApplicationShutdown {
 
   onModuleInit(): void {
     this.relay.start();
-    this.heartbeat = startHeartbeat({ service: this.service, mode: this.runtime.mode, clock: this.runtime.clock, publisher: this.publisher, intervalMs: this.config.SCAN_INTERVAL_SECONDS * 1000, logger: this.logger });
+    this.heartbeat = startHeartbeat({ service: this.service, cluster: clusterIdentity(this.config), mode: this.runtime.mode, clock: this.runtime.clock, publisher: this.publisher, intervalMs: this.config.SCAN_INTERVAL_SECONDS * 1000, logger: this.logger });
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -153,7 +156,7 @@ export class PlatformModule {
           return ds;
         },
       },
-      { provide: OUTBOX, useValue: new Outbox(service) },
+      { provide: OUTBOX, useValue: new Outbox(service, { cluster: clusterIdentity(config) }) },
       {
         provide: 'AMQP_CONNECTION',
         inject: [RUNTIME, LOGGER],

@@ -68,6 +68,15 @@ describe('Outbox.add', () => {
     expect(rows.map((r) => r.subject)).toEqual(events.map((e) => e.subject));
   });
 
+  it('stamps every stored event with the cluster it was written in (CloudEvents extensions clusterid, clustername)', async () => {
+    const arn = 'arn:aws:eks:eu-west-1:123456789012:cluster/prod-eu-1';
+    const outbox = new Outbox('uncordon', { cluster: { id: arn, name: 'prod-eu-1' } });
+    const runId = `cluster-${Math.random().toString(36).slice(2)}`;
+    await ds.transaction((tx) => outbox.add(tx, [makeEvent('uncordon', 'node.uncordoned', { node: 'n-0', runId }, new Date())]));
+    const rows = await db.query<{ id: string; name: string }>(`SELECT payload->>'clusterid' AS id, payload->>'clustername' AS name FROM nodes.outbox_uncordon WHERE payload->'data'->>'runId' = $1`, [runId]);
+    expect(rows).toEqual([{ id: arn, name: 'prod-eu-1' }]);
+  });
+
   it('a failed statement rolls back every event of the call with the transaction', async () => {
     const outbox = new Outbox('uncordon', { statementEvents: 2 });
     const runId = `rolled-back-${Math.random().toString(36).slice(2)}`;

@@ -1,3 +1,4 @@
+import type { ClusterIdentity } from '@nodes-manager/contracts';
 import { z } from 'zod';
 import { env, type EnvShape } from './config.js';
 
@@ -21,7 +22,30 @@ export const commonShape = {
   KUBE_API_STALE_SECONDS: env.number({ dflt: 60, min: 1, max: 3600 }),
   /** Informers list by a streaming WatchList (`sendInitialEvents`), falling back to paged LIST on servers without it. */
   KUBE_WATCH_LIST: env.bool(true),
+  /**
+   * The cluster this deployment runs beside (docs/fleet.md#cluster-identity): a name for people (a DNS label) and a
+   * stable id (the EKS cluster ARN, or any unique string; defaults to the name). Stamped on every event as the
+   * CloudEvents extensions `clustername` and `clusterid`, and given in the API's answers that a hub pools.
+   */
+  CLUSTER_NAME: env
+    .string()
+    .default('local')
+    .pipe(z.string().regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, 'must be a DNS label: lowercase letters, digits and "-", at most 63 characters')),
+  CLUSTER_ID: env.optionalString().pipe(
+    z
+      .string()
+      .max(256, 'must be at most 256 characters')
+      .regex(/^[A-Za-z0-9][A-Za-z0-9:/._-]*$/, 'must be letters, digits and ":/._-" (an EKS cluster ARN fits)')
+      .optional(),
+  ),
 } satisfies EnvShape;
+
+/** clusterIdentity — the cluster's id and name from a validated config; the id defaults to the name. */
+export function clusterIdentity(config: { CLUSTER_NAME?: string; CLUSTER_ID?: string | undefined }): ClusterIdentity {
+  const name = config.CLUSTER_NAME ?? 'local';
+  return { id: config.CLUSTER_ID ?? name, name };
+}
+
 
 export const COMMON_SECRETS = ['AUTH_JWT_ACCESS_SECRET'] as const;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { ConfigError, commonShape, defineConfigSpec, env, loadConfig, maskUrlCredentials, redactConfig, splitMode } from '../index.js';
+import { ConfigError, clusterIdentity, commonShape, defineConfigSpec, env, loadConfig, maskUrlCredentials, redactConfig, splitMode } from '../index.js';
 
 const spec = defineConfigSpec({
   service: 'example',
@@ -49,6 +49,35 @@ describe('loadConfig', () => {
     expect(() => loadConfig(spec, good)).not.toThrow();
     expect(() => loadConfig(splitMode(spec), good)).toThrow(/RABBITMQ_URL: is required/);
     expect(loadConfig(splitMode(spec), { ...good, RABBITMQ_URL: 'amqp://g:g@h:5672' }).RABBITMQ_URL).toBe('amqp://g:g@h:5672');
+  });
+});
+
+describe('cluster identity', () => {
+  it('defaults to the cluster "local", its id being its name', () => {
+    expect(clusterIdentity(loadConfig(spec, good))).toEqual({ id: 'local', name: 'local' });
+    expect(clusterIdentity(loadConfig(spec, { ...good, CLUSTER_NAME: 'prod-eu-1' }))).toEqual({ id: 'prod-eu-1', name: 'prod-eu-1' });
+  });
+
+  it('takes an EKS cluster ARN as the id', () => {
+    const arn = 'arn:aws:eks:eu-west-1:123456789012:cluster/prod-eu-1';
+    expect(clusterIdentity(loadConfig(spec, { ...good, CLUSTER_NAME: 'prod-eu-1', CLUSTER_ID: arn }))).toEqual({ id: arn, name: 'prod-eu-1' });
+  });
+
+  it.each([
+    ['CLUSTER_NAME', 'Prod EU', 'must be a DNS label'],
+    ['CLUSTER_NAME', 'x'.repeat(64), 'must be a DNS label'],
+    ['CLUSTER_ID', 'id with spaces', 'must be letters, digits'],
+    ['CLUSTER_ID', 'a'.repeat(257), 'at most 256'],
+  ])('refuses %s=%s, naming the variable and the problem', (variable, value, problem) => {
+    let err: unknown;
+    try {
+      loadConfig(spec, { ...good, [variable]: value });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ConfigError);
+    const found = (err as ConfigError).problems.find((p) => p.variable === variable);
+    expect(found?.problem ?? JSON.stringify(found)).toContain(problem);
   });
 });
 

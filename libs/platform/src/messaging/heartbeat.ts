@@ -1,4 +1,4 @@
-import { heartbeatType, type ServiceName } from '@nodes-manager/contracts';
+import { heartbeatType, type ClusterIdentity, type ServiceName } from '@nodes-manager/contracts';
 import { SystemClock, type Clock, type TimerHandle } from '../clock/clock.js';
 import type { JsonLogger } from '../logging/logger.js';
 import type { EventPublisher } from './event-publisher.js';
@@ -12,14 +12,14 @@ const WALL = new SystemClock();
  * startHeartbeat — publishes `heartbeat.<service>` now and every `intervalMs` (wall time, unref'd timers); a beat the
  * broker does not take is logged at debug and the next one tries again. `cancel()` stops it.
  */
-export function startHeartbeat(o: { service: ServiceName; mode: string; clock: Clock; publisher: Pick<EventPublisher, 'publish'>; intervalMs: number; logger: JsonLogger }): TimerHandle {
+export function startHeartbeat(o: { service: ServiceName; cluster?: ClusterIdentity; mode: string; clock: Clock; publisher: Pick<EventPublisher, 'publish'>; intervalMs: number; logger: JsonLogger }): TimerHandle {
   let timer: TimerHandle | undefined;
   let stopped = false;
   const beat = (): Promise<unknown> => {
     if (stopped) return Promise.resolve();
     timer = WALL.setTimer(o.intervalMs, beat);
     return o.publisher
-      .publish([makeEvent(o.service, heartbeatType(o.service), { service: o.service, mode: o.mode }, o.clock.now())])
+      .publish([{ ...makeEvent(o.service, heartbeatType(o.service), { service: o.service, mode: o.mode }, o.clock.now()), ...(o.cluster ? { clusterid: o.cluster.id, clustername: o.cluster.name } : {}) }])
       .catch((err) => o.logger.debug('heartbeat not published', { err: (err as Error).message }));
   };
   void beat();

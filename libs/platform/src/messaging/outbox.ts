@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { CloudEvent, EventType, ServiceName } from '@nodes-manager/contracts';
+import type { CloudEvent, ClusterIdentity, EventType, ServiceName } from '@nodes-manager/contracts';
 import { EVENTS_EXCHANGE } from '@nodes-manager/contracts';
 import { DB_SCHEMA, outboxTable } from '../database/database.js';
 import { carrierOf, contextWithSpan, MESSAGING, SpanKind, startSpan, tracedContext, type TraceCarrier } from '../tracing/tracing.js';
@@ -51,10 +51,13 @@ export class Outbox {
    * `statementEvents` bounds the events one INSERT carries (default {@link OUTBOX_STATEMENT_EVENTS}): a caller that
    * adds 100,000 events at once (node-sync's first cycle) never has them all encoded into one statement.
    */
+  /** The cluster stamped on every event it stores (CloudEvents extensions `clusterid`, `clustername`). */
+  readonly cluster: ClusterIdentity;
   constructor(
     readonly service: ServiceName,
-    o: { statementEvents?: number } = {},
+    o: { statementEvents?: number; cluster?: ClusterIdentity } = {},
   ) {
+    this.cluster = o.cluster ?? { id: 'local', name: 'local' };
     this.table = `${DB_SCHEMA}.${outboxTable(service)}`;
     this.statementEvents = Math.max(1, o.statementEvents ?? OUTBOX_STATEMENT_EVENTS);
   }
@@ -75,7 +78,7 @@ export class Outbox {
     const columns: [string, string, unknown[]][] = [
       ['id', 'uuid[]', events.map((e) => e.id)],
       ['type', 'text[]', events.map((e) => e.type)],
-      ['payload', 'jsonb[]', events.map((e) => JSON.stringify(e))],
+      ['payload', 'jsonb[]', events.map((e) => JSON.stringify({ ...e, clusterid: this.cluster.id, clustername: this.cluster.name }))],
       ['created_at', 'timestamptz[]', events.map((e) => e.time)],
     ];
     if (traced) columns.push(['trace_context', 'jsonb[]', events.map((e) => JSON.stringify(createSpan(e)))]);
