@@ -11,7 +11,7 @@ import { progressOf } from '../services/uncordon/src/drain/drain.service.js';
 import { aConfig, aCordonedNode, anObservation, at, REBALANCE_TAINT, CORDON_TAINT } from '../services/uncordon/test/cordoned-node.builder.js';
 import { aDrainPod, aNakedPod } from '../services/uncordon/test/drain-pod.builder.js';
 import { selectNodeClaims } from '../services/karpenter-gateway/src/domain/select-nodeclaims.js';
-import type { ConsolidationResult } from '../services/karpenter-gateway/src/karpenter-gateway.service.js';
+import type { ConsolidationResult } from '../services/karpenter-gateway/src/consolidation.service.js';
 
 /**
  * Events as the producing code builds them — the services' own pure decisions and progress functions, wrapped by
@@ -70,7 +70,7 @@ function drainEvents(pods: ReturnType<typeof aDrainPod>[], options = DEFAULT_DRA
   return events;
 }
 
-/** consolidationEvent — as KarpenterGatewayService.consolidate builds it, from a real NodeClaim selection. */
+/** consolidationEvent — as ConsolidationService.consolidate builds it, from a real NodeClaim selection. */
 function consolidationEvent(): CloudEvent<ConsolidationResult> {
   const claims = [0, 1, 2, 3].map((i) => ({ name: `claim-${i}`, nodeName: `node-${i}`, deleting: false }));
   const planned = [{ node: 'node-1', reason: 'underutilized' }, { node: 'node-2', reason: 'empty' }, { node: 'node-9', reason: 'empty' }];

@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CONTROLLERS, type ApprovalsController, type ApprovalStore, type Controllers } from '@nodes-manager/platform';
 import type { KarpenterGatewayConfig } from './config.js';
-import { CONSOLIDATION_APPROVALS, KarpenterGatewayService } from './karpenter-gateway.service.js';
-import { KARPENTER_GATEWAY_CONFIG } from './tokens.js';
+import { ConsolidationService } from './consolidation.service.js';
+import { CONSOLIDATION_APPROVALS, KARPENTER_GATEWAY_CONFIG } from './tokens.js';
 
 const SYSTEM_ACTOR = 'system:karpenter-gateway';
 
@@ -11,7 +11,7 @@ const SYSTEM_ACTOR = 'system:karpenter-gateway';
  * `ApprovalsController`, docs/karpenter.md#approvals), on every replica: one key per approval id — a request or a
  * decision this replica answered is looked at at once, and every SCAN_INTERVAL_SECONDS the approvals in play are
  * listed again. A pending request expires exactly at its deadline; an approved one is carried out inside its pool's
- * window, claimed under the pool's lock ({@link KarpenterGatewayService.runApproved}), and listed again each interval
+ * window, claimed under the pool's lock ({@link ConsolidationService.runApproved}), and listed again each interval
  * while the window is shut; one a dead run left `executing` is failed, seen under that lock. Replicas need no leader:
  * every step is a conditional update. Thin: the decisions are in the service and libs/disruption.
  */
@@ -23,7 +23,7 @@ export class ConsolidationApprovalsController {
     @Inject(KARPENTER_GATEWAY_CONFIG) config: KarpenterGatewayConfig,
     @Inject(CONTROLLERS) controllers: Controllers,
     @Inject(CONSOLIDATION_APPROVALS) store: ApprovalStore,
-    @Inject(KarpenterGatewayService) svc: KarpenterGatewayService,
+    @Inject(ConsolidationService) svc: ConsolidationService,
   ) {
     this.approvals = controllers.approvals({
       store,

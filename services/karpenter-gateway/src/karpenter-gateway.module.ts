@@ -30,9 +30,13 @@ import { ConsolidationApprovalsController } from './consolidation-approvals.cont
 import { KARPENTER_KUBE, KarpenterKube } from './adapters/outbound/karpenter-kube.adapter.js';
 import { NodePoolChangesRepository } from './adapters/outbound/nodepool-changes.repository.js';
 import { KarpenterGatewayCommands } from './adapters/inbound/karpenter-gateway.commands.js';
-import { CONSOLIDATION_APPROVALS, DISRUPTION_GATE, KARPENTER_SERVICE_OPTIONS, KarpenterGatewayService } from './karpenter-gateway.service.js';
+import { ConsolidationPlanningService } from './consolidation-planning.service.js';
+import { ConsolidationService } from './consolidation.service.js';
+import { NodePoolAccess } from './nodepool-access.js';
+import { NodePoolQueriesService } from './nodepool-queries.service.js';
+import { NodePoolWritesService } from './nodepool-writes.service.js';
 import { assertSteeringConfig, type KarpenterGatewayConfig } from './config.js';
-import { KARPENTER_GATEWAY_CONFIG } from './tokens.js';
+import { CONSOLIDATION_APPROVALS, DISRUPTION_GATE, KARPENTER_GATEWAY_CONFIG, KARPENTER_SERVICE_OPTIONS } from './tokens.js';
 
 export { KARPENTER_GATEWAY_CONFIG } from './tokens.js';
 
@@ -86,7 +90,11 @@ export class KarpenterGatewayModule {
         SteeringPoolsService,
         SteeringController,
         NodePoolChangesRepository,
-        KarpenterGatewayService,
+        NodePoolAccess,
+        NodePoolQueriesService,
+        NodePoolWritesService,
+        ConsolidationPlanningService,
+        ConsolidationService,
         ConsolidationApprovalsController,
         KarpenterGatewayLoop,
         ...(opts.providers ?? []),

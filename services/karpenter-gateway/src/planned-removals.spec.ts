@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { OptimizePlan } from '@nodes-manager/contracts';
 import { replyProblems } from '@nodes-manager/platform';
-import { plannedRemovals } from './karpenter-gateway.service.js';
+import { plannedRemovals } from './consolidation-planning.service.js';
 
 const plan = (remove: OptimizePlan['remove']): OptimizePlan => ({ remove, blocked: [], pdbImpact: [], hourlySavingsUsd: 0, monthlySavingsUsd: 0 });
 const removal = (node: string, reason: 'empty' | 'underutilized') => ({ node, reason, utilization: 0.1, pods: [], savingsUsdPerHour: 0.04, priceKnown: true });

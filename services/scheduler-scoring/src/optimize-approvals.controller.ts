@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CONTROLLERS, type ApprovalsController, type ApprovalStore, type Controllers, type LeaderElector } from '@nodes-manager/platform';
 import type { SchedulerScoringConfig } from './config.js';
-import { SYSTEM_ACTOR } from './scheduler-scoring.service.js';
+import { SYSTEM_ACTOR } from './optimize-cycle.service.js';
 import { OPTIMIZE_APPROVALS_STORE, SCHEDULER_LEADER, SCHEDULER_SCORING_CONFIG } from './tokens.js';
 
 /**

@@ -7,7 +7,8 @@ import type { SchedulerScoringConfig } from './config.js';
 import { splitByWindow } from './domain/gate-disruption.js';
 import { outcomeOf, recheckReplacement, type Replacement } from './domain/replace.js';
 import type { SchedulingRepository } from './adapters/outbound/scheduling.repository.js';
-import { SchedulerScoringService } from './scheduler-scoring.service.js';
+import { OptimizeCycleService } from './optimize-cycle.service.js';
+import { OptimizeExecutionService } from './optimize-execution.service.js';
 import { OPTIMIZE_APPROVALS_STORE, SCHEDULER_SCORING_CONFIG, SCHEDULING_REPOSITORY } from './tokens.js';
 
 type Results = OptimizeReplaceResult['results'];
@@ -31,7 +32,8 @@ export class OptimizeReplaceService {
     @Inject(OPTIMIZE_APPROVALS_STORE) private readonly approvals: ApprovalStore,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(LOGGER) private readonly logger: JsonLogger,
-    private readonly optimizer: SchedulerScoringService,
+    private readonly cycles: OptimizeCycleService,
+    private readonly execution: OptimizeExecutionService,
     @Inject(PAUSE_GATE) private readonly pause: PauseGate,
   ) {}
 
@@ -46,7 +48,7 @@ export class OptimizeReplaceService {
     if (this.config.OPTIMIZE_MODE === 'off') return answer('off', 'OPTIMIZE_MODE=off: the optimizer drains nothing', all('optimizer_off', 'OPTIMIZE_MODE=off'));
     const held = await this.pause.checkNow('optimize');
     if (!held.go) return answer('paused', `the fleet-wide pause holds optimizer drains: ${held.detail}`, all('paused', held.detail));
-    const out = await this.optimizer.underExecutionLock(() => this.replaceLocked(req, nodes, requestId, meta, answer, all));
+    const out = await this.cycles.underExecutionLock(() => this.replaceLocked(req, nodes, requestId, meta, answer, all));
     return out ?? answer('busy', 'another optimisation run is in progress: asked again next pass', all('busy', 'an optimisation run is in progress'));
   }
 
@@ -132,7 +134,7 @@ export class OptimizeReplaceService {
       correlationId: meta.correlationId,
       now: this.clock.now(),
     });
-    const ex = await this.optimizer.execute(requestId, removals, meta, {
+    const ex = await this.execution.execute(requestId, removals, meta, {
       recheck: (r, fresh, run) => recheckReplacement(r, fresh, run),
       drained: { reason: 'replace_on_demand', why: `asked by ${meta.actor} to move it off on-demand (${req.reason}): re-checked just before, still on-demand in NodePool ${req.nodePool} with nothing blocking` },
     });

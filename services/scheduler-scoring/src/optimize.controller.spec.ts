@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { Controllers, FakeClock, JsonLogger, Metrics, type LeaderElector } from '@nodes-manager/platform';
 import type { SchedulerScoringConfig } from './config.js';
 import { OptimizeController } from './optimize.controller.js';
-import type { SchedulerScoringService } from './scheduler-scoring.service.js';
+import type { OptimizeCycleService } from './optimize-cycle.service.js';
 import type { ClusterCache } from './adapters/outbound/cluster-cache.adapter.js';
 
 const SCAN_MS = 10_000;
@@ -66,7 +66,7 @@ function anOptimizer(o: { synced?: boolean } = {}) {
     new Controllers('scheduler-scoring', clock, new Metrics(), new JsonLogger('scheduler-scoring', 'error', () => undefined)),
     leader as unknown as LeaderElector,
     cluster as unknown as ClusterCache,
-    svc as unknown as SchedulerScoringService,
+    svc as unknown as OptimizeCycleService,
   );
   opt.controller.start();
   const lead = async () => {

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CONTROLLERS, type Controller, type Controllers, type LeaderElector } from '@nodes-manager/platform';
 import type { SchedulerScoringConfig } from './config.js';
-import { SchedulerScoringService } from './scheduler-scoring.service.js';
+import { OptimizeCycleService } from './optimize-cycle.service.js';
 import type { ClusterCache } from './adapters/outbound/cluster-cache.adapter.js';
 import { CLUSTER_CACHE, SCHEDULER_LEADER, SCHEDULER_SCORING_CONFIG } from './tokens.js';
 
@@ -10,7 +10,7 @@ export const OPTIMIZE_KEY = 'cluster';
 
 /**
  * OptimizeController — the optimisation loop as a controller (docs/scoring.md#the-optimisation-controller), the leader
- * only: one key, `cluster`, reconciled by one {@link SchedulerScoringService.runLoopCycle} in OPTIMIZE_MODE — every
+ * only: one key, `cluster`, reconciled by one {@link OptimizeCycleService.runLoopCycle} in OPTIMIZE_MODE — every
  * SCAN_INTERVAL_SECONDS, on becoming leader and once the cluster cache has synced; never on a cache that has not. Its
  * cycles never overlap and never pile up (one more at most, right after the one in flight: the runtime's queue), and
  * leadership is verified on the server when a cycle gets its turn. A user's `optimize.trigger` is not a key: it runs
@@ -27,7 +27,7 @@ export class OptimizeController {
     @Inject(CONTROLLERS) controllers: Controllers,
     @Inject(SCHEDULER_LEADER) leader: LeaderElector,
     @Inject(CLUSTER_CACHE) private readonly cluster: ClusterCache,
-    @Inject(SchedulerScoringService) svc: SchedulerScoringService,
+    @Inject(OptimizeCycleService) svc: OptimizeCycleService,
   ) {
     const everyMs = config.SCAN_INTERVAL_SECONDS * 1000;
     this.controller = controllers.controller({

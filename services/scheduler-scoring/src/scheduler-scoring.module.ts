@@ -27,7 +27,10 @@ import { BusDrainer } from './adapters/outbound/drainer.adapter.js';
 import { BusCatalogSource } from './adapters/outbound/catalog-source.adapter.js';
 import { BusPriceSource } from './adapters/outbound/price-source.adapter.js';
 import { SchedulingRepository } from './adapters/outbound/scheduling.repository.js';
-import { SchedulerScoringService } from './scheduler-scoring.service.js';
+import { ClusterMarketService } from './cluster-market.service.js';
+import { SchedulingQueriesService } from './scheduling-queries.service.js';
+import { OptimizeCycleService } from './optimize-cycle.service.js';
+import { OptimizeExecutionService } from './optimize-execution.service.js';
 import { OptimizeReplaceService } from './optimize-replace.service.js';
 import { OptimizeController } from './optimize.controller.js';
 import { OptimizeApprovalsController } from './optimize-approvals.controller.js';
@@ -80,7 +83,10 @@ export class SchedulerScoringModule {
         approvalStoreProvider(OPTIMIZE_APPROVALS_STORE, { service: 'scheduler-scoring', kind: 'optimize', table: OPTIMIZE_APPROVALS, config }),
         serviceApprovalsProvider(SCHEDULER_APPROVALS, [OPTIMIZE_APPROVALS_STORE]),
         PlanBlockedService,
-        SchedulerScoringService,
+        ClusterMarketService,
+        SchedulingQueriesService,
+        OptimizeExecutionService,
+        OptimizeCycleService,
         OptimizeReplaceService,
         OptimizeController,
         OptimizeApprovalsController,

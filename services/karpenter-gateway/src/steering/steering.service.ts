@@ -22,7 +22,7 @@ import {
 import { KARPENTER_KUBE, KubeFailure, type KarpenterKube } from '../adapters/outbound/karpenter-kube.adapter.js';
 import { poolHealthConfigOf, type KarpenterGatewayConfig } from '../config.js';
 import type { NodePool } from '../domain/nodepool.types.js';
-import { DISRUPTION_GATE, type DisruptionGateConfig } from '../karpenter-gateway.service.js';
+import { DISRUPTION_GATE, type DisruptionGateConfig } from '../tokens.js';
 import { KARPENTER_GATEWAY_CONFIG } from '../tokens.js';
 import { ON_DEMAND_REPLACER, STEERING_SOURCES, type OnDemandReplacer, type SteeringSources } from './steering-sources.adapter.js';
 import { SteeringRepository, type PlanStatus, type SteeringMode, type StoredPlan } from './steering.repository.js';

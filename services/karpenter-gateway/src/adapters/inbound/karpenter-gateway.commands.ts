@@ -9,45 +9,51 @@ import {
   type NodePoolUpdateRequest,
 } from '@nodes-manager/contracts';
 import { CommandController, CommandHandler } from '@nodes-manager/platform';
-import { KarpenterGatewayService } from '../../karpenter-gateway.service.js';
+import { ConsolidationService } from '../../consolidation.service.js';
+import { NodePoolQueriesService } from '../../nodepool-queries.service.js';
+import { NodePoolWritesService } from '../../nodepool-writes.service.js';
 
 /** KarpenterGatewayCommands — the karpenter-gateway service's commands on `nodes-manager.karpenter-gateway` (its approvals: libs/platform `approvalCommands`). Thin. */
 @CommandController()
 export class KarpenterGatewayCommands {
-  constructor(@Inject(KarpenterGatewayService) private readonly svc: KarpenterGatewayService) {}
+  constructor(
+    @Inject(NodePoolQueriesService) private readonly queries: NodePoolQueriesService,
+    @Inject(NodePoolWritesService) private readonly writes: NodePoolWritesService,
+    @Inject(ConsolidationService) private readonly consolidation: ConsolidationService,
+  ) {}
 
   @CommandHandler(Commands.nodepoolsList)
   list(@Payload() _req: CommandRequest) {
-    return this.svc.list();
+    return this.queries.list();
   }
 
   @CommandHandler(Commands.nodepoolGet)
   get(@Payload() req: CommandRequest<NodePoolNameQuery>) {
-    return this.svc.get(req.data.name);
+    return this.queries.get(req.data.name);
   }
 
   @CommandHandler(Commands.nodepoolCreate)
   create(@Payload() req: CommandRequest<NodePoolCreateRequest>) {
-    return this.svc.create(req.data.nodePool, req.meta);
+    return this.writes.create(req.data.nodePool, req.meta);
   }
 
   @CommandHandler(Commands.nodepoolUpdate)
   update(@Payload() req: CommandRequest<NodePoolUpdateRequest>) {
-    return this.svc.update(req.data.name, req.data.patch, req.meta);
+    return this.writes.update(req.data.name, req.data.patch, req.meta);
   }
 
   @CommandHandler(Commands.nodepoolDelete)
   remove(@Payload() req: CommandRequest<NodePoolNameQuery>) {
-    return this.svc.remove(req.data.name, req.meta);
+    return this.writes.remove(req.data.name, req.meta);
   }
 
   @CommandHandler(Commands.nodeclaimsList)
   nodeclaims(@Payload() req: CommandRequest<NodePoolNameQuery>) {
-    return this.svc.nodeclaims(req.data.name);
+    return this.queries.nodeclaims(req.data.name);
   }
 
   @CommandHandler(Commands.nodepoolConsolidate)
   consolidate(@Payload() req: CommandRequest<ConsolidateRequest>) {
-    return this.svc.consolidate(req.data.name, req.data.dryRun !== false, req.meta);
+    return this.consolidation.consolidate(req.data.name, req.data.dryRun !== false, req.meta);
   }
 }

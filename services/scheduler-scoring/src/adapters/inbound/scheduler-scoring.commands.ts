@@ -1,33 +1,35 @@
 import { Payload } from '@nestjs/microservices';
 import { Commands, type CommandRequest, type DecisionsListQuery, type OptimizeReplaceRequest, type OptimizeTriggerRequest, type PlacementListQuery, type SimulateRequest } from '@nodes-manager/contracts';
 import { CommandController, CommandHandler } from '@nodes-manager/platform';
-import { SchedulerScoringService } from '../../scheduler-scoring.service.js';
+import { OptimizeCycleService } from '../../optimize-cycle.service.js';
+import { SchedulingQueriesService } from '../../scheduling-queries.service.js';
 import { OptimizeReplaceService } from '../../optimize-replace.service.js';
 
 /** SchedulerScoringCommands — the scheduler-scoring service's commands on `nodes-manager.scheduler-scoring` (its approvals: libs/platform `approvalCommands`). */
 @CommandController()
 export class SchedulerScoringCommands {
   constructor(
-    private readonly svc: SchedulerScoringService,
+    private readonly queries: SchedulingQueriesService,
+    private readonly cycles: OptimizeCycleService,
     private readonly replacements: OptimizeReplaceService,
   ) {}
 
   /** decisions.list — the decision log, newest first; filters kind and subject. */
   @CommandHandler(Commands.decisionsList)
   decisions(@Payload() req: CommandRequest<Partial<DecisionsListQuery>>) {
-    return this.svc.decisions(req.data ?? {});
+    return this.queries.decisions(req.data ?? {});
   }
 
   /** optimize.plan — `{nodePool?}` → the consolidation plan now (`remove`, `blocked`, `pdbImpact`, savings). */
   @CommandHandler(Commands.optimizePlan)
   plan(@Payload() req: CommandRequest<{ nodePool?: string }>) {
-    return this.svc.plan(req.data ?? {}, req.meta);
+    return this.queries.plan(req.data ?? {}, req.meta);
   }
 
   /** optimize.trigger — `{dryRun}`: a cycle now for the caller; `dryRun: false` executes the plan. */
   @CommandHandler(Commands.optimizeTrigger)
   trigger(@Payload() req: CommandRequest<OptimizeTriggerRequest>) {
-    return this.svc.trigger(req.data ?? { dryRun: true }, req.meta);
+    return this.cycles.trigger(req.data ?? { dryRun: true }, req.meta);
   }
 
   /** optimize.replace — `{nodePool, nodes, reason, evidence?}`: those nodes drained a few at a time through the optimizer's gate. */
@@ -39,12 +41,12 @@ export class SchedulerScoringCommands {
   /** simulate.run — pod groups → placements on the fleet and new nodes with cost. */
   @CommandHandler(Commands.simulate)
   simulate(@Payload() req: CommandRequest<SimulateRequest>) {
-    return this.svc.simulate(req.data, req.meta);
+    return this.queries.simulate(req.data, req.meta);
   }
 
   /** placement.list — every running workload pod with node, class, score and rationale. */
   @CommandHandler(Commands.placementList)
   placement(@Payload() req: CommandRequest<Partial<PlacementListQuery>>) {
-    return this.svc.placement(req.data ?? {}, req.meta);
+    return this.queries.placement(req.data ?? {}, req.meta);
   }
 }
