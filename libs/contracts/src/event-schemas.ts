@@ -11,7 +11,7 @@ import { DrainFailureReason, DrainPodOutcome, DrainStatus, UNCORDON_REASONS } fr
 import { FENCING_ACTIONS, PRESSURE_MODES, PressureReliefOutcome } from './fencing.js';
 import { PauseScopes, PauseSources } from './pause.js';
 import { anyObject, arrayOf, bool, closed, int, nullable, nullableNum, nullableStr, nullableTime, num, oneOf, str, time, uuid, type JsonSchema } from './json-schema.js';
-import { INTERRUPTION_SOURCES, REBALANCE_EVIDENCE_KINDS, REBALANCE_OUTCOMES, REBALANCE_SIGNALS, REBALANCE_TIME_SOURCES } from './rebalance.js';
+import { INTERRUPTION_SOURCES, LEDGER_SOURCES, REBALANCE_EVIDENCE_KINDS, REBALANCE_OUTCOMES, REBALANCE_SIGNALS, REBALANCE_TIME_SOURCES } from './rebalance.js';
 
 export type { JsonSchema } from './json-schema.js';
 
@@ -159,7 +159,7 @@ const consolidationResult = closed(
   [],
 );
 
-const rebalanceEvidence = closed({ kind: { type: 'string', enum: [...REBALANCE_EVIDENCE_KINDS] }, at: time(), detail: str() }, ['detail']);
+const rebalanceEvidence = closed({ kind: { type: 'string', enum: [...REBALANCE_EVIDENCE_KINDS] }, at: time(), detail: str(), source: { type: 'string', enum: [...LEDGER_SOURCES] } }, ['detail', 'source']);
 const rebalanceIdentity = {
   id: uuid('the ledger row: GET /api/v1/rebalances'),
   node: str(),

@@ -9,11 +9,37 @@ export const NTH_SPOT_ITN_TAINT_KEY = 'aws-node-termination-handler/spot-itn';
 /** Reasons of the Kubernetes Events NTH emits on a Node (`emitKubernetesEvents`). */
 export const NTH_REBALANCE_EVENT_REASON = 'RebalanceRecommendation';
 export const NTH_SPOT_INTERRUPTION_EVENT_REASON = 'SpotInterruption';
+/**
+ * Karpenter's own interruption handling (aws/karpenter-provider-aws, pkg/controllers/interruption/events/events.go):
+ * each Event is recorded on the NodeClaim and, when it has one, on its Node. Rebalance is `Normal`, the rest `Warning`.
+ */
+export const KARPENTER_REBALANCE_EVENT_REASON = 'SpotRebalanceRecommendation';
+export const KARPENTER_SPOT_INTERRUPTED_EVENT_REASON = 'SpotInterrupted';
+export const KARPENTER_INSTANCE_TERMINATING_EVENT_REASON = 'InstanceTerminating';
+export const KARPENTER_INSTANCE_STOPPING_EVENT_REASON = 'InstanceStopping';
+export const KARPENTER_TERMINATING_ON_INTERRUPTION_EVENT_REASON = 'TerminatingOnInterruption';
+/** Karpenter's taint on a node it is disrupting, whatever the reason (kubernetes-sigs/karpenter, pkg/apis/v1/taints.go). */
+export const KARPENTER_DISRUPTED_TAINT_KEY = 'karpenter.sh/disrupted';
+/** Every Event reason the ledger reads: NTH's and Karpenter's. */
+export const LEDGER_EVENT_REASONS: readonly string[] = [
+  'RebalanceRecommendation', 'SpotInterruption', KARPENTER_REBALANCE_EVENT_REASON, KARPENTER_SPOT_INTERRUPTED_EVENT_REASON,
+];
+
+/**
+ * The systems a ledger signal comes from: Karpenter's interruption controller (Events on the Node and the NodeClaim),
+ * NTH in IMDS mode (a DaemonSet reading instance metadata) or in queue mode (a Deployment reading an SQS queue) —
+ * told apart by the Event's involved object (queue mode reads the Node and so sets its uid; IMDS mode names it
+ * only) and by the taint value (queue mode's event ids end `-event-<id>`) — NTH in a mode that cannot be told (a
+ * cordon), and EC2's own instance state. Counted per source (`nodes_manager_rebalance_signals_total`).
+ */
+export const LEDGER_SOURCES = ['karpenter', 'nth-imds', 'nth-queue', 'nth', 'ec2'] as const;
+export type LedgerSource = (typeof LEDGER_SOURCES)[number];
+
 /** EC2's state reason of an instance that Spot reclaimed. */
 export const EC2_SPOT_TERMINATION_REASON = 'Server.SpotInstanceTermination';
 
 /** What told us a node had a rebalance recommendation. */
-export const REBALANCE_SIGNALS = ['rebalance-taint', 'nth-cordon', 'nth-event'] as const;
+export const REBALANCE_SIGNALS = ['rebalance-taint', 'nth-cordon', 'nth-event', 'karpenter-event'] as const;
 export type RebalanceSignal = (typeof REBALANCE_SIGNALS)[number];
 
 /** Where the time the rebalance was seen comes from. */
@@ -21,7 +47,7 @@ export const REBALANCE_TIME_SOURCES = ['taint-time-added', 'managed-fields', 'ev
 export type RebalanceTimeSource = (typeof REBALANCE_TIME_SOURCES)[number];
 
 /** What told us the node was interrupted. */
-export const INTERRUPTION_SOURCES = ['spot-itn-taint', 'nth-event', 'ec2-state-reason'] as const;
+export const INTERRUPTION_SOURCES = ['spot-itn-taint', 'nth-event', 'ec2-state-reason', 'karpenter-event'] as const;
 export type InterruptionSource = (typeof INTERRUPTION_SOURCES)[number];
 
 /**
@@ -46,6 +72,8 @@ export const REBALANCE_EVIDENCE_KINDS = [
   'ec2-state-reason',
   'ec2-unanswered',
   'horizon-passed',
+  'karpenter-rebalance-event',
+  'karpenter-interruption-event',
 ] as const;
 export type RebalanceEvidenceKind = (typeof REBALANCE_EVIDENCE_KINDS)[number];
 
@@ -55,6 +83,8 @@ export interface RebalanceEvidence {
   /** ISO 8601. */
   readonly at: string;
   readonly detail?: string;
+  /** The system it came from, for a rebalance or interruption signal: one row can hold the same rebalance seen by two. */
+  readonly source?: LedgerSource;
 }
 
 /** RebalanceView — one ledger row as `GET /api/v1/rebalances` and the events show it. Times ISO 8601. */

@@ -93,7 +93,12 @@ export class UncordonModule {
         approvalStoreProvider(DRAIN_APPROVALS, { service: 'uncordon', kind: 'drain', table: DRAIN_APPROVALS_TABLE, config }),
         serviceApprovalsProvider(UNCORDON_APPROVALS, [FENCE_APPROVALS, DRAIN_APPROVALS]),
         { provide: REBALANCE_REPOSITORY, inject: [DATA_SOURCE, OUTBOX], useFactory: (ds: DataSource, outbox: Outbox) => new RebalanceLedgerRepository(ds, outbox) },
-        { provide: NODE_EVENTS, inject: [KUBE_NODES, LOGGER, METRICS], useFactory: (kube: KubeNodes, logger: JsonLogger, metrics: Metrics) => new KubeNodeEvents(kube.kc, { logger, metrics: { metrics, service: 'uncordon' }, resyncMs: config.SCAN_INTERVAL_SECONDS * 1000 }) },
+        {
+          provide: NODE_EVENTS,
+          inject: [KUBE_NODES, LOGGER, METRICS, CLOCK],
+          useFactory: (kube: KubeNodes, logger: JsonLogger, metrics: Metrics, clock: Clock) =>
+            new KubeNodeEvents(kube.kc, { logger, metrics: { metrics, service: 'uncordon' }, resyncMs: config.SCAN_INTERVAL_SECONDS * 1000, now: () => clock.now().getTime() }),
+        },
         { provide: INSTANCE_STATES, inject: [COMMAND_BUS], useFactory: (bus: CommandBus) => new BusInstanceStates(bus) },
         // The pause's owner reads its own table (docs/pause.md#who-keeps-it-and-how-every-service-learns-it).
         { provide: PAUSE_REPOSITORY, inject: [DATA_SOURCE, OUTBOX], useFactory: (ds: DataSource, outbox: Outbox) => new PauseRepository(ds, outbox) },

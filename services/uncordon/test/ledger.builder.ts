@@ -32,6 +32,19 @@ export const aServingNode = (uncordonedAt: Date | null, overrides: Partial<Ledge
 
 export const anItnTaint = (added: Date) => ({ ...taint(ITN_TAINT_KEY), timeAdded: added.toISOString() });
 
+export const REBALANCE_TAINT_KEY = 'aws-node-termination-handler/rebalance-recommendation';
+/** A taint value as NTH writes it in queue mode (its event id: pkg/monitor/sqsevent/). */
+export const NTH_QUEUE_TAINT = 'spot-itn-event-3131322d3334';
+
+/** aClaimEvent — Karpenter's Event on the default node's NodeClaim, attributed to the node (as the service does). */
+export const aClaimEvent = (reason: string, when: Date): NodeEvent => ({
+  reason,
+  node: 'ip-10-0-1-23.ec2.internal',
+  at: when,
+  nodeClaim: 'default-x7k2p',
+  message: reason === 'SpotInterrupted' ? 'Spot interruption warning was triggered' : 'Spot rebalance recommendation was triggered',
+});
+
 export const anEvent = (reason: string, when: Date, overrides: Partial<NodeEvent> = {}): NodeEvent => ({ reason, node: 'ip-10-0-1-23.ec2.internal', nodeUid: 'uid-1', at: when, ...overrides });
 
 export const LEDGER_CONFIG: LedgerConfig = { horizonMs: 24 * 3600_000, cordonManagers: ['node-termination-handler'], ec2WaitMs: 10 * 60_000 };

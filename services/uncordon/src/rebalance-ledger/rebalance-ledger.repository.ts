@@ -143,15 +143,28 @@ export class RebalanceLedgerRepository {
     return inserted;
   }
 
-  /** update — the new state of changed rows, inside the caller's transaction. */
+  /**
+   * update — the new state of changed rows, inside the caller's transaction. The seen time moves (earlier) when a
+   * second source saw the rebalance first; a clash with another row of the node at that time keeps the old time.
+   */
   async update(tx: SqlRunner, entries: readonly LedgerEntry[], now: Date): Promise<void> {
     for (const e of entries) {
       await tx.query(
-        `UPDATE nodes.rebalance_ledger SET outcome = $2, resolved_at = $3, uncordoned_at = $4, recordoned_at = $5, interrupted_at = $6,
-           interruption_source = $7, lead_time_ms = $8, given_back_ms = $9, gone_at = $10, evidence = $11, updated_at = $12 WHERE id = $1`,
-        [e.id, e.outcome, e.resolvedAt, e.uncordonedAt, e.recordonedAt, e.interruptedAt, e.interruptionSource, e.leadTimeMs, e.givenBackMs, e.goneAt, JSON.stringify(e.evidence), now],
+        `UPDATE nodes.rebalance_ledger r SET outcome = $2, resolved_at = $3, uncordoned_at = $4, recordoned_at = $5, interrupted_at = $6,
+           interruption_source = $7, lead_time_ms = $8, given_back_ms = $9, gone_at = $10, evidence = $11, updated_at = $12,
+           seen_at = CASE WHEN EXISTS (SELECT 1 FROM nodes.rebalance_ledger o WHERE o.node_uid = r.node_uid AND o.seen_at = $13 AND o.id <> r.id) THEN r.seen_at ELSE $13 END,
+           seen_signal = $14, seen_time_source = $15
+         WHERE id = $1`,
+        [e.id, e.outcome, e.resolvedAt, e.uncordonedAt, e.recordonedAt, e.interruptedAt, e.interruptionSource, e.leadTimeMs, e.givenBackMs, e.goneAt, JSON.stringify(e.evidence), now, e.seenAt, e.seenSignal, e.seenTimeSource],
       );
     }
+  }
+
+  /** byIds — these rows as stored (what a step changed them from). */
+  async byIds(ids: readonly string[]): Promise<LedgerEntry[]> {
+    if (ids.length === 0) return [];
+    const rows: Row[] = await this.ds.query(`SELECT ${COLUMNS} FROM nodes.rebalance_ledger WHERE id = ANY($1::uuid[])`, [ids]);
+    return rows.map(rowToEntry);
   }
 
   /** since — every row seen at or after `from` (and before `to`), for the figures. */

@@ -3,7 +3,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { V1Node } from '@kubernetes/client-node';
 import {
   EventTypes,
+  LEDGER_SOURCES,
   type InstanceState,
+  type LedgerSource,
   type RebalanceFigures,
   type RebalanceObservedData,
   type RebalancesListQuery,
@@ -11,13 +13,13 @@ import {
   type RebalancesSummaryQuery,
   type RebalanceView,
 } from '@nodes-manager/contracts';
-import { CLOCK, LOGGER, makeEvent, METRICS, type Clock, type JsonLogger, type LeaderElector, type Metrics } from '@nodes-manager/platform';
+import { CLOCK, HEALTH_REGISTRY, LOGGER, makeEvent, METRICS, type Clock, type HealthRegistry, type JsonLogger, type LeaderElector, type Metrics } from '@nodes-manager/platform';
 import type { UncordonConfig } from '../config.js';
 import { advanceLedger, givenBackMs, untilNextHorizonMs, type Ec2View, type LedgerConfig, type LedgerEntry, type LedgerStep } from './domain/advance-ledger.js';
-import { ledgerNodeOf, nodeFactsOf, type NodeEvent } from './domain/ledger-node.js';
+import { attributeClaimEvents, ledgerNodeOf, nodeFactsOf, type ClaimRef, type LedgerNode, type NodeEvent } from './domain/ledger-node.js';
 import { graceFor, type GraceChoice, type GraceMode } from './domain/learned-grace.js';
 import { poolKey, summarise } from './domain/rebalance-figures.js';
-import type { KubeNodeEvents } from './kube-node-events.adapter.js';
+import type { KubeNodeEvents, LedgerEventsView } from './kube-node-events.adapter.js';
 import type { InstanceStates } from './instance-states.adapter.js';
 import type { NodeSource } from '../adapters/outbound/node-source.adapter.js';
 import { viewOf, type RebalanceLedgerRepository } from './rebalance-ledger.repository.js';
@@ -25,6 +27,14 @@ import { INSTANCE_STATES, NODE_EVENTS, NODE_SOURCE, REBALANCE_REPOSITORY, UNCORD
 
 const LEDGER_ACTOR = 'system:uncordon';
 const DAY_MS = 86_400_000;
+/** A deleted NodeClaim is remembered this long: its Events (kept by the API server for an hour by default) still find its node. */
+const CLAIM_MEMORY_MS = DAY_MS;
+
+/** SourceState — what the ledger has read from one source: signals recorded, and the last one's time. */
+export interface SourceState {
+  readonly signals: number;
+  readonly lastAt: string | null;
+}
 
 /** PoolMeasure — what a cordon verdict shows of its pool: the measured share, p90 lead time and the grace it gets. */
 export interface PoolMeasure {
@@ -50,7 +60,12 @@ export class RebalanceLedgerService {
   private readonly ledgerConfig: LedgerConfig;
   private readonly observedTotal;
   private readonly resolvedTotal;
-  private events: { at: number; list: NodeEvent[] } = { at: Number.NEGATIVE_INFINITY, list: [] };
+  private readonly signalsTotal;
+  private events: { at: number; view: LedgerEventsView } = { at: Number.NEGATIVE_INFINITY, view: { nodeEvents: [], claimEvents: [], claims: [] } };
+  /** Every NodeClaim seen, deleted ones for {@link CLAIM_MEMORY_MS}: name → its ref and when last seen. */
+  private readonly claimMemory = new Map<string, { ref: ClaimRef; seenAt: number }>();
+  private unattributed = 0;
+  private readonly sources = new Map<LedgerSource, { signals: number; lastAt: string | null }>(LEDGER_SOURCES.map((s) => [s, { signals: 0, lastAt: null }]));
   private ec2NotConfiguredUntil = 0;
   private figuresCache?: { at: number; pools: Map<string, RebalanceFigures> };
 
@@ -64,7 +79,10 @@ export class RebalanceLedgerService {
     @Inject(REBALANCE_REPOSITORY) private readonly repo: RebalanceLedgerRepository,
     @Inject(UNCORDON_LEADER) private readonly leader: LeaderElector,
     @Inject(METRICS) metrics: Metrics,
+    @Inject(HEALTH_REGISTRY) health: HealthRegistry,
   ) {
+    // Which of the ledger's sources are live, in /readyz's details (never failing readiness: each source is optional).
+    health.register('uncordon.ledger-sources', () => this.sourcesStatus());
     this.ledgerConfig = {
       horizonMs: config.REBALANCE_HORIZON_HOURS * 3_600_000,
       cordonManagers: config.AUTO_UNCORDON_CORDON_MANAGERS,
@@ -72,6 +90,11 @@ export class RebalanceLedgerService {
     };
     this.observedTotal = metrics.counter('nodes_manager_rebalances_observed_total', 'Spot rebalance recommendations entered in the ledger', []);
     this.resolvedTotal = metrics.counter('nodes_manager_rebalances_resolved_total', 'Ledger rows that reached their final outcome, by outcome', ['outcome']);
+    this.signalsTotal = metrics.counter(
+      'nodes_manager_rebalance_signals_total',
+      'Rebalance and interruption signals entered in the ledger as evidence, by the system they came from (karpenter, nth-imds, nth-queue, nth, ec2) and kind',
+      ['source', 'kind'],
+    );
   }
 
   /**
@@ -82,7 +105,7 @@ export class RebalanceLedgerService {
   async pass(): Promise<{ requeueAfterMs?: number }> {
     if (!this.source.synced || !this.leader.isLeader) return {};
     const nodes = this.source.list().map(ledgerNodeOf);
-    const events = await this.currentEvents();
+    const events = await this.currentEvents(nodes);
     const entries = await this.repo.forStep(nodes.map((n) => n.uid));
     const present = new Set(nodes.map((n) => n.uid));
     const goneIds = entries.filter((e) => e.resolvedAt === null && !present.has(e.nodeUid) && e.instanceId).map((e) => e.instanceId!);
@@ -109,7 +132,7 @@ export class RebalanceLedgerService {
    */
   async observe(node: V1Node): Promise<void> {
     const one = ledgerNodeOf(node);
-    const events = (await this.currentEvents()).filter((e) => e.node === one.name);
+    const events = (await this.currentEvents([one])).filter((e) => e.node === one.name);
     // This node's rows only: the others are not in this view, and must not read as gone.
     const entries = (await this.repo.forStep([one.uid])).filter((e) => e.nodeUid === one.uid);
     const now = this.clock.now();
@@ -122,6 +145,7 @@ export class RebalanceLedgerService {
   private async record(step: LedgerStep, now: Date): Promise<void> {
     const resolvedIds = new Set(step.resolved.map((e) => e.id));
     let observed: LedgerEntry[] = [];
+    const before = new Map((await this.repo.byIds(step.updated.map((e) => e.id))).map((e) => [e.id, e]));
     await this.repo.record(step.opened, step.updated, now, (inserted) => {
       observed = step.opened.filter((e) => inserted.has(e.id));
       const resolved = step.resolved.filter((e) => !step.opened.includes(e) || inserted.has(e.id));
@@ -131,6 +155,17 @@ export class RebalanceLedgerService {
       ];
     });
     this.figuresCache = undefined;
+    // Each piece of evidence a source added, counted once: new rows' evidence, and what changed rows gained.
+    for (const e of [...observed, ...step.updated]) {
+      const had = before.get(e.id)?.evidence ?? [];
+      for (const x of e.evidence) {
+        if (!x.source || had.some((h) => h.kind === x.kind && h.at === x.at)) continue;
+        this.signalsTotal.inc({ service: 'uncordon', source: x.source, kind: x.kind });
+        const src = this.sources.get(x.source)!;
+        src.signals += 1;
+        if (!src.lastAt || x.at > src.lastAt) src.lastAt = x.at;
+      }
+    }
     for (const e of observed) {
       this.observedTotal.inc({ service: 'uncordon' });
       this.logger.info('rebalance recommendation entered in the ledger', { node: e.node, instanceType: e.instanceType, zone: e.zone, seenAt: e.seenAt.toISOString(), signal: e.seenSignal });
@@ -141,18 +176,47 @@ export class RebalanceLedgerService {
     }
   }
 
-  /** currentEvents — NTH's Node Events, re-listed at most once per scan interval (the last good list meanwhile). */
-  private async currentEvents(): Promise<NodeEvent[]> {
+  /**
+   * currentEvents — the Events the ledger reads about these nodes: NTH's and Karpenter's on the Nodes, and Karpenter's
+   * on the NodeClaims attributed to their nodes (a NodeClaim remembered for a day after it went). Re-read from the
+   * informers at most once per scan interval (the last good view meanwhile).
+   */
+  private async currentEvents(nodes: readonly LedgerNode[]): Promise<NodeEvent[]> {
     if (!this.config.REBALANCE_EVENTS_ENABLED) return [];
     const now = this.clock.now().getTime();
-    if (now - this.events.at < this.config.SCAN_INTERVAL_SECONDS * 1000) return this.events.list;
-    try {
-      this.events = { at: now, list: await this.nodeEvents.list() };
-    } catch (err) {
-      this.events = { at: now, list: this.events.list };
-      this.logger.warn('could not list Node Events; using the last list', { err: (err as Error).message });
+    if (now - this.events.at >= this.config.SCAN_INTERVAL_SECONDS * 1000) {
+      try {
+        this.events = { at: now, view: await this.nodeEvents.view() };
+      } catch (err) {
+        this.events = { ...this.events, at: now };
+        this.logger.warn('could not read Node and NodeClaim Events; using the last view', { err: (err as Error).message });
+      }
+      for (const c of this.events.view.claims) this.claimMemory.set(c.name, { ref: c, seenAt: now });
+      for (const [name, c] of this.claimMemory) if (now - c.seenAt > CLAIM_MEMORY_MS) this.claimMemory.delete(name);
     }
-    return this.events.list;
+    const claims = [...this.claimMemory.values()].map((c) => c.ref);
+    const attributed = attributeClaimEvents(this.events.view.claimEvents, claims, nodes);
+    this.unattributed = attributed.unattributed;
+    return [...this.events.view.nodeEvents, ...attributed.events];
+  }
+
+  /**
+   * sourcesStatus — which sources are live, in words, for `/readyz` (never failing it: every source is optional): the
+   * Event informers, Karpenter's presence, EC2 through spot-advisor, and per source the signals recorded since start.
+   */
+  sourcesStatus(): { ok: true; detail: string } {
+    const informers = this.config.REBALANCE_EVENTS_ENABLED ? this.nodeEvents.status() : { nodeEvents: 'disabled (REBALANCE_EVENTS_ENABLED=false)', karpenter: 'disabled (REBALANCE_EVENTS_ENABLED=false)' };
+    const ec2 = this.clock.now().getTime() < this.ec2NotConfiguredUntil ? 'not configured in spot-advisor' : 'asked through spot-advisor for nodes that went';
+    const counts = [...this.sources].map(([s, v]) => `${s} ${v.signals}${v.lastAt ? ` (last ${v.lastAt})` : ''}`).join(', ');
+    return {
+      ok: true,
+      detail: `Node Events (NTH, Karpenter): ${informers.nodeEvents}; Karpenter NodeClaims: ${informers.karpenter}; nodes' taints and cordons: from the node cache; EC2: ${ec2}; signals recorded since start: ${counts}${this.unattributed > 0 ? `; ${this.unattributed} NodeClaim Events with no node known` : ''}`,
+    };
+  }
+
+  /** sourceCounts — signals recorded per source since start (the counter's values), for the API. */
+  sourceCounts(): Record<LedgerSource, SourceState> {
+    return Object.fromEntries([...this.sources].map(([s, v]) => [s, { ...v }])) as Record<LedgerSource, SourceState>;
   }
 
   /** ec2View — EC2's word on gone nodes' instances, through spot-advisor; `not-configured` is remembered for a minute. */

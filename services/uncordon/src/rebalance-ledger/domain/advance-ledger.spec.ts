@@ -1,7 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { advanceLedger, givenBackMs, untilNextHorizonMs, type LedgerEntry, type LedgerStep } from './advance-ledger.js';
 import { at, CORDON_TAINT, cordonEntry, kubeletEntry, T0 } from '../../../test/cordoned-node.builder.js';
-import { aLedgerNode, anEntry, anEvent, anItnTaint, aServingNode, LEDGER_CONFIG, ledgerInput } from '../../../test/ledger.builder.js';
+import { aClaimEvent, aLedgerNode, anEntry, anEvent, anItnTaint, aServingNode, LEDGER_CONFIG, ledgerInput, NTH_QUEUE_TAINT, REBALANCE_TAINT_KEY } from '../../../test/ledger.builder.js';
+import { attributeClaimEvents, eventSource, taintSource } from './ledger-node.js';
 
 const H = 60; // minutes per hour
 const stateOf = (e: LedgerEntry) => ({
@@ -45,12 +46,12 @@ describe('advanceLedger — when a row opens', () => {
     ['an NTH cordon that comes with the spot-itn taint and no rebalance taint is the interruption, not a rebalance', ledgerInput({ nodes: [aLedgerNode({ taints: [CORDON_TAINT, anItnTaint(at(0))] })] })],
     ['a node that is neither cordoned nor tainted opens nothing', ledgerInput({ nodes: [aServingNode(null)] })],
     ['seeing the same rebalance again (another cycle, or a restart) opens nothing', ledgerInput({ entries: [anEntry()], now: at(30) })],
-    ['an old RebalanceRecommendation Event from before the latest row opens nothing', ledgerInput({ nodes: [aServingNode(at(20))], entries: [anEntry({ outcome: 'uncordoned', uncordonedAt: at(20) })], events: [anEvent('RebalanceRecommendation', at(0))], now: at(30) })],
+    ['an old RebalanceRecommendation Event from before the latest row opens nothing', ledgerInput({ nodes: [aServingNode(at(20))], entries: [anEntry({ outcome: 'uncordoned', uncordonedAt: at(20) })], events: [anEvent('RebalanceRecommendation', at(-30))], now: at(30) })],
     [
       "NTH's cordon with its interruption notice, the rebalance taint still there, opens no second row",
       ledgerInput({
         nodes: [aLedgerNode({ taints: [CORDON_TAINT, { key: 'aws-node-termination-handler/rebalance-recommendation', effect: 'NoSchedule', timeAdded: T0.toISOString() }, anItnTaint(at(40))], managedFields: [kubeletEntry(), cordonEntry('node-termination-handler', at(40))] })],
-        entries: [anEntry({ outcome: 'interrupted', interruptedAt: at(40), interruptionSource: 'spot-itn-taint', leadTimeMs: 40 * 60_000, resolvedAt: at(40) })],
+        entries: [anEntry({ outcome: 'interrupted', interruptedAt: at(40), interruptionSource: 'spot-itn-taint', leadTimeMs: 40 * 60_000, resolvedAt: at(40), evidence: [...anEntry().evidence, { kind: 'spot-itn-taint', at: at(40).toISOString() }] })],
         now: at(45),
       }),
     ],
@@ -180,5 +181,108 @@ describe('untilNextHorizonMs — when the next pass resolves a row at its horizo
     ['a row at or past its horizon waits for nothing (this pass resolves it)', [anEntry()], at(24 * H), undefined],
   ])('%s', (_, entries, now, ms) => {
     expect(untilNextHorizonMs(entries as LedgerEntry[], now, LEDGER_CONFIG.horizonMs)).toBe(ms);
+  });
+});
+
+const sourcesOf = (e: LedgerEntry | undefined) => (e?.evidence ?? []).map((x) => `${x.kind} ${x.source ?? '-'} ${x.at.slice(11, 19)}`);
+
+describe("advanceLedger — Karpenter's own interruption handling (no NTH)", () => {
+  const karpenterNode = aServingNode(null, { annotations: {} });
+  it.each([
+    [
+      "Karpenter's SpotRebalanceRecommendation Event on the Node opens a row timed by the Event",
+      ledgerInput({ nodes: [karpenterNode], events: [anEvent('SpotRebalanceRecommendation', at(-2))] }),
+      ['karpenter-rebalance-event karpenter 09:58:00'],
+    ],
+    [
+      'the same Event on the NodeClaim alone (attributed to its node) opens the row, saying so',
+      ledgerInput({ nodes: [karpenterNode], events: [aClaimEvent('SpotRebalanceRecommendation', at(-2))] }),
+      ['karpenter-rebalance-event karpenter 09:58:00'],
+    ],
+    [
+      'Karpenter records it on both the Node and the NodeClaim: one row, both pieces of evidence kept once',
+      ledgerInput({ nodes: [karpenterNode], events: [anEvent('SpotRebalanceRecommendation', at(-2)), aClaimEvent('SpotRebalanceRecommendation', at(-2))] }),
+      ['karpenter-rebalance-event karpenter 09:58:00'],
+    ],
+  ])('%s', (_, input, evidence) => {
+    const step = advanceLedger(input);
+    expect(step.opened.map((e) => [e.seenSignal, e.seenTimeSource, e.seenAt.toISOString()])).toEqual([['karpenter-event', 'event-time', at(-2).toISOString()]]);
+    expect(sourcesOf(step.opened[0])).toEqual(evidence);
+  });
+
+  it("a NodeClaim's SpotInterrupted Event, outliving the Node and the NodeClaim, makes the row interrupted", () => {
+    const step = advanceLedger(ledgerInput({ nodes: [], entries: [anEntry()], events: [aClaimEvent('SpotInterrupted', at(44))], now: at(50) }));
+    expect(step.updated.map(stateOf)).toEqual([expect.objectContaining({ outcome: 'interrupted', interruptionSource: 'karpenter-event', leadMinutes: 44 })]);
+    expect(step.updated[0]!.evidence.find((e) => e.kind === 'karpenter-interruption-event')?.detail).toBe('on the NodeClaim default-x7k2p: Spot interruption warning was triggered');
+  });
+
+  it("Karpenter's SpotInterrupted Event on a node still there makes it interrupted", () => {
+    const step = advanceLedger(ledgerInput({ entries: [anEntry()], events: [anEvent('SpotInterrupted', at(30))], now: at(31) }));
+    expect(step.updated.map(stateOf)).toEqual([expect.objectContaining({ outcome: 'interrupted', interruptionSource: 'karpenter-event', leadMinutes: 30 })]);
+  });
+});
+
+describe('advanceLedger — one rebalance seen by two sources is one row', () => {
+  it("NTH's taint (IMDS mode) and Karpenter's Event 20 s earlier, in one view: one row at the earlier time, both pieces of evidence", () => {
+    const step = advanceLedger(ledgerInput({ events: [anEvent('SpotRebalanceRecommendation', new Date(T0.getTime() - 20_000))] }));
+    expect(step.opened).toHaveLength(1);
+    expect(step.opened[0]!.seenAt.toISOString()).toBe('2026-03-01T09:59:40.000Z');
+    expect(sourcesOf(step.opened[0])).toEqual(['karpenter-rebalance-event karpenter 09:59:40', 'rebalance-taint nth 10:00:00', 'nth-cordon nth 10:00:00']);
+  });
+
+  it("Karpenter's Event arriving a pass later joins the row NTH opened (and moves it to the earlier time): no second row", () => {
+    const step = advanceLedger(ledgerInput({ entries: [anEntry()], events: [anEvent('SpotRebalanceRecommendation', new Date(T0.getTime() - 20_000))], now: at(2) }));
+    expect(step.opened).toEqual([]);
+    expect(step.updated.map((e) => [e.id, e.seenAt.toISOString(), e.seenSignal])).toEqual([['row-0', '2026-03-01T09:59:40.000Z', 'karpenter-event']]);
+    expect(sourcesOf(step.updated[0])).toEqual(['rebalance-taint nth 10:00:00', 'nth-cordon nth 10:00:00', 'karpenter-rebalance-event karpenter 09:59:40']);
+  });
+
+  it('an Event 11 minutes after the row is another rebalance (outside the 10-minute window): it opens a row once this one is no longer observed', () => {
+    const entry = anEntry({ outcome: 'uncordoned', uncordonedAt: at(5) });
+    const step = advanceLedger(ledgerInput({ nodes: [aServingNode(at(5))], entries: [entry], events: [anEvent('SpotRebalanceRecommendation', at(11))], now: at(12) }));
+    expect(step.opened.map((e) => e.seenAt.toISOString())).toEqual([at(11).toISOString()]);
+  });
+
+  it('an interruption seen by NTH (queue-mode taint) and by Karpenter: interrupted once, timed by the first, with both pieces of evidence', () => {
+    const node = aLedgerNode({ taints: [CORDON_TAINT, { key: REBALANCE_TAINT_KEY, effect: 'NoSchedule', timeAdded: T0.toISOString() }, { ...anItnTaint(at(40)), value: NTH_QUEUE_TAINT }] });
+    const step = advanceLedger(ledgerInput({ nodes: [node], entries: [anEntry()], events: [aClaimEvent('SpotInterrupted', at(39))], now: at(41) }));
+    expect(step.updated.map(stateOf)).toEqual([expect.objectContaining({ outcome: 'interrupted', interruptionSource: 'karpenter-event', leadMinutes: 39 })]);
+    expect(sourcesOf(step.updated[0]).slice(2)).toEqual(['karpenter-interruption-event karpenter 10:39:00', 'spot-itn-taint nth-queue 10:40:00']);
+    // The second source seen only after the row was resolved still joins it.
+    const late = advanceLedger(ledgerInput({ nodes: [node], entries: [{ ...step.updated[0]!, evidence: step.updated[0]!.evidence.slice(0, 3) }], events: [aClaimEvent('SpotInterrupted', at(39))], now: at(45) }));
+    expect(late.opened).toEqual([]);
+    expect(sourcesOf(late.updated[0]).slice(2)).toEqual(['karpenter-interruption-event karpenter 10:39:00', 'spot-itn-taint nth-queue 10:40:00']);
+    expect(late.resolved).toEqual([]);
+  });
+});
+
+describe('which system a signal came from', () => {
+  it.each([
+    ['a Karpenter Event', anEvent('SpotRebalanceRecommendation', T0), 'karpenter'],
+    ["NTH's Event naming the Node with its uid: queue mode (it read the Node)", anEvent('RebalanceRecommendation', T0), 'nth-queue'],
+    ["NTH's Event naming the Node only: IMDS mode", anEvent('RebalanceRecommendation', T0, { nodeUid: undefined }), 'nth-imds'],
+  ])('%s', (_, e, source) => expect(eventSource(e)).toBe(source));
+
+  it.each([
+    ['rebalance-recommendation-event-3131322d3334', 'nth-queue'],
+    ['spot-itn-event-3131322d3334', 'nth-queue'],
+    ['rebalance-recommendation-9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a0', 'nth-imds'],
+    ['spot-itn-9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08', 'nth-imds'],
+    [undefined, 'nth'],
+  ])('a taint valued %s is %s', (value, source) => expect(taintSource(value)).toBe(source));
+});
+
+describe("attributeClaimEvents — a NodeClaim's Events go to its node", () => {
+  const node = aLedgerNode();
+  const ev = { reason: 'SpotInterrupted', nodeClaim: 'default-x7k2p', at: T0 };
+  it.each([
+    ['through status.nodeName', [{ name: 'default-x7k2p', nodeName: 'ip-10-0-1-23.ec2.internal' }], ['ip-10-0-1-23.ec2.internal'], 0],
+    ["through status.providerID's instance id, matched to the node's", [{ name: 'default-x7k2p', instanceId: 'i-0123456789abcdef0' }], ['ip-10-0-1-23.ec2.internal'], 0],
+    ['not at all when the NodeClaim names no node yet', [{ name: 'default-x7k2p' }], [], 1],
+    ['not at all when the NodeClaim was never seen', [], [], 1],
+  ])('%s', (_, claims, nodes, unattributed) => {
+    const out = attributeClaimEvents([ev], claims, [node]);
+    expect(out.events.map((e) => e.node)).toEqual(nodes);
+    expect(out.unattributed).toBe(unattributed);
   });
 });

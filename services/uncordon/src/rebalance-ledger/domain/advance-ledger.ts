@@ -3,6 +3,7 @@ import {
   FINAL_REBALANCE_OUTCOMES,
   type InstanceState,
   type InterruptionSource,
+  type LedgerSource,
   type RebalanceEvidence,
   type RebalanceEvidenceKind,
   type RebalanceOutcome,
@@ -83,6 +84,13 @@ export interface LedgerStep {
 
 /** A signal this much before a rebalance is still taken as following it (clock skew between NTH and us). */
 const SKEW_MS = 60_000;
+/**
+ * Two signals of one node this close in time are one rebalance (or one interruption) seen by two sources — NTH and
+ * Karpenter both read the same EC2 notice, each on its own schedule — and make one row with both pieces of evidence.
+ * EC2 sends one rebalance recommendation per instance; ten minutes is far above the sources' delays (seconds) and
+ * below any grace period after which a second recommendation could be told apart.
+ */
+export const MERGE_WINDOW_MS = 10 * 60_000;
 
 export const isFinal = (o: RebalanceOutcome): boolean => FINAL_REBALANCE_OUTCOMES.includes(o);
 
@@ -141,7 +149,6 @@ export function advanceLedger(input: LedgerInput): LedgerStep {
     if (isFinal(after.outcome) && (!before || !isFinal(before.outcome))) resolved.push(after);
   };
 
-  const known = new Set(input.entries);
   const eventsByNode = new Map<string, NodeEvent[]>();
   for (const e of input.events) eventsByNode.set(e.node, [...(eventsByNode.get(e.node) ?? []), e]);
   const present = new Set<string>();
@@ -154,18 +161,46 @@ export function advanceLedger(input: LedgerInput): LedgerStep {
     const signals = rebalanceSignals(node, events, config.cordonManagers, now);
     const interruptions = interruptionSignals(node, events, now);
 
+    // A signal close to a row's time is that rebalance seen again, or seen by a second source: its evidence joins
+    // that row. Only the others can open a row.
+    const merged = new Map<string, LedgerEntry>();
+    const unmatched: TimedSignal<RebalanceSignal>[] = [];
+    for (const sig of signals) {
+      const row = sig.timeSource === 'first-seen' ? undefined : rows.find((r) => Math.abs(r.seenAt.getTime() - sig.at.getTime()) <= MERGE_WINDOW_MS);
+      if (!row) {
+        unmatched.push(sig);
+        continue;
+      }
+      const cur = merged.get(row.id) ?? row;
+      const evidence = addEvidence(cur.evidence, rebalanceEvidence(sig));
+      if (evidence === cur.evidence) continue;
+      // Seen earlier by the second source: an open row takes the earlier time.
+      const earlier = !isFinal(cur.outcome) && sig.at.getTime() < cur.seenAt.getTime();
+      merged.set(row.id, { ...cur, evidence, ...(earlier ? { seenAt: sig.at, seenSignal: sig.kind, seenTimeSource: sig.timeSource } : {}) });
+    }
+    // An interruption seen by a second source after the row was resolved: its evidence joins the row too.
+    for (const row of rows.filter((r) => r.outcome === 'interrupted' && r.interruptedAt)) {
+      const cur = merged.get(row.id) ?? row;
+      const evidence = interruptions
+        .filter((sig) => Math.abs(sig.at.getTime() - row.interruptedAt!.getTime()) <= MERGE_WINDOW_MS)
+        .reduce((list, sig) => addEvidence(list, interruptionEvidence(sig)), cur.evidence);
+      if (evidence !== cur.evidence) merged.set(row.id, { ...cur, evidence });
+    }
+
     let fresh: TimedSignal<RebalanceSignal>[] = [];
-    if (signals.length > 0 && !open.some((r) => r.outcome === 'observed')) {
-      if (!latest) fresh = signals;
+    if (unmatched.length > 0 && !open.some((r) => r.outcome === 'observed')) {
+      if (!latest) fresh = unmatched;
       else {
         // What the latest row already accounts for: its rebalance, our uncordon, and its interruption.
         const covered = Math.max(latest.seenAt.getTime(), latest.uncordonedAt?.getTime() ?? 0, latest.interruptedAt?.getTime() ?? 0);
-        fresh = signals.filter((s) => s.timeSource !== 'first-seen' && s.at.getTime() > covered);
+        fresh = unmatched.filter((sig) => sig.timeSource !== 'first-seen' && sig.at.getTime() > covered);
         const recordon = latest.uncordonedAt !== null && latest.recordonedAt === null && node.unschedulable && !isFinal(latest.outcome);
-        if (fresh.length === 0 && recordon) fresh = signals.filter((s) => s.timeSource === 'first-seen');
+        if (fresh.length === 0 && recordon) fresh = unmatched.filter((sig) => sig.timeSource === 'first-seen');
       }
     }
-    const rowsNow = [...open];
+    // [the row before this step (undefined: new), the row to advance]
+    const rowsNow: [LedgerEntry | undefined, LedgerEntry][] = open.map((r) => [r, merged.get(r.id) ?? r]);
+    for (const r of rows.filter((x) => isFinal(x.outcome) && merged.has(x.id))) settle(r, merged.get(r.id)!);
     if (fresh.length > 0) {
       const first = fresh[0]!;
       const entry: LedgerEntry = {
@@ -185,17 +220,17 @@ export function advanceLedger(input: LedgerInput): LedgerStep {
         leadTimeMs: null,
         givenBackMs: 0,
         goneAt: null,
-        evidence: fresh.map((s) => evidenceOf(s.kind, s.at, s.detail ?? (s.timeSource === 'first-seen' ? 'no time of its own: first seen' : undefined))),
+        evidence: fresh.reduce<readonly RebalanceEvidence[]>(
+          (list, sig) => addEvidence(list, rebalanceEvidence(sig.timeSource === 'first-seen' && !sig.detail ? { ...sig, detail: 'no time of its own: first seen' } : sig)),
+          [],
+        ),
       };
-      opened.push(entry);
-      rowsNow.push(entry);
+      rowsNow.push([undefined, entry]);
     }
-    for (const row of rowsNow) {
+    for (const [before, row] of rowsNow) {
       const after = advancePresent(row, node, interruptions, now, config);
-      if (!known.has(row)) {
-        opened[opened.length - 1] = after;
-        settle(undefined, after);
-      } else settle(row, after);
+      if (!before) opened.push(after);
+      settle(before, after);
     }
   }
 
@@ -220,7 +255,7 @@ function advancePresent(row: LedgerEntry, node: LedgerNode, interruptions: reado
       uncordonedAt: ours,
       evidence: addEvidence(next.evidence, evidenceOf('uncordoned-by-nodes-manager', ours)),
     };
-  } else if (!node.unschedulable && !ours && next.outcome === 'observed' && !next.evidence.some((e) => e.kind === 'uncordoned-by-other')) {
+  } else if (!node.unschedulable && !ours && next.outcome === 'observed' && wasCordoned(next) && !next.evidence.some((e) => e.kind === 'uncordoned-by-other')) {
     next = { ...next, evidence: addEvidence(next.evidence, evidenceOf('uncordoned-by-other', now)) };
   }
   if (next.outcome === 'uncordoned' && node.unschedulable) {
@@ -229,29 +264,35 @@ function advancePresent(row: LedgerEntry, node: LedgerNode, interruptions: reado
     next = { ...next, outcome: 'recordoned', recordonedAt: since, evidence: addEvidence(next.evidence, evidenceOf('recordoned', since, owner?.manager)) };
   }
   // Then whether it ended.
-  const hit = interruptions.find((s) => s.at.getTime() >= row.seenAt.getTime() - SKEW_MS);
+  const after = interruptions.filter((s) => s.at.getTime() >= row.seenAt.getTime() - SKEW_MS);
+  const hit = after[0];
   if (hit) {
-    const evidence = addEvidence(next.evidence, evidenceOf(hit.kind === 'nth-event' ? 'nth-interruption-event' : 'spot-itn-taint', hit.at, hit.detail));
+    // Every source that saw this interruption is evidence; the first gives its time.
+    const evidence = after.filter((s) => s.at.getTime() - hit.at.getTime() <= MERGE_WINDOW_MS).reduce((list, s) => addEvidence(list, interruptionEvidence(s)), next.evidence);
     return hit.at.getTime() <= horizonEnd ? interrupted(next, hit.at, hit.kind, evidence, now, config) : survived(next, evidence, now, config);
   }
   if (now.getTime() >= horizonEnd) return survived(next, next.evidence, now, config);
   return next;
 }
 
+/** wasCordoned — the row came with a cordon (NTH's cordon or taint); Karpenter's rebalance Event and NTH's Event alone do not cordon. */
+const wasCordoned = (e: LedgerEntry): boolean => e.evidence.some((x) => x.kind === 'nth-cordon' || x.kind === 'rebalance-taint');
+
 function advanceGone(row: LedgerEntry, events: readonly NodeEvent[], ec2: Ec2View, now: Date, config: LedgerConfig): { entry: LedgerEntry; ask?: string } {
   const goneAt = row.goneAt ?? now;
   const horizonEnd = row.seenAt.getTime() + config.horizonMs;
   const base: LedgerEntry = row.goneAt ? row : { ...row, goneAt, evidence: addEvidence(row.evidence, evidenceOf('node-gone', goneAt)) };
-  const hit = goneNodeInterruptions(row.node, row.nodeUid, events).find((s) => s.at.getTime() >= row.seenAt.getTime() - SKEW_MS);
+  const after = goneNodeInterruptions(row.node, row.nodeUid, events).filter((s) => s.at.getTime() >= row.seenAt.getTime() - SKEW_MS);
+  const hit = after[0];
   if (hit) {
-    const evidence = addEvidence(base.evidence, evidenceOf('nth-interruption-event', hit.at, hit.detail));
-    return { entry: hit.at.getTime() <= horizonEnd ? interrupted(base, hit.at, 'nth-event', evidence, now, config) : survived(base, evidence, now, config) };
+    const evidence = after.filter((s) => s.at.getTime() - hit.at.getTime() <= MERGE_WINDOW_MS).reduce((list, s) => addEvidence(list, interruptionEvidence(s)), base.evidence);
+    return { entry: hit.at.getTime() <= horizonEnd ? interrupted(base, hit.at, hit.kind, evidence, now, config) : survived(base, evidence, now, config) };
   }
   if (goneAt.getTime() >= horizonEnd) return { entry: survived(base, base.evidence, now, config) };
   if (ec2 === 'not-configured' || !row.instanceId) return { entry: removed(base, base.evidence, now, config) };
   const state = ec2.get(row.instanceId);
   if (state) {
-    const evidence = addEvidence(base.evidence, evidenceOf('ec2-state-reason', goneAt, `${state.state}: ${state.stateReasonCode ?? 'no state reason'}`));
+    const evidence = addEvidence(base.evidence, evidenceOf('ec2-state-reason', goneAt, `${state.state}: ${state.stateReasonCode ?? 'no state reason'}`, 'ec2'));
     return { entry: state.stateReasonCode === EC2_SPOT_TERMINATION_REASON ? interrupted(base, goneAt, 'ec2-state-reason', evidence, now, config) : removed(base, evidence, now, config) };
   }
   if (now.getTime() - goneAt.getTime() >= config.ec2WaitMs) {
@@ -284,7 +325,27 @@ function removed(row: LedgerEntry, evidence: readonly RebalanceEvidence[], now: 
   return { ...e, givenBackMs: givenBackMs(e, now, config.horizonMs) };
 }
 
-const evidenceOf = (kind: RebalanceEvidenceKind, at: Date, detail?: string): RebalanceEvidence => ({ kind, at: at.toISOString(), ...(detail ? { detail } : {}) });
+const evidenceOf = (kind: RebalanceEvidenceKind, at: Date, detail?: string, source?: LedgerSource): RebalanceEvidence => ({
+  kind,
+  at: at.toISOString(),
+  ...(detail ? { detail } : {}),
+  ...(source ? { source } : {}),
+});
+
+const REBALANCE_EVIDENCE: Record<RebalanceSignal, RebalanceEvidenceKind> = {
+  'rebalance-taint': 'rebalance-taint',
+  'nth-cordon': 'nth-cordon',
+  'nth-event': 'nth-event',
+  'karpenter-event': 'karpenter-rebalance-event',
+};
+const INTERRUPTION_EVIDENCE: Record<InterruptionSource, RebalanceEvidenceKind> = {
+  'spot-itn-taint': 'spot-itn-taint',
+  'nth-event': 'nth-interruption-event',
+  'karpenter-event': 'karpenter-interruption-event',
+  'ec2-state-reason': 'ec2-state-reason',
+};
+const rebalanceEvidence = (s: TimedSignal<RebalanceSignal>): RebalanceEvidence => evidenceOf(REBALANCE_EVIDENCE[s.kind], s.at, s.detail, s.source);
+const interruptionEvidence = (s: TimedSignal<InterruptionSource>): RebalanceEvidence => evidenceOf(INTERRUPTION_EVIDENCE[s.kind], s.at, s.detail, s.source);
 
 function addEvidence(list: readonly RebalanceEvidence[], e: RebalanceEvidence): readonly RebalanceEvidence[] {
   return list.some((x) => x.kind === e.kind && x.at === e.at) ? list : [...list, e];
@@ -294,6 +355,7 @@ function sameEntry(a: LedgerEntry, b: LedgerEntry): boolean {
   const t = (d: Date | null) => d?.getTime() ?? null;
   return (
     a.outcome === b.outcome &&
+    t(a.seenAt) === t(b.seenAt) &&
     t(a.uncordonedAt) === t(b.uncordonedAt) &&
     t(a.recordonedAt) === t(b.recordonedAt) &&
     t(a.goneAt) === t(b.goneAt) &&
