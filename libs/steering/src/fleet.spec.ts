@@ -87,4 +87,32 @@ describe('steerFleet', () => {
     const plain = steerFleet(input({ prices, rails: { maxAvoidPerHour: 3, maxExcludedShare: 0.5, keepCheapest: 0 } }));
     expect(plain.plans[0]!.exclusions.map((e) => [e.kind, e.value])).toEqual([['instance-type', 'm5.large']]);
   });
+
+  /** exposure — `nodes` Spot nodes every hour of the last week and interruptions `hoursAgo`. */
+  const exposure = (nodes: number, ...hoursAgo: number[]) => ({
+    nodeHours: Array.from({ length: 168 }, (_, i) => ({ from: new Date(NOW.getTime() - (168 - i) * HOUR), nodeHours: nodes })),
+    interruptions: hoursAgo.map((h) => new Date(NOW.getTime() - h * HOUR)),
+  });
+
+  it("with exposure, each pool is judged by its rate against the fleet's other pools, interruptions without a ledger row included", () => {
+    const ex = new Map([
+      ['m5.large/us-east-1a', exposure(10, 20, 14, 8, 2)],
+      ['c5.large/us-east-1b', exposure(200, 100)],
+    ]);
+    const out = steerFleet(input({ samples: new Map(), exposure: ex }));
+    const m5 = out.health.find((h) => h.pool.instanceType === 'm5.large')!;
+    expect([m5.state, m5.reason]).toEqual(['avoid', 'rate-above-avoid']);
+    // The fleet's other pools: c5.large, 1 interruption in 33,600 node-hours.
+    expect(m5.evidence.rate!.fleetPer1000).toBeCloseTo(1000 / 33_600, 4);
+    expect(out.health.find((h) => h.pool.instanceType === 'c5.large')!.state).toBe('healthy');
+  });
+
+  it('the hourly drift rail is shared by the NodePools of a pass', () => {
+    const ex = new Map([['m5.large/us-east-1a', exposure(10, 20, 14, 8, 2)], ['c5.large/us-east-1b', exposure(200, 100)]]);
+    const nodes = [{ instanceType: 'm5.large', zone: 'us-east-1a', capacityType: 'spot' as const, count: 4 }];
+    const np = (name: string) => ({ name, requirements: [{ key: 'karpenter.sh/capacity-type', operator: 'In', values: ['spot', 'on-demand'] }], record: null, nodes });
+    const out = steerFleet(input({ samples: new Map(), exposure: ex, nodePools: [np('a'), np('b')], rails: { maxAvoidPerHour: 3, maxExcludedShare: 0.5, keepCheapest: 0, maxDriftPerHour: 6 } }));
+    expect(out.plans.map((p) => p.write)).toEqual([true, false]);
+    expect(out.plans[1]!.heldBack[0]).toMatchObject({ reason: 'drift-rail' });
+  });
 });

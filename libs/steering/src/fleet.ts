@@ -1,6 +1,8 @@
-import { planNodePoolEdit, type NodePoolEditPlan, type PoolHealthView, type SteeringRecord } from './nodepool-edit.js';
+import { planNodePoolEdit, type NodePoolEditInput, type NodePoolEditPlan, type PoolHealthView, type SteeringRecord } from './nodepool-edit.js';
 import type { PoolHealthConfig } from './pool-health-config.js';
+import { rateRuleOf } from './pool-health-config.js';
 import { decidePoolHealth, type PoolHealth, type PoolHealthPrevious, type PoolPrice, type PoolSample } from './pool-health.js';
+import { nodeHoursFrom, type PoolExposure, type RateBaseline } from './pool-rate.js';
 import { limitAvoidEntries } from './rails.js';
 import { poolKeyOf, type Offering, type Requirement } from './requirements.js';
 
@@ -10,6 +12,13 @@ export interface FleetRails {
   maxExcludedShare: number;
   /** The cheapest Spot offerings of a NodePool that are not avoided, kept whatever is avoided (SteeringRails.keepCheapest). */
   keepCheapest: number;
+  /** SteeringRails.maxWritesPerDay, .priceHysteresis, .maxDriftPerNodePool, .maxFallbackExtraPerHour (optional). */
+  maxWritesPerDay?: number;
+  priceHysteresis?: number;
+  maxDriftPerNodePool?: number;
+  maxDriftPerHour?: number;
+  maxFallbackExtraPerHour?: number;
+  driftBudgetNodes?: string | null;
 }
 
 export interface FleetSteeringInput {
@@ -20,7 +29,21 @@ export interface FleetSteeringInput {
   previous: ReadonlyMap<string, PoolHealthPrevious>;
   /** When pools entered `avoid` lately (the hourly rail counts those of the last hour). */
   recentAvoidEntries: readonly Date[];
-  nodePools: ReadonlyArray<{ name: string; requirements: readonly Requirement[]; record: SteeringRecord | null }>;
+  nodePools: ReadonlyArray<{
+    name: string;
+    requirements: readonly Requirement[];
+    record: SteeringRecord | null;
+    /** NodePoolEditInput's optional fields: running nodes, budgets, recent writes, launches, fallback approval. */
+    nodes?: NodePoolEditInput['nodes'];
+    budgets?: NodePoolEditInput['budgets'];
+    recentWrites?: NodePoolEditInput['recentWrites'];
+    launchesPerDay?: number;
+    fallbackApproved?: boolean;
+  }>;
+  /** Per pool (`instanceType/zone`): node-hours and every interruption — with it pools are judged by their rate (docs/steering.md#the-rate). */
+  exposure?: ReadonlyMap<string, PoolExposure>;
+  /** Nodes steering's writes drifted in the last hour, fleet-wide (the hourly drift rail counts them). */
+  recentDrift?: number;
   offerings: readonly Offering[];
   config: PoolHealthConfig;
   rails: FleetRails;
@@ -37,20 +60,78 @@ export interface FleetSteering {
  * does with it — nothing (`off`), record it (`plan`), or write it through approvals (`execute`) — is not decided here.
  */
 export function steerFleet(input: FleetSteeringInput): FleetSteering {
-  const keys = new Set([...input.samples.keys(), ...input.prices.keys(), ...input.previous.keys()]);
+  const keys = new Set([...input.samples.keys(), ...input.prices.keys(), ...input.previous.keys(), ...(input.exposure?.keys() ?? [])]);
+  const baselines = input.exposure ? fleetBaselines(input.exposure, input.now, input.config) : null;
   const decided = [...keys].sort().map((key) => {
     const [instanceType, zone] = key.split('/') as [string, string];
+    const exposure = input.exposure ? (input.exposure.get(key) ?? { nodeHours: [], interruptions: [] }) : null;
     return decidePoolHealth(
-      { pool: { instanceType, zone }, samples: input.samples.get(key) ?? [], price: input.prices.get(key) ?? null, previous: input.previous.get(key) ?? null, now: input.now },
+      { pool: { instanceType, zone }, samples: input.samples.get(key) ?? [], price: input.prices.get(key) ?? null, previous: input.previous.get(key) ?? null, now: input.now, exposure, fleet: baselines ? baselines(key) : null },
       input.config,
     );
   });
   const health = limitAvoidEntries(decided, input.previous, input.recentAvoidEntries, input.now, input.rails.maxAvoidPerHour);
   const view = healthViewOf(health, input.prices);
-  const rails = { maxExcludedShare: input.rails.maxExcludedShare, keepCheapest: input.rails.keepCheapest };
-  const plans = input.nodePools.map((np) => planNodePoolEdit({ nodePool: np.name, requirements: np.requirements, record: np.record, offerings: input.offerings, health: view, rails, now: input.now }));
+  const { maxAvoidPerHour: _, maxDriftPerHour, ...rails } = input.rails;
+  let driftLeft = maxDriftPerHour !== undefined ? Math.max(0, maxDriftPerHour - (input.recentDrift ?? 0)) : undefined;
+  const plans = input.nodePools.map((np) => {
+    const plan = planNodePoolEdit({
+      nodePool: np.name,
+      requirements: np.requirements,
+      record: np.record,
+      offerings: input.offerings,
+      health: view,
+      rails: { ...rails, ...(driftLeft !== undefined ? { driftLeft } : {}) },
+      now: input.now,
+      ...(np.nodes ? { nodes: np.nodes } : {}),
+      ...(np.budgets !== undefined ? { budgets: np.budgets } : {}),
+      ...(np.recentWrites ? { recentWrites: np.recentWrites } : {}),
+      ...(np.launchesPerDay !== undefined ? { launchesPerDay: np.launchesPerDay } : {}),
+      ...(np.fallbackApproved !== undefined ? { fallbackApproved: np.fallbackApproved } : {}),
+    });
+    if (driftLeft !== undefined && plan.write && plan.drift) driftLeft = Math.max(0, driftLeft - plan.drift.total);
+    return plan;
+  });
   return { health, plans };
 }
+
+/**
+ * fleetBaselines — for each pool, the fleet's other pools over the window and the recent window: node-hours and
+ * interruptions, totals minus the pool's own (what decidePoolHealth compares a pool's rate with).
+ */
+export function fleetBaselines(exposure: ReadonlyMap<string, PoolExposure>, now: Date, config: PoolHealthConfig): (key: string) => RateBaseline {
+  const t = now.getTime();
+  const from = t - config.windowMs;
+  const recentFrom = t - rateRuleOf(config).recentWindowMs;
+  const per = new Map<string, RateBaseline>();
+  const total: RateBaseline = { nodeHours: 0, interruptions: 0, recentNodeHours: 0, recentInterruptions: 0 };
+  for (const [key, ex] of exposure) {
+    const times = ex.interruptions.map((d) => d.getTime());
+    const own: RateBaseline = {
+      nodeHours: nodeHoursFrom(ex, from, t),
+      interruptions: times.filter((x) => x >= from && x <= t).length,
+      recentNodeHours: nodeHoursFrom(ex, recentFrom, t),
+      recentInterruptions: times.filter((x) => x >= recentFrom && x <= t).length,
+    };
+    per.set(key, own);
+    total.nodeHours += own.nodeHours;
+    total.interruptions += own.interruptions;
+    total.recentNodeHours += own.recentNodeHours;
+    total.recentInterruptions += own.recentInterruptions;
+  }
+  return (key) => {
+    const own = per.get(key) ?? { nodeHours: 0, interruptions: 0, recentNodeHours: 0, recentInterruptions: 0 };
+    return {
+      nodeHours: total.nodeHours - own.nodeHours,
+      interruptions: total.interruptions - own.interruptions,
+      recentNodeHours: total.recentNodeHours - own.recentNodeHours,
+      recentInterruptions: total.recentInterruptions - own.recentInterruptions,
+    };
+  };
+}
+
+/** RISKY_REASONS — a pool not avoided but whose own figures say it may be bad: the cheapest-prices rail does not keep it. */
+const RISKY_REASONS = new Set(['rate-above-watch', 'share-above-watch', 'share-unclear', 'avoid-rate-rail', 'probation']);
 
 /**
  * healthViewOf — what the NodePool planner reads of each pool: its state, share and Spot price (the price the decision
@@ -61,7 +142,10 @@ export function healthViewOf(health: readonly PoolHealth[], prices: ReadonlyMap<
   return new Map(
     health.map((h) => {
       const key = poolKeyOf(h.pool);
-      return [key, { state: h.state, share: h.evidence.share, spotPerHour: h.evidence.price?.spotPerHour ?? prices.get(key)?.spotPerHour ?? null }];
+      const view: PoolHealthView = { state: h.state, share: h.evidence.share, spotPerHour: h.evidence.price?.spotPerHour ?? prices.get(key)?.spotPerHour ?? null, onDemandPerHour: h.evidence.price?.onDemandPerHour ?? prices.get(key)?.onDemandPerHour ?? null };
+      if (h.state === 'watch' && RISKY_REASONS.has(h.reason)) view.risky = true;
+      if (h.evidence.rate?.window.per1000 != null) view.ratePer1000 = h.evidence.rate.window.per1000;
+      return [key, view];
     }),
   );
 }

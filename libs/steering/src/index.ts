@@ -5,3 +5,4 @@ export * from './nodepool-edit.js';
 export * from './rails.js';
 export * from './fleet.js';
 export { wilsonInterval, quantile } from './stats.js';
+export * from './pool-rate.js';

@@ -17,7 +17,7 @@ const ALL_TYPES = req(INSTANCE_TYPE_KEY, 'In', ...TYPES);
 /** avoid — a health map with the given `type/zone` pools in avoid. */
 const avoid = (...pools: string[]): Map<string, PoolHealthView> => new Map(pools.map((p) => [p, { state: 'avoid' as const, share: 0.8 }]));
 
-function plan(o: Partial<Omit<NodePoolEditInput, 'rails'>> & { requirements?: Requirement[]; rails?: Partial<SteeringRails> }) {
+function plan(o: Partial<Omit<NodePoolEditInput, "rails">> & { requirements?: Requirement[]; rails?: Partial<SteeringRails> }) {
   return planNodePoolEdit({
     nodePool: 'general',
     requirements: o.requirements ?? [SPOT_AND_OD, ALL_TYPES],
@@ -26,6 +26,11 @@ function plan(o: Partial<Omit<NodePoolEditInput, 'rails'>> & { requirements?: Re
     health: o.health ?? new Map(),
     rails: { maxExcludedShare: 0.5, keepCheapest: 3, ...o.rails },
     now: o.now ?? NOW,
+    ...(o.nodes ? { nodes: o.nodes } : {}),
+    ...(o.budgets !== undefined ? { budgets: o.budgets } : {}),
+    ...(o.recentWrites ? { recentWrites: o.recentWrites } : {}),
+    ...(o.launchesPerDay !== undefined ? { launchesPerDay: o.launchesPerDay } : {}),
+    ...(o.fallbackApproved !== undefined ? { fallbackApproved: o.fallbackApproved } : {}),
   });
 }
 
@@ -256,5 +261,136 @@ describe('planNodePoolEdit', () => {
       expect(p.changes).toContain('return-to-spot');
       expect(p.heldBack.map((h) => h.reason)).toContain('launch-price-rail');
     });
+  });
+});
+
+describe('planNodePoolEdit with drift (running nodes known)', () => {
+  /** priced — every pool at $0.03/h Spot and $0.09/h on-demand, some avoided, some overridden. */
+  const priced = (avoided: string[], prices: Record<string, number> = {}, extra: Record<string, Partial<PoolHealthView>> = {}): Map<string, PoolHealthView> =>
+    new Map(TYPES.flatMap((t) => ZONES.map((z) => `${t}/${z}`)).map((p) => [p, { state: avoided.includes(p) ? ('avoid' as const) : ('healthy' as const), share: 0.8, spotPerHour: prices[p] ?? 0.03, onDemandPerHour: 0.09, ...extra[p] }]));
+  /** nodes — running Spot nodes per `type/zone`. */
+  const nodes = (counts: Record<string, number>, capacityType: 'spot' | 'on-demand' = 'spot') =>
+    Object.entries(counts).map(([k, count]) => ({ instanceType: k.split('/')[0]!, zone: k.split('/')[1]!, capacityType, count }));
+
+  it('the plan states the nodes its write drifts, per pool: on purpose in the avoided pool, collateral elsewhere, and the price after', () => {
+    const p = plan({ health: priced(['m5.large/us-east-1a']), nodes: nodes({ 'm5.large/us-east-1a': 4, 'm5.large/us-east-1b': 2, 'c5.large/us-east-1a': 3 }), rails: { keepCheapest: 0 } });
+    // The type drifts 2 healthy nodes (m5.large in us-east-1b), the zone would drift 3 (c5.large in us-east-1a).
+    expect(p.exclusions.map((e) => [e.kind, e.value])).toEqual([['instance-type', 'm5.large']]);
+    expect(p.drift).toMatchObject({ total: 6, onPurpose: 4, collateral: 2 });
+    expect(p.drift!.byPool).toEqual([
+      { pool: { instanceType: 'm5.large', zone: 'us-east-1a' }, capacityType: 'spot', nodes: 4, avoided: true },
+      { pool: { instanceType: 'm5.large', zone: 'us-east-1b' }, capacityType: 'spot', nodes: 2, avoided: false },
+    ]);
+  });
+
+  it.each([
+    ['the type drifts 2 healthy nodes, the zone 6: the type goes', { 'm5.large/us-east-1a': 4, 'm5.large/us-east-1b': 2, 'c5.large/us-east-1a': 6 }, 'instance-type', 2],
+    ['the type drifts 6 healthy nodes, the zone 1: the zone goes, though it loses more offerings', { 'm5.large/us-east-1a': 4, 'm5.large/us-east-1b': 6, 'c5.large/us-east-1a': 1 }, 'zone', 1],
+  ] as const)('the best trade: %s', (_, counts, kind, collateral) => {
+    const p = plan({ health: priced(['m5.large/us-east-1a']), nodes: nodes(counts), rails: { keepCheapest: 0 } });
+    expect(p.exclusions[0]).toMatchObject({ kind, drifts: { onPurpose: 4, collateral } });
+    expect(p.drift).toMatchObject({ total: 4 + collateral, onPurpose: 4, collateral, usdPerHourBefore: (4 + collateral) * 0.03 });
+    expect(p.drift!.sentence).toMatch(/^The write drifts \d+ running nodes \(4 in m5\.large in us-east-1a, .+ \(collateral\)\): Karpenter replaces each, launching first, then draining — \d+ disruptions, \$0\.\d{3}\/h now, about \$0\.\d{3}\/h after\.$/);
+  });
+
+  it('widening drifts nothing: a restore states 0 nodes', () => {
+    const narrowed = plan({ health: priced(['m5.large/us-east-1a']) });
+    const p = plan({ requirements: narrowed.after, record: recordOf(narrowed), health: priced([]), nodes: nodes({ 'c5.large/us-east-1a': 5 }) });
+    expect(p.changes).toEqual(['restore']);
+    expect(p.drift).toMatchObject({ total: 0 });
+  });
+
+  it.each([
+    ['per NodePool: 5 at most, the exclusion would drift 6', { maxDriftPerNodePool: 5 }],
+    ['fleet-wide per hour: 3 left this hour', { driftLeft: 3 }],
+  ] as const)('the drift rail holds an exclusion back with the reason — %s', (_, rails) => {
+    const p = plan({ health: priced(['m5.large/us-east-1a']), nodes: nodes({ 'm5.large/us-east-1a': 4, 'm5.large/us-east-1b': 2, 'c5.large/us-east-1a': 6 }), rails: { keepCheapest: 0, ...rails } });
+    expect([p.write, p.exclusions]).toEqual([false, []]);
+    expect(p.heldBack[0]).toMatchObject({ reason: 'drift-rail', keepOut: { drifts: 6 } });
+    expect(p.heldBack[0]!.sentence).toMatch(/excluding it would drift 6 running nodes, more than the \d the drift rails allow now/);
+  });
+
+  it("steering paces its own drift with a Drifted budget entry, next to the owner's, and removes it exactly with its entries", () => {
+    const owner = [{ nodes: '10%' }, { nodes: '0', reasons: ['Underutilized'], schedule: '0 9 * * *', duration: '8h' }];
+    const narrowed = plan({ health: priced(['m5.large/us-east-1a']), budgets: owner, rails: { driftBudgetNodes: '2' } });
+    expect(narrowed.budgetsAfter).toEqual([...owner, { nodes: '2', reasons: ['Drifted'] }]);
+    expect(narrowed.sentence).toContain('Steering paces the drift it causes with a budget of 2 for reason Drifted');
+    const record = { ...recordOf(narrowed), addedBudgets: narrowed.addedBudgets };
+    const restored = plan({ requirements: narrowed.after, record, budgets: narrowed.budgetsAfter, health: priced([]), rails: { driftBudgetNodes: '2' } });
+    expect(restored.after).toEqual(restored.original);
+    expect(restored.budgetsAfter).toEqual(owner);
+    expect(restored.write).toBe(true);
+  });
+
+  it('a budget change alone is a write; budgets not read are left alone', () => {
+    expect(plan({ health: priced(['m5.large/us-east-1a']) }).budgetsAfter).toBeNull();
+    const narrowed = plan({ health: priced(['m5.large/us-east-1a']) });
+    const p = plan({ requirements: narrowed.after, record: recordOf(narrowed), budgets: [], health: priced(['m5.large/us-east-1a']), rails: { driftBudgetNodes: '10%' } });
+    expect([p.write, p.budgetsAfter]).toEqual([true, [{ nodes: '10%', reasons: ['Drifted'] }]]);
+  });
+
+  const allAvoided = TYPES.flatMap((t) => ZONES.map((z) => `${t}/${z}`));
+  it.each([
+    ['under the cap: it falls back, stating the Spot nodes replaced and the extra per hour', 1, false, true],
+    ['above the cap: held back (fallback-cost)', 0.5, false, false],
+    ['above the cap but approved: it falls back', 0.5, true, true],
+  ] as const)('the on-demand fallback is an explicit, dearer decision — %s', (_, cap, approved, falls) => {
+    const p = plan({ health: priced(allAvoided), nodes: nodes({ 'm5.large/us-east-1a': 10, 'c5.large/us-east-1b': 2 }), rails: { maxFallbackExtraPerHour: cap }, fallbackApproved: approved });
+    expect(p.fallback).toBe(falls);
+    if (falls) {
+      expect(p.fallbackCost).toMatchObject({ spotNodes: 12, approved });
+      expect(p.fallbackCost!.extraPerHour).toBeCloseTo(12 * (0.09 - 0.03), 6);
+      expect(p.sentence).toContain('The fallback replaces 12 Spot nodes with on-demand at $0.720/h more');
+      expect(p.drift).toMatchObject({ total: 12 });
+    } else {
+      expect(p.heldBack.every((h) => h.reason === 'fallback-cost')).toBe(true);
+      expect(p.heldBack[0]!.sentence).toContain('would replace 12 Spot nodes with on-demand at $0.720/h more, above the $0.500/h allowed without an approval');
+    }
+  });
+
+  it.each([
+    ['2 writes in the last day, 3 allowed: written', 2, true],
+    ['3 writes in the last day, 3 allowed: held, with the reason', 3, false],
+  ] as const)('the daily write rail — %s', (_, n, write) => {
+    const recentWrites = Array.from({ length: n }, (_, i) => new Date(NOW.getTime() - (i + 1) * 3_600_000));
+    const p = plan({ health: priced(['m5.large/us-east-1a']), recentWrites, rails: { maxWritesPerDay: 3 } });
+    expect(p.write).toBe(write);
+    if (!write) {
+      expect(p.held).toMatchObject({ reason: 'write-rate-rail' });
+      expect(p.sentence).toContain('was written 3 times by steering in the last 24 h, the most allowed (3)');
+      expect(p.after).toContainEqual(req(INSTANCE_TYPE_KEY, 'NotIn', 'm5.large'));
+    }
+  });
+
+  it('price hysteresis: a written exclusion survives a small price step that a new one would not pass', () => {
+    // m5.large in us-east-1b and c5.large in us-east-1a tie as the cheapest: excluding the type raises nothing.
+    const cheap = { 'm5.large/us-east-1b': 0.02, 'c5.large/us-east-1a': 0.02 };
+    const first = plan({ health: priced(['m5.large/us-east-1a'], cheap), rails: { keepCheapest: 1, priceHysteresis: 0.05 } });
+    expect(first.exclusions.map((e) => e.value)).toEqual(['m5.large']);
+    // c5.large in us-east-1a steps up 2.5%: a new exclusion of the type would now raise the cheapest price, the written one stays.
+    const stepped = { 'm5.large/us-east-1b': 0.02, 'c5.large/us-east-1a': 0.0205 };
+    const fresh = plan({ health: priced(['m5.large/us-east-1a'], stepped), rails: { keepCheapest: 1, priceHysteresis: 0.05 } });
+    const kept = plan({ requirements: first.after, record: recordOf(first), health: priced(['m5.large/us-east-1a'], stepped), rails: { keepCheapest: 1, priceHysteresis: 0.05 } });
+    expect(fresh.exclusions.map((e) => e.value)).not.toContain('m5.large');
+    expect(kept.exclusions.map((e) => e.value)).toEqual(['m5.large']);
+    expect(kept.write).toBe(false);
+  });
+
+  it('the cheapest-prices rail does not protect a risky pool: a cheap pool watched for its rate can be excluded with the avoided one', () => {
+    const cheap = { 'm5.large/us-east-1b': 0.01 };
+    const safe = plan({ health: priced(['m5.large/us-east-1a'], cheap), rails: { keepCheapest: 1 } });
+    const risky = plan({ health: priced(['m5.large/us-east-1a'], cheap, { 'm5.large/us-east-1b': { risky: true } }), rails: { keepCheapest: 1 } });
+    expect(safe.exclusions.map((e) => e.value)).toEqual(['us-east-1a']);
+    expect(risky.exclusions.map((e) => e.value)).toEqual(['m5.large']);
+  });
+
+  it('a held-back pool says how many launches it still takes and what keeping it out would cost', () => {
+    const health = priced(['m5.large/us-east-1a'], { 'm5.large/us-east-1a': 0.009, 'm5.large/us-east-1b': 0.01, 'c5.large/us-east-1a': 0.012 });
+    const p = plan({ health, nodes: nodes({ 'm5.large/us-east-1a': 30, 'm5.large/us-east-1b': 30, 'c5.large/us-east-1a': 40 }), launchesPerDay: 60, rails: { keepCheapest: 2 } });
+    expect(p.heldBack[0]).toMatchObject({ reason: 'launch-price-rail', launchShare: 0.5, launchesPerDay: 30 });
+    // The zone's way takes out c5.large in us-east-1a ($0.012/h), the type's m5.large in us-east-1b ($0.010/h): the zone is cheaper.
+    expect(p.heldBack[0]!.keepOut).toMatchObject({ kind: 'zone', value: 'us-east-1a', drifts: 70 });
+    expect(p.heldBack[0]!.keepOut!.extraPerHour).toBeCloseTo(100 * ((0.01 + 0.03) / 2 - (0.01 + 0.012) / 2), 4);
+    expect(p.heldBack[0]!.sentence).toMatch(/It still takes about 1 in 2 of general's Spot launches \(about 30 a day\); keeping it out by excluding zone us-east-1a would cost \$0\.900\/h more and drift 70 nodes\.$/);
   });
 });

@@ -1,5 +1,6 @@
 import type { PoolHealthState, PoolRef } from './pool-health.js';
 import {
+  admits,
   admitted,
   CAPACITY_TYPE_KEY,
   catalogueKeys,
@@ -25,6 +26,37 @@ export interface SteeringRecord {
   added: Requirement[];
   applied: Requirement[];
   fallbackSince: Date | null;
+  /** The disruption budget entries steering added (its `reasons: [Drifted]` pacing), undone with the rest. */
+  addedBudgets?: DisruptionBudget[];
+}
+
+/** DisruptionBudget — one entry of a NodePool's `spec.disruption.budgets` (Karpenter v1). */
+export interface DisruptionBudget {
+  nodes: string;
+  reasons?: string[];
+  schedule?: string;
+  duration?: string;
+}
+
+/** NodeCount — running nodes of a NodePool on one offering. */
+export interface NodeCount {
+  instanceType: string;
+  zone: string;
+  capacityType: 'spot' | 'on-demand';
+  count: number;
+}
+
+/** DriftForecast — the running nodes a write would drift (Karpenter replaces them: launch first, then drain), and at what price. */
+export interface DriftForecast {
+  total: number;
+  /** Per pool and capacity type: nodes whose labels the new requirements no longer admit; `avoided`: moved off an avoided pool on purpose. */
+  byPool: Array<{ pool: PoolRef; capacityType: 'spot' | 'on-demand'; nodes: number; avoided: boolean }>;
+  onPurpose: number;
+  collateral: number;
+  /** What the drifted nodes cost per hour now, and replaced where Karpenter would launch them after the write (USD). */
+  usdPerHourBefore: number | null;
+  usdPerHourAfter: number | null;
+  sentence: string;
 }
 
 /**
@@ -35,6 +67,11 @@ export interface PoolHealthView {
   state: PoolHealthState;
   share?: number | null;
   spotPerHour?: number | null;
+  onDemandPerHour?: number | null;
+  /** Not avoided, but its own figures say it may be bad (watched for its rate or share): the cheapest-prices rail does not keep it. */
+  risky?: boolean;
+  /** Interruptions per 1,000 node-hours over the window, when known. */
+  ratePer1000?: number | null;
 }
 
 /** SteeringRails — bounds on one NodePool's edit (docs/steering.md#the-rails). */
@@ -49,6 +86,21 @@ export interface SteeringRails {
    * more than the avoided pool itself, is what steering cost (docs/steering.md#the-edit).
    */
   keepCheapest: number;
+  /** At most this many writes to one NodePool in 24 h; a write beyond is held (`write-rate-rail`). Unset: no cap. */
+  maxWritesPerDay?: number;
+  /**
+   * Hysteresis on the cheapest-prices rail: an exclusion already written stays while the cheapest prices rise by at
+   * most this fraction; a new one must raise none. A price step then cannot flip a plan back and forth. Unset: 0.
+   */
+  priceHysteresis?: number;
+  /** At most this many running nodes drifted by one NodePool's write; exclusions beyond are held (`drift-rail`). Unset: no cap. */
+  maxDriftPerNodePool?: number;
+  /** What is left of the fleet-wide hourly drift rail for this write (steerFleet fills it in). Unset: no cap. */
+  driftLeft?: number;
+  /** The on-demand fallback is held (`fallback-cost`) when it would cost more than this per hour, unless approved. Unset: no cap. */
+  maxFallbackExtraPerHour?: number;
+  /** The `nodes` of steering's `reasons: [Drifted]` budget entry while its entries stand ("10%", "2"); null or unset: none. */
+  driftBudgetNodes?: string | null;
 }
 
 export interface NodePoolEditInput {
@@ -62,6 +114,16 @@ export interface NodePoolEditInput {
   health: ReadonlyMap<string, PoolHealthView>;
   rails: SteeringRails;
   now: Date;
+  /** The NodePool's running nodes by offering: what a write would drift. Unset: no forecast, no drift rail. */
+  nodes?: readonly NodeCount[];
+  /** The NodePool's `spec.disruption.budgets` as read (unset: steering leaves the budgets alone). */
+  budgets?: readonly DisruptionBudget[] | null;
+  /** When steering wrote this NodePool lately (the daily write rail counts the last 24 h). */
+  recentWrites?: readonly Date[];
+  /** Launches of the NodePool per day lately: a held-back pool says how many of them it still takes. */
+  launchesPerDay?: number;
+  /** An operator approved the on-demand fallback's extra cost. */
+  fallbackApproved?: boolean;
 }
 
 export type ExclusionKind = 'instance-type' | 'zone';
@@ -75,10 +137,24 @@ export interface Exclusion {
   loses: number;
   /** The other way to cover the first pool, what it would have lost, and the rail that refused it, if one did (null: no other way). */
   alternative: { kind: ExclusionKind; value: string; loses: number; refused: HeldBackReason | null } | null;
+  /** Running nodes it drifts: in the avoided pools it covers, and elsewhere (collateral). */
+  drifts: { onPurpose: number; collateral: number };
   sentence: string;
 }
 
-export type HeldBackReason = 'would-leave-no-spot' | 'min-values' | 'launch-price-rail' | 'excluded-share-rail' | 'no-on-demand';
+export type HeldBackReason = 'would-leave-no-spot' | 'min-values' | 'launch-price-rail' | 'excluded-share-rail' | 'no-on-demand' | 'drift-rail' | 'fallback-cost';
+
+/** HeldBack — an avoided pool a rail keeps in the NodePool, what it still takes and what keeping it out would cost. */
+export interface HeldBack {
+  pool: PoolRef;
+  reason: HeldBackReason;
+  sentence: string;
+  /** Its expected share of the NodePool's Spot launches (1/k among the k cheapest admitted, else 0), and per day when launches are known. */
+  launchShare: number;
+  launchesPerDay: number | null;
+  /** The cheapest way to keep it out: the exclusion, its extra cost per hour on the NodePool's Spot nodes and the nodes it would drift. */
+  keepOut: { kind: ExclusionKind; value: string; extraPerHour: number | null; drifts: number } | null;
+}
 
 export type NodePoolEditChange = 'narrow' | 'restore' | 'fallback-to-on-demand' | 'return-to-spot' | 'replan-after-foreign-edit';
 
@@ -105,10 +181,35 @@ export interface NodePoolEditPlan {
   changes: NodePoolEditChange[];
   /** The NodePool no longer holds what steering wrote: someone else changed it; their change is kept. */
   foreignEdit: boolean;
-  heldBack: Array<{ pool: PoolRef; reason: HeldBackReason; sentence: string }>;
+  heldBack: HeldBack[];
   offerings: { before: OfferingCounts; after: OfferingCounts; original: OfferingCounts };
+  /** The running nodes the write drifts (null without `nodes`). */
+  drift: DriftForecast | null;
+  /** The on-demand fallback's price: Spot nodes it replaces with on-demand and the extra per hour (null when not falling back now). */
+  fallbackCost: { spotNodes: number; extraPerHour: number | null; approved: boolean } | null;
+  /** The disruption budgets to write (the owner's, plus steering's Drifted entry while its entries stand); null: left alone. */
+  budgetsAfter: DisruptionBudget[] | null;
+  addedBudgets: DisruptionBudget[];
+  /** A write wanted but held by a rail this pass (`write` is then false; `after` is what it wants). */
+  held: { reason: 'write-rate-rail'; sentence: string } | null;
   sentence: string;
 }
+
+const DAY = 24 * 3_600_000;
+
+/** ownerBudgetsOf — the budgets read, without the entries steering added (those still there, as written). */
+export function ownerBudgetsOf(budgets: readonly DisruptionBudget[], record: SteeringRecord | null): DisruptionBudget[] {
+  const left = budgets.map((b) => ({ ...b, ...(b.reasons ? { reasons: [...b.reasons] } : {}) }));
+  for (const a of record?.addedBudgets ?? []) {
+    const i = left.findIndex((b) => sameBudget(b, a));
+    if (i >= 0) left.splice(i, 1);
+  }
+  return left;
+}
+
+const sameBudget = (a: DisruptionBudget, b: DisruptionBudget) =>
+  a.nodes === b.nodes && (a.schedule ?? null) === (b.schedule ?? null) && (a.duration ?? null) === (b.duration ?? null) && [...(a.reasons ?? [])].sort().join(',') === [...(b.reasons ?? [])].sort().join(',');
+const sameBudgets = (a: readonly DisruptionBudget[], b: readonly DisruptionBudget[]) => a.length === b.length && a.every((x, i) => sameBudget(x, b[i]!));
 
 const FALLBACK: Requirement = { key: CAPACITY_TYPE_KEY, operator: 'NotIn', values: ['spot'] };
 const KEY_OF: Record<ExclusionKind, string> = { 'instance-type': INSTANCE_TYPE_KEY, zone: ZONE_KEY };
@@ -173,23 +274,49 @@ export function planNodePoolEdit(input: NodePoolEditInput): NodePoolEditPlan {
   const isAvoided = (o: Offering) => o.capacityType === 'spot' && health.get(poolKeyOf(o))?.state === 'avoid';
   const avoided = owned.filter(isAvoided);
   const healthySpot = owned.filter((o) => o.capacityType === 'spot' && !isAvoided(o));
-  const cheapest = cheapestPrices(healthySpot, health, rails.keepCheapest);
+  // The rail keeps the cheapest prices of pools not shown risky: a cheap pool watched for its rate or share is not
+  // protected blindly (it would keep taking the launches the rail protects).
+  const cheapest = cheapestPrices(healthySpot.filter((o) => !health.get(poolKeyOf(o))?.risky), health, rails.keepCheapest);
   const prev = previousExclusions(record);
+  const nodes = input.nodes ?? null;
+  const nodesOn = (o: Offering) => (nodes ? nodes.filter((n) => n.instanceType === o.instanceType && n.zone === o.zone && n.capacityType === o.capacityType).reduce((a, n) => a + n.count, 0) : 0);
+  const spotNodes = nodes ? nodes.filter((n) => n.capacityType === 'spot').reduce((a, n) => a + n.count, 0) : null;
+  const launchK = Math.max(1, rails.keepCheapest || 3);
 
   const exclusions: Exclusion[] = [];
-  const heldBack: NodePoolEditPlan['heldBack'] = [];
+  const heldBack: HeldBack[] = [];
   let fallback = false;
   let stayReason: string | null = null;
+  let fallbackCost: NodePoolEditPlan['fallbackCost'] = null;
+  const bare = (o: Offering, reason: HeldBackReason, sentence: string): HeldBack => ({ pool: { instanceType: o.instanceType, zone: o.zone }, reason, sentence, launchShare: 0, launchesPerDay: null, keepOut: null });
 
   if (avoided.length > 0 && healthySpot.length === 0) {
-    if (owned.some((o) => o.capacityType === 'on-demand')) fallback = true;
-    else {
-      for (const o of avoided) {
-        heldBack.push({ pool: { instanceType: o.instanceType, zone: o.zone }, reason: 'no-on-demand', sentence: `${poolText(o)} is kept: every Spot offering of ${input.nodePool} is avoided and it does not allow on-demand.` });
-      }
+    if (owned.some((o) => o.capacityType === 'on-demand')) {
+      // The fallback is an explicit, dearer decision: every Spot node of the NodePool drifts to on-demand.
+      const od = owned.filter((o) => o.capacityType === 'on-demand').map((o) => health.get(poolKeyOf(o))?.onDemandPerHour).filter((x): x is number => typeof x === 'number');
+      const odPrice = od.length > 0 ? Math.min(...od) : null;
+      const spotSpend = nodes ? nodes.filter((n) => n.capacityType === 'spot').reduce((a, n) => a + n.count * (health.get(poolKeyOf(n))?.spotPerHour ?? 0), 0) : null;
+      const extra = spotNodes !== null && odPrice !== null && spotSpend !== null ? spotNodes * odPrice - spotSpend : null;
+      const approved = input.fallbackApproved === true;
+      const already = prev.fallback;
+      fallbackCost = already ? null : { spotNodes: spotNodes ?? 0, extraPerHour: extra, approved };
+      if (!already && rails.maxFallbackExtraPerHour !== undefined && extra !== null && extra > rails.maxFallbackExtraPerHour && !approved) {
+        for (const o of avoided) {
+          heldBack.push(
+            bare(
+              o,
+              'fallback-cost',
+              `${poolText(o)} is kept: every Spot offering of ${input.nodePool} is avoided, and falling back to on-demand would replace ${spotNodes} Spot node${spotNodes === 1 ? '' : 's'} with on-demand at ${money(extra)} more, above the ${money(rails.maxFallbackExtraPerHour)} allowed without an approval.`,
+            ),
+          );
+        }
+      } else fallback = true;
+    } else {
+      for (const o of avoided) heldBack.push(bare(o, 'no-on-demand', `${poolText(o)} is kept: every Spot offering of ${input.nodePool} is avoided and it does not allow on-demand.`));
     }
   } else if (avoided.length > 0) {
-    const cover = coverAvoided({ nodePool: input.nodePool, owned, original, isAvoided, health, rails, prev, cheapest });
+    const driftCap = Math.min(rails.maxDriftPerNodePool ?? Infinity, rails.driftLeft ?? Infinity);
+    const cover = coverAvoided({ nodePool: input.nodePool, owned, original, isAvoided, health, rails, prev, cheapest, nodesOn, spotNodes, driftCap });
     const ownerAllowsOnDemand = owned.some((o) => o.capacityType === 'on-demand');
     // A pool held back only to keep the cheapest Spot offerings' prices does not hold the fallback: those offerings
     // are a cheaper way to run than on-demand, the avoided pool among them or not.
@@ -207,26 +334,97 @@ export function planNodePoolEdit(input: NodePoolEditInput): NodePoolEditPlan {
   const zones = exclusions.filter((e) => e.kind === 'zone').map((e) => e.value);
   const added = steeringEntries(types, zones, fallback);
   const after = [...original, ...added];
-  const write = !sameRequirements(before, after);
+  const requirementsChange = !sameRequirements(before, after);
 
   const changes: NodePoolEditChange[] = [];
   if (types.some((t) => !prev.types.has(t)) || zones.some((z) => !prev.zones.has(z))) changes.push('narrow');
   if (!fallback && ([...prev.types].some((t) => !types.includes(t)) || [...prev.zones].some((z) => !zones.includes(z)))) changes.push('restore');
   if (fallback && !prev.fallback) changes.push('fallback-to-on-demand');
   if (!fallback && prev.fallback) changes.push('return-to-spot');
-  if (foreignEdit && write) changes.push('replan-after-foreign-edit');
+  if (foreignEdit && requirementsChange) changes.push('replan-after-foreign-edit');
   const fallbackSince = fallback ? (prev.fallback ? (record?.fallbackSince ?? input.now) : input.now) : null;
   const returnToSpot = !fallback && prev.fallback ? { fallbackSince: record?.fallbackSince ?? null } : null;
 
   const afterOfferings = admitted(after, offerings, keys);
+
+  // What a held-back pool still takes, and what keeping it out would cost (set by coverAvoided where it knew).
+  const afterSpot = afterOfferings.filter((o) => o.capacityType === 'spot').sort((a, b) => (priceOf(a, health) ?? Infinity) - (priceOf(b, health) ?? Infinity));
+  const launchers = afterSpot.slice(0, Math.min(launchK, afterSpot.length));
+  for (const h of heldBack) {
+    const among = launchers.some((o) => o.instanceType === h.pool.instanceType && o.zone === h.pool.zone);
+    h.launchShare = among ? 1 / launchers.length : 0;
+    h.launchesPerDay = input.launchesPerDay !== undefined ? Math.round(h.launchShare * input.launchesPerDay * 10) / 10 : null;
+    const takes = among ? `It still takes about 1 in ${launchers.length} of ${input.nodePool}'s Spot launches${h.launchesPerDay !== null ? ` (about ${h.launchesPerDay} a day)` : ''}` : `It is not among the ${launchers.length} cheapest offerings Karpenter launches into`;
+    const cost = h.keepOut
+      ? `; keeping it out by excluding ${kindText(h.keepOut.kind, h.keepOut.value)} would cost ${h.keepOut.extraPerHour !== null ? `${money(h.keepOut.extraPerHour)} more` : 'an unknown amount'} and drift ${h.keepOut.drifts} node${h.keepOut.drifts === 1 ? '' : 's'}`
+      : '';
+    // Only a caller that knows the NodePool's nodes or launches gets the figures (the sentence stays as it was otherwise).
+    if (nodes || input.launchesPerDay !== undefined) h.sentence = `${h.sentence} ${takes}${cost}.`;
+  }
+
+  // The drift forecast: every running node whose labels `after` no longer admits is drifted by Karpenter.
+  let drift: DriftForecast | null = null;
+  if (nodes) {
+    const byPool: DriftForecast['byPool'] = [];
+    let before$ = 0;
+    let priced = true;
+    for (const n of nodes) {
+      if (n.count <= 0) continue;
+      const o: Offering = { instanceType: n.instanceType, zone: n.zone, capacityType: n.capacityType, labels: offerings.find((x) => x.instanceType === n.instanceType)?.labels ?? {} };
+      if (admits(after, o, keys)) continue;
+      const avoidedPool = n.capacityType === 'spot' && health.get(poolKeyOf(n))?.state === 'avoid';
+      byPool.push({ pool: { instanceType: n.instanceType, zone: n.zone }, capacityType: n.capacityType, nodes: n.count, avoided: avoidedPool && !fallback });
+      const p = n.capacityType === 'spot' ? health.get(poolKeyOf(n))?.spotPerHour : health.get(poolKeyOf(n))?.onDemandPerHour;
+      if (typeof p === 'number') before$ += p * n.count;
+      else priced = false;
+    }
+    const total = byPool.reduce((a, b) => a + b.nodes, 0);
+    const onPurpose = byPool.filter((b) => b.avoided).reduce((a, b) => a + b.nodes, 0);
+    // Replacements go where Karpenter launches after the write: the mean of the cheapest admitted (Spot, else on-demand).
+    const spotPrices = launchers.map((o) => priceOf(o, health)).filter((x): x is number => x !== null);
+    const odPrices = afterOfferings.filter((o) => o.capacityType === 'on-demand').map((o) => health.get(poolKeyOf(o))?.onDemandPerHour).filter((x): x is number => typeof x === 'number');
+    const unit = spotPrices.length > 0 ? spotPrices.reduce((a, b) => a + b, 0) / spotPrices.length : odPrices.length > 0 ? Math.min(...odPrices) : null;
+    const after$ = unit !== null ? unit * total : null;
+    const perPool = byPool.map((b) => `${b.nodes} in ${poolText(b.pool)}${b.capacityType === 'on-demand' ? ' (on-demand)' : ''}${b.avoided ? '' : ' (collateral)'}`).join(', ');
+    drift = {
+      total,
+      byPool,
+      onPurpose,
+      collateral: total - onPurpose,
+      usdPerHourBefore: priced ? Math.round(before$ * 10_000) / 10_000 : null,
+      usdPerHourAfter: after$ !== null ? Math.round(after$ * 10_000) / 10_000 : null,
+      sentence:
+        total === 0
+          ? 'The write drifts no running node.'
+          : `The write drifts ${total} running node${total === 1 ? '' : 's'} (${perPool}): Karpenter replaces each, launching first, then draining — ${total} disruption${total === 1 ? '' : 's'}${priced && after$ !== null ? `, ${money(before$)} now, about ${money(after$)} after` : ''}.`,
+    };
+  }
+
+  // Steering's own pacing of the drift it causes: a `reasons: [Drifted]` budget entry while its entries stand.
+  const ownerBudgets = input.budgets !== undefined && input.budgets !== null ? ownerBudgetsOf(input.budgets, record) : null;
+  const addedBudgets: DisruptionBudget[] = ownerBudgets !== null && added.length > 0 && rails.driftBudgetNodes ? [{ nodes: rails.driftBudgetNodes, reasons: ['Drifted'] }] : [];
+  const budgetsAfter = ownerBudgets !== null ? [...ownerBudgets, ...addedBudgets] : null;
+  const budgetsChange = budgetsAfter !== null && !sameBudgets(input.budgets ?? [], budgetsAfter);
+
+  let write = requirementsChange || budgetsChange;
+  let held: NodePoolEditPlan['held'] = null;
+  const writesToday = (input.recentWrites ?? []).filter((d) => input.now.getTime() - d.getTime() < DAY && d.getTime() <= input.now.getTime()).length;
+  if (write && rails.maxWritesPerDay !== undefined && writesToday >= rails.maxWritesPerDay) {
+    write = false;
+    held = { reason: 'write-rate-rail', sentence: `Held: ${input.nodePool} was written ${writesToday} time${writesToday === 1 ? '' : 's'} by steering in the last 24 h, the most allowed (${rails.maxWritesPerDay}); the plan is made again next pass.` };
+  }
   const parts: string[] = [];
   if (exclusions.length > 0) parts.push(exclusions.map((e) => e.sentence).join(' '));
   if (fallback) parts.push(stayReason ?? `Every Spot offering of ${input.nodePool} is avoided: it launches on-demand until one recovers.`);
   if (returnToSpot) parts.push(`A Spot offering recovered: ${input.nodePool} returns to Spot, and its on-demand nodes are replaced gradually.`);
+  if (fallbackCost) parts.push(`The fallback replaces ${fallbackCost.spotNodes} Spot node${fallbackCost.spotNodes === 1 ? '' : 's'} with on-demand${fallbackCost.extraPerHour !== null ? ` at ${money(fallbackCost.extraPerHour)} more` : ''}${fallbackCost.approved ? ' (approved)' : ''}.`);
   if (heldBack.length > 0) parts.push(heldBack.map((h) => h.sentence).join(' '));
+  if (drift && (requirementsChange || drift.total > 0)) parts.push(drift.sentence);
+  if (addedBudgets.length > 0 && budgetsChange) parts.push(`Steering paces the drift it causes with a budget of ${rails.driftBudgetNodes} for reason Drifted, removed with its entries.`);
+  if (held) parts.push(held.sentence);
   if (foreignEdit) parts.push(`${input.nodePool} was changed by someone else since steering last wrote it; their change is kept and the plan made again on it.`);
   if (avoided.length === 0) parts.push(record && record.added.length > 0 ? `No pool of ${input.nodePool} is avoided: its requirements are restored as they were.` : `No pool of ${input.nodePool} is avoided.`);
-  if (!write) parts.push('Nothing to change.');
+  if (!requirementsChange && !budgetsChange) parts.push('Nothing to change.');
 
   return {
     nodePool: input.nodePool,
@@ -243,6 +441,11 @@ export function planNodePoolEdit(input: NodePoolEditInput): NodePoolEditPlan {
     foreignEdit,
     heldBack,
     offerings: { before: counts(admitted(before, offerings, keys)), after: counts(afterOfferings), original: counts(owned) },
+    drift,
+    fallbackCost,
+    budgetsAfter,
+    addedBudgets,
+    held,
     sentence: parts.join(' '),
   };
 }
@@ -285,6 +488,11 @@ interface CoverInput {
   prev: { types: Set<string>; zones: Set<string> };
   /** The prices of the cheapest Spot offerings that are not avoided, ascending: no exclusion may raise them. */
   cheapest: readonly number[];
+  /** Running nodes on an offering (0 without a node count). */
+  nodesOn: (o: Offering) => number;
+  spotNodes: number | null;
+  /** The most nodes the exclusions together may drift (the drift rails; Infinity: no cap). */
+  driftCap: number;
 }
 
 /**
@@ -292,9 +500,11 @@ interface CoverInput {
  * the instance type or zone losing the fewest offerings that are not avoided per avoided one covered, among those
  * that keep a Spot offering that is not avoided, the owner's minValues, the cheapest offerings and the share rail.
  */
-function coverAvoided({ nodePool, owned, original, isAvoided, health, rails, prev, cheapest }: CoverInput): { exclusions: Exclusion[]; heldBack: NodePoolEditPlan['heldBack'] } {
+function coverAvoided({ nodePool, owned, original, isAvoided, health, rails, prev, cheapest, nodesOn, spotNodes, driftCap }: CoverInput): { exclusions: Exclusion[]; heldBack: HeldBack[] } {
   const exclusions: Exclusion[] = [];
-  const heldBack: NodePoolEditPlan['heldBack'] = [];
+  const heldBack: HeldBack[] = [];
+  let drifted = 0;
+  const mean = (xs: readonly number[]) => (xs.length > 0 ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
   const avoided = owned.filter(isAvoided);
   const removed = new Set<string>();
   let uncovered = [...avoided];
@@ -312,8 +522,15 @@ function coverAvoided({ nodePool, owned, original, isAvoided, health, rails, pre
       const loses = hit.length - covers.length;
       const left = owned.filter((o) => !removed.has(offeringKey(o)) && !hit.includes(o));
       const spotLeft = left.filter((o) => o.capacityType === 'spot' && !isAvoided(o));
-      const raises = cheapest.length > 0 && raisesPrices(cheapest, cheapestPrices(spotLeft, health, cheapest.length));
+      const kept = c.kind === 'instance-type' ? prev.types.has(c.value) : prev.zones.has(c.value);
+      const cheapAfter = cheapestPrices(spotLeft.filter((o) => !health.get(poolKeyOf(o))?.risky), health, cheapest.length);
+      // Hysteresis: an exclusion already written may raise the cheapest prices by up to priceHysteresis; a new one by none.
+      const tolerance = kept ? (rails.priceHysteresis ?? 0) : 0;
+      const raises = cheapest.length > 0 && raisesPrices(cheapest.map((p) => p * (1 + tolerance)), cheapAfter);
       const takesCheap = raises ? hit.filter((o) => o.capacityType === 'spot' && !isAvoided(o) && (priceOf(o, health) ?? Infinity) <= cheapest.at(-1)!) : [];
+      const onPurpose = covers.reduce((a, o) => a + nodesOn(o), 0);
+      const collateral = hit.filter((o) => !isAvoided(o)).reduce((a, o) => a + nodesOn(o), 0);
+      const extraPerHour = spotNodes !== null && cheapest.length > 0 && cheapAfter.length > 0 ? Math.max(0, spotNodes * (mean(cheapAfter) - mean(cheapest))) : null;
       const problem: HeldBackReason | null = !left.some((o) => o.capacityType === 'spot' && !isAvoided(o))
         ? 'would-leave-no-spot'
         : !minValuesHeld(original, left)
@@ -322,12 +539,15 @@ function coverAvoided({ nodePool, owned, original, isAvoided, health, rails, pre
             ? 'launch-price-rail'
             : removed.size + hit.length > maxRemoved
               ? 'excluded-share-rail'
-              : null;
-      const kept = c.kind === 'instance-type' ? prev.types.has(c.value) : prev.zones.has(c.value);
-      return { ...c, hit, covers, loses, problem, kept, takesCheap };
+              : drifted + onPurpose + collateral > driftCap
+                ? 'drift-rail'
+                : null;
+      return { ...c, hit, covers, loses, problem, kept, takesCheap, onPurpose, collateral, extraPerHour };
     });
+    // The best trade: the fewest healthy nodes moved per avoided pool kept out, then the fewest offerings lost.
     scored.sort(
       (a, b) =>
+        a.collateral / a.covers.length - b.collateral / b.covers.length ||
         a.loses / a.covers.length - b.loses / b.covers.length ||
         b.covers.length - a.covers.length ||
         Number(b.kept) - Number(a.kept) ||
@@ -349,12 +569,23 @@ function coverAvoided({ nodePool, owned, original, isAvoided, health, rails, pre
           'launch-price-rail': `${cheapText}, among ${nodePool}'s ${cheapest.length} cheapest Spot offerings that are not avoided, with nothing as cheap left instead — Karpenter's launches would move to dearer pools`,
           'excluded-share-rail': `excluding it would exclude more than ${pct(rails.maxExcludedShare)} of ${nodePool}'s offerings`,
           'no-on-demand': '',
+          'drift-rail': `excluding it would drift ${Math.min(...mine.map((s) => s.onPurpose + s.collateral))} running nodes, more than the ${Number.isFinite(driftCap) ? driftCap - drifted : 0} the drift rails allow now`,
+          'fallback-cost': '',
         };
-        heldBack.push({ pool: { instanceType: o.instanceType, zone: o.zone }, reason, sentence: `${poolText(o)} is kept: ${why[reason]}.` });
+        const way = [...mine].sort((a, b) => (a.extraPerHour ?? Infinity) - (b.extraPerHour ?? Infinity) || a.onPurpose + a.collateral - (b.onPurpose + b.collateral))[0];
+        heldBack.push({
+          pool: { instanceType: o.instanceType, zone: o.zone },
+          reason,
+          sentence: `${poolText(o)} is kept: ${why[reason]}.`,
+          launchShare: 0,
+          launchesPerDay: null,
+          keepOut: way ? { kind: way.kind, value: way.value, extraPerHour: way.extraPerHour !== null ? Math.round(way.extraPerHour * 10_000) / 10_000 : null, drifts: way.onPurpose + way.collateral } : null,
+        });
       }
       break;
     }
     for (const o of best.hit) removed.add(offeringKey(o));
+    drifted += best.onPurpose + best.collateral;
     const first = best.covers[0]!;
     const otherKind: ExclusionKind = best.kind === 'instance-type' ? 'zone' : 'instance-type';
     const other = scored.find((s) => s.kind === otherKind && s.value === (otherKind === 'zone' ? first.zone : first.instanceType));
@@ -369,6 +600,8 @@ function coverAvoided({ nodePool, owned, original, isAvoided, health, rails, pre
       'launch-price-rail': `take out ${other?.takesCheap.map(poolText).join(', ')}, among the cheapest`,
       'excluded-share-rail': `exclude more than ${pct(rails.maxExcludedShare)} of the offerings`,
       'no-on-demand': '',
+      'drift-rail': 'drift more nodes than the drift rails allow',
+      'fallback-cost': '',
     };
     const altText = alternative ? `; excluding ${kindText(alternative.kind, alternative.value)} instead would lose ${alternative.loses}${alternative.refused ? ` and ${refusedText[alternative.refused]}` : ''}` : '';
     exclusions.push({
@@ -377,6 +610,7 @@ function coverAvoided({ nodePool, owned, original, isAvoided, health, rails, pre
       covers: best.covers.map((o) => ({ instanceType: o.instanceType, zone: o.zone })),
       loses: best.loses,
       alternative,
+      drifts: { onPurpose: best.onPurpose, collateral: best.collateral },
       sentence: `Exclude ${kindText(best.kind, best.value)}: it keeps out ${coverText.join(', ')} and loses ${best.loses} other offering${best.loses === 1 ? '' : 's'}${altText}.`,
     });
     uncovered = uncovered.filter((o) => !removed.has(offeringKey(o)));

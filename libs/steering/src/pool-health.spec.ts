@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { DEFAULT_POOL_HEALTH_CONFIG, poolHealthConfigFrom, validatePoolHealthConfig, type PoolHealthConfig } from './pool-health-config.js';
 import { decidePoolHealth, findBursts, type PoolHealthInput, type PoolHealthPrevious, type PoolSample } from './pool-health.js';
+import type { PoolExposure, RateBaseline } from './pool-rate.js';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -43,7 +44,7 @@ const prev = (state: PoolHealthPrevious['state'], hoursAgo: number, basisHoursAg
 
 function decide(o: Partial<PoolHealthInput> & { cfg?: Partial<PoolHealthConfig> }) {
   return decidePoolHealth(
-    { pool: { instanceType: 'm5.large', zone: 'us-east-1a' }, samples: o.samples ?? [], price: o.price ?? null, previous: o.previous ?? null, now: o.now ?? NOW },
+    { pool: { instanceType: 'm5.large', zone: 'us-east-1a' }, samples: o.samples ?? [], price: o.price ?? null, previous: o.previous ?? null, now: o.now ?? NOW, exposure: o.exposure ?? null, fleet: o.fleet ?? null },
     { ...config, ...o.cfg },
   );
 }
@@ -256,5 +257,77 @@ describe('pool-health configuration', () => {
     const { config: c, problems } = poolHealthConfigFrom({ STEERING_COOL_OFF_HOURS: '2', STEERING_COOL_OFF_MAX_HOURS: '24', STEERING_BURST_WINDOW_MINUTES: '3' });
     expect(problems).toEqual([]);
     expect([c.coolOffMs, c.coolOffMaxMs, c.burstWindowMs]).toEqual([2 * HOUR, 24 * HOUR, 3 * MIN]);
+  });
+});
+
+/** exposure — `nodes` Spot nodes for the last `hours` (from `untilHoursAgo`), and interruptions at `minutesAgo`. */
+function exposure(o: { nodes: number; hours?: number; untilHoursAgo?: number; at?: number[] }): PoolExposure {
+  const hours = o.hours ?? 24 * 7;
+  const until = o.untilHoursAgo ?? 0;
+  return {
+    nodeHours: Array.from({ length: hours }, (_, i) => ({ from: at((until + hours - i) * HOUR), nodeHours: o.nodes })),
+    interruptions: (o.at ?? []).map((m) => at(m * MIN)),
+  };
+}
+/** events — reclaim events of `size` interruptions a minute apart, each ending at one of `hoursAgo`. */
+const events = (size: number, ...hoursAgo: number[]) => hoursAgo.flatMap((h) => Array.from({ length: size }, (_, i) => h * 60 + i));
+/** fleet — the other pools: `per1000` interruptions per 1,000 node-hours over 3,000 node-hours a day. */
+const fleet = (per1000: number): RateBaseline => ({ nodeHours: 21_000, interruptions: (21_000 * per1000) / 1000, recentNodeHours: 3_000, recentInterruptions: (3_000 * per1000) / 1000 });
+
+describe('decidePoolHealth: the rate rule (exposure known)', () => {
+  it.each([
+    ['one burst of 9 in 10 nodes is one reclaim event: watched, not avoided on it alone', { exposure: exposure({ nodes: 10, at: events(9, 2) }), fleet: fleet(1) }, 'watch', 'rate-above-watch'],
+    ['three events of 3 within a day in 30 nodes, the fleet at 1 per 1,000 node-hours: avoid within hours', { exposure: exposure({ nodes: 30, at: events(3, 20, 12, 2) }), fleet: fleet(1) }, 'avoid', 'rate-above-avoid'],
+    ['the same events when the whole fleet is reclaimed as often: not singled out', { exposure: exposure({ nodes: 30, at: events(3, 20, 12, 2) }), fleet: fleet(12) }, 'healthy', 'no-samples'],
+    ['interruptions with no recommendation count: no ledger sample, five events of 2 over the week', { exposure: exposure({ nodes: 10, at: events(2, 150, 120, 90, 60, 30) }), fleet: fleet(0.5) }, 'avoid', 'rate-above-avoid'],
+    ['calm: 1 interruption in 5,000 node-hours', { exposure: exposure({ nodes: 30, at: [600] }), fleet: fleet(1) }, 'healthy', 'no-samples'],
+    ['a burst alone with the share too thin: healthy or watch, never avoid', { samples: burst(3, 10), exposure: exposure({ nodes: 100, at: [10, 11, 12] }), fleet: fleet(1) }, 'healthy', 'too-few-samples'],
+  ] as const)('%s', (_, input, state, reason) => {
+    const h = decide(input as Partial<PoolHealthInput>);
+    expect([h.state, h.reason]).toEqual([state, reason]);
+    expect(h.evidence.rate).not.toBeNull();
+    expect(h.sentence).not.toMatch(/\d\.\d{3,}/);
+  });
+
+  it('the entry sentence gives the rate, its bounds and the line', () => {
+    const h = decide({ exposure: exposure({ nodes: 30, at: events(3, 20, 12, 2) }), fleet: fleet(1) });
+    expect(h.sentence).toMatch(/^Avoid: 3 reclaim events \(9 interruptions\) in 720 node-hours over the last 24 h: 12\.5 interruptions per 1,000 node-hours \(90% bounds \d+\.\d–\d+\.\d\), against a line of 3\.0 \(3 × the fleet's other pools \(1\.0\), at least 2\)\. It goes on probation after 12 h without a reclaim event/);
+  });
+
+  it.each([
+    ['the last event 2 h ago: still avoided', events(3, 40, 30, 2), 'avoid', 'cooling-off'],
+    ['a day calm after 3 events (cool-off 12 h): on probation, offered again', events(3, 60, 40, 24), 'watch', 'probation'],
+    ['a day calm after 6 events: the cool-off backed off to 48 h, still avoided', events(3, 120, 100, 80, 60, 40, 24), 'avoid', 'cooling-off'],
+  ] as const)('leaving avoid: %s', (_, times, state, reason) => {
+    const h = decide({ exposure: exposure({ nodes: 30, untilHoursAgo: 30, hours: 100, at: times }), fleet: fleet(1), previous: prev('avoid', 30) });
+    expect([h.state, h.reason]).toEqual([state, reason]);
+    if (reason === 'probation') expect(h.basisFrom).toEqual(NOW);
+  });
+
+  it.each([
+    ['no node-hours since the return (the pool emptied under drift): stays on probation — no restore on missing evidence', exposure({ nodes: 30, untilHoursAgo: 12, hours: 100, at: events(3, 60, 40) }), 'watch', 'probation'],
+    ['60 node-hours calm since the return: still on probation', exposure({ nodes: 10, hours: 6, at: events(3, 60, 40) }), 'watch', 'probation'],
+    ['120 node-hours calm since the return: healthy', exposure({ nodes: 20, hours: 6, at: events(3, 60, 40) }), 'healthy', 'no-samples'],
+    ['a reclaim event on probation: back to avoid at once', exposure({ nodes: 20, hours: 6, at: [...events(3, 60, 40), 120] }), 'avoid', 'relapse'],
+  ] as const)('probation: %s', (_, ex, state, reason) => {
+    const h = decide({ exposure: ex, fleet: fleet(1), previous: prev('watch', 10, 10) });
+    expect([h.state, h.reason]).toEqual([state, reason]);
+  });
+});
+
+describe('rate-rule configuration', () => {
+  it.each([
+    ['a ratio under 1', { STEERING_AVOID_RATE_RATIO: '0.5' }, /STEERING_AVOID_RATE_RATIO must be a number of at least 1/],
+    ['a confidence of 1', { STEERING_RATE_CONFIDENCE: '1' }, /STEERING_RATE_CONFIDENCE must be above 0.5 and below 1/],
+    ['a recent window longer than the window', { STEERING_RECENT_WINDOW_HOURS: '500' }, /STEERING_RECENT_WINDOW_HOURS must be above 0 and at most STEERING_WINDOW_HOURS/],
+    ['zero events', { STEERING_MIN_EVENTS: '0' }, /STEERING_MIN_EVENTS must be a whole number of at least 1/],
+  ])('refuses %s', (_, env, problem) => {
+    expect(poolHealthConfigFrom(env).problems.join('\n')).toMatch(problem);
+  });
+
+  it('reads the event gap in minutes and the windows in hours', () => {
+    const { config: c, problems } = poolHealthConfigFrom({ STEERING_EVENT_GAP_MINUTES: '5', STEERING_RECENT_WINDOW_HOURS: '12', STEERING_PROBE_NODE_HOURS: '40' });
+    expect(problems).toEqual([]);
+    expect([c.eventGapMs, c.recentWindowMs, c.probeNodeHours]).toEqual([5 * MIN, 12 * HOUR, 40]);
   });
 });

@@ -1,4 +1,5 @@
-import type { PoolHealthConfig } from './pool-health-config.js';
+import { rateRuleOf, type PoolHealthConfig } from './pool-health-config.js';
+import { nodeHoursFrom, rateFigures, reclaimEvents, type PoolExposure, type RateBaseline, type RateFigures } from './pool-rate.js';
 import { duration, pct, quantile, round, wilsonInterval } from './stats.js';
 
 /** PoolHealthState — what steering makes of a Spot pool: launch freely, keep an eye on it, stop launching into it. */
@@ -45,6 +46,13 @@ export interface PoolHealthInput {
   price: PoolPrice | null;
   previous: PoolHealthPrevious | null;
   now: Date;
+  /**
+   * The pool's node-hours and every interruption (with a recommendation or not): with it the pool is judged by its
+   * rate against the fleet (docs/steering.md#the-rate); without it, by the share and the burst rule alone.
+   */
+  exposure?: PoolExposure | null;
+  /** The fleet's other pools over the same windows (steerFleet fills it in). */
+  fleet?: RateBaseline | null;
 }
 
 /** PoolHealthReason — why the state is what it is; stored, published, and turned into the sentence. */
@@ -62,7 +70,15 @@ export type PoolHealthReason =
   | 'recovery-share-high'
   | 'cool-off-ended'
   /** Set by {@link limitAvoidEntries}: the pool would enter `avoid`, but the hourly rail is spent. */
-  | 'avoid-rate-rail';
+  | 'avoid-rate-rail'
+  /** The rate rule: the interval's lower bound is above the fleet's rate times the ratio (and the floor). */
+  | 'rate-above-avoid'
+  /** The rate's point estimate is above that line, its interval not yet. */
+  | 'rate-above-watch'
+  /** Restored after its cool-off, on probation: readmitted, its first reclaim event sends it back. */
+  | 'probation'
+  /** A reclaim event while on probation: back to `avoid` at once. */
+  | 'relapse';
 
 /** ShareFigures — interrupted over interrupted + survived, with the 95% Wilson interval. */
 export interface ShareFigures {
@@ -87,6 +103,25 @@ export interface PoolEvidence extends ShareFigures {
   price: (PoolPrice & { ratio: number | null }) | null;
   /** In `avoid`: the samples seen since the pool entered it — what its return is judged on. */
   recovery: ShareFigures | null;
+  /** The rate rule's figures, when the pool's exposure is known. */
+  rate: RateEvidence | null;
+}
+
+/** RateEvidence — a pool's interruptions per 1,000 node-hours over the window and the recent window, against the fleet's. */
+export interface RateEvidence {
+  window: RateFigures;
+  recent: RateFigures;
+  /** The fleet's other pools, interruptions per 1,000 node-hours (null without node-hours). */
+  fleetPer1000: number | null;
+  recentFleetPer1000: number | null;
+  /** The line a lower bound must reach for `avoid`: max(ratio × the fleet's rate, the floor), per window. */
+  threshold: number;
+  recentThreshold: number;
+  /** Reclaim events in the window, and the last one's time. */
+  events: number;
+  lastEventAt: Date | null;
+  /** On probation: node-hours carried since the return, and reclaim events since. */
+  probation: { nodeHours: number; events: number; needed: number } | null;
 }
 
 /** PoolHealth — the decision: the state, since when, why (a code and a sentence), the evidence, and when it may end. */
@@ -222,7 +257,101 @@ export function decidePoolHealth(input: PoolHealthInput, config: PoolHealthConfi
     return { state: 'avoid', reason, sentence: `Avoid: ${why}. It may be restored after ${duration(coolOffMs)} without an interruption${backOff}.`, basisFrom: null, restoreAt };
   };
 
-  if (prev === 'avoid') {
+  const rateMode = input.exposure != null;
+  let rate: RateEvidence | null = null;
+  if (rateMode) {
+    const rr = rateRuleOf(config);
+    const ex = input.exposure!;
+    const fleet = input.fleet ?? null;
+    const per1000 = (i: number, h: number) => (h > 0 ? (i / h) * 1000 : null);
+    const fleetPer1000 = fleet ? per1000(fleet.interruptions, fleet.nodeHours) : null;
+    const recentFleetPer1000 = fleet ? per1000(fleet.recentInterruptions, fleet.recentNodeHours) : null;
+    const threshold = Math.max(rr.rateFloorPer1000, rr.avoidRateRatio * (fleetPer1000 ?? 0));
+    const recentThreshold = Math.max(rr.rateFloorPer1000, rr.avoidRateRatio * (recentFleetPer1000 ?? 0));
+    // After a return the rate is judged on what came since (basisFrom), as the share is: the evidence that put the
+    // pool in `avoid` cannot put it straight back.
+    const longFrom = basisFrom;
+    const recentFrom = Math.max(basisFrom, t - rr.recentWindowMs);
+    const window = rateFigures(ex, longFrom, t, rr.eventGapMs, rr.rateConfidence);
+    const recent = rateFigures(ex, recentFrom, t, rr.eventGapMs, rr.rateConfidence);
+    const allTimes = ex.interruptions.map(ms).filter((x) => x >= windowFrom && x <= t);
+    const events = reclaimEvents(allTimes, rr.eventGapMs);
+    const lastEvent = events.at(-1) ?? null;
+    const onProbation = prev === 'watch' && previous?.basisFrom != null && ms(previous.basisFrom) > windowFrom;
+    let probation: RateEvidence['probation'] = null;
+    if (onProbation) {
+      const from = ms(previous!.basisFrom!);
+      probation = { nodeHours: round(nodeHoursFrom(ex, from, t), 1), events: events.filter((e) => e.at >= from).length, needed: rr.probeNodeHours };
+    }
+    rate = { window, recent, fleetPer1000, recentFleetPer1000, threshold, recentThreshold, events: events.length, lastEventAt: lastEvent ? new Date(lastEvent.at) : null, probation };
+  }
+
+  const rateText = (f: RateFigures, line: number, fleetRate: number | null): string => {
+    const rr = rateRuleOf(config);
+    const iv = f.interval ? ` (${Math.round(rr.rateConfidence * 100)}% bounds ${f.interval[0].toFixed(1)}–${f.interval[1].toFixed(1)})` : '';
+    const fleetText = fleetRate !== null ? `${rr.avoidRateRatio} × the fleet's other pools (${fleetRate.toFixed(1)})` : 'no fleet rate';
+    return `${f.events} reclaim event${f.events === 1 ? '' : 's'} (${f.interruptions} interruption${f.interruptions === 1 ? '' : 's'}) in ${Math.round(f.nodeHours).toLocaleString('en-US')} node-hours over the last ${duration(t - f.fromMs)}: ${(f.per1000 ?? 0).toFixed(1)} interruptions per 1,000 node-hours${iv}, against a line of ${line.toFixed(1)} (${fleetText}, at least ${rr.rateFloorPer1000})`;
+  };
+
+  if (rateMode) {
+    const rr = rateRuleOf(config);
+    const r = rate!;
+    const lastEventEnd = r.lastEventAt ? r.lastEventAt.getTime() : null;
+    // The back-off: each reclaim event in the window beyond the few that put the pool in `avoid` doubles the cool-off.
+    const extra = Math.max(0, r.events - rr.minEvents);
+    const rateCoolOff = Math.max(config.coolOffMs, Math.min(config.coolOffMaxMs, config.coolOffMs * 2 ** Math.min(extra, 30)));
+    const coolText = `${duration(rateCoolOff)} without a reclaim event${rateCoolOff > config.coolOffMs ? ` (${duration(config.coolOffMs)} doubled for each of ${extra} further event${extra === 1 ? '' : 's'} in the last ${duration(config.windowMs)}${rateCoolOff >= config.coolOffMaxMs ? `, at most ${duration(config.coolOffMaxMs)}` : ''})` : ''}`;
+    const bad = (f: RateFigures, line: number) => f.events >= rr.minEvents && f.interval !== null && f.interval[0] >= line;
+    const enter = (reason: 'rate-above-avoid' | 'share-above-avoid' | 'relapse', why: string): typeof next => {
+      const since = prev === 'avoid' ? ms(previous!.since) : t;
+      return { state: 'avoid', reason, sentence: `Avoid: ${why}. It goes on probation after ${coolText}.`, basisFrom: null, restoreAt: Math.max(since, lastEventEnd ?? since) + rateCoolOff };
+    };
+    const keepBasis = basisFrom > windowFrom ? basisFrom : null;
+    if (prev === 'avoid') {
+      const since = ms(previous!.since);
+      const restoreAt = Math.max(since, lastEventEnd ?? since) + rateCoolOff;
+      if (t < restoreAt) {
+        const last = lastEventEnd !== null && lastEventEnd >= since ? `the last reclaim event was ${duration(t - lastEventEnd)} ago` : `it was avoided ${duration(t - since)} ago`;
+        next = { state: 'avoid', reason: 'cooling-off', sentence: `Still avoided: ${last}; it goes on probation after ${coolText}, in about ${duration(restoreAt - t)}.`, basisFrom: null, restoreAt };
+      } else {
+        next = {
+          state: 'watch',
+          reason: 'probation',
+          sentence: `On probation: ${coolText}. It is offered again and judged on what its nodes live through from now: its first reclaim event sends it back; ${rr.probeNodeHours} node-hours without one make it healthy.`,
+          basisFrom: t,
+          restoreAt: null,
+        };
+      }
+    } else if (r.probation && r.probation.events > 0) {
+      next = enter('relapse', `a reclaim event on probation, ${Math.round(r.probation.nodeHours)} node-hours after its return`);
+    } else if (bad(r.recent, r.recentThreshold)) {
+      next = enter('rate-above-avoid', rateText(r.recent, r.recentThreshold, r.recentFleetPer1000));
+    } else if (bad(r.window, r.threshold)) {
+      next = enter('rate-above-avoid', rateText(r.window, r.threshold, r.fleetPer1000));
+    } else if (enough && lower >= config.avoidShare) {
+      next = enter('share-above-avoid', `${shareText(figures)}; the interval's lower bound is at least ${pct(config.avoidShare)}`);
+    } else if (r.probation && r.probation.nodeHours < r.probation.needed) {
+      next = {
+        state: 'watch',
+        reason: 'probation',
+        sentence: `On probation: ${Math.round(r.probation.nodeHours)} of the ${r.probation.needed} node-hours without a reclaim event that make it healthy; its first reclaim event sends it back to avoid.`,
+        basisFrom: keepBasis,
+        restoreAt: null,
+      };
+    } else {
+      const watch = (reason: PoolHealthReason, sentence: string): typeof next => ({ state: 'watch', reason, sentence: `Watch: ${sentence}.`, basisFrom: keepBasis, restoreAt: null });
+      const suspect = r.window.events > 0 && (r.window.per1000 ?? 0) >= r.threshold;
+      if (enough && lower >= config.watchShare) next = watch('share-above-watch', `${shareText(figures)}; the interval's lower bound is at least ${pct(config.watchShare)}`);
+      else if (suspect) next = watch('rate-above-watch', `${rateText(r.window, r.threshold, r.fleetPer1000)}; the rate is above the line, its interval not yet`);
+      else if (priceWatch) next = watch('price-near-on-demand', `the Spot price, ${money(price!.spotPerHour!)}, is ${pct(ratio!)} of on-demand (${money(price!.onDemandPerHour!)}), at least ${pct(config.priceWatchRatio)}`);
+      else if (prev === 'watch' && enough && upper >= config.watchShare) next = watch('share-unclear', `${shareText(figures)}; the interval's upper bound is not yet under ${pct(config.watchShare)}`);
+      else {
+        const calm = r.probation ? `${Math.round(r.probation.nodeHours)} node-hours without a reclaim event since its return; ` : '';
+        const rateNow = r.window.per1000 !== null ? `${r.window.per1000.toFixed(1)} interruptions per 1,000 node-hours over the last ${duration(t - r.window.fromMs)} (${r.window.events} reclaim event${r.window.events === 1 ? '' : 's'})` : 'no node-hours in the window';
+        next = { state: 'healthy', reason: figures.samples === 0 ? 'no-samples' : enough ? 'share-below-watch' : 'too-few-samples', sentence: `Healthy: ${calm}${rateNow}.`, basisFrom: keepBasis, restoreAt: null };
+      }
+    }
+  } else if (prev === 'avoid') {
     const since = ms(previous!.since);
     recovery = shareOf(inWindow.filter((s) => ms(s.seenAt) >= since));
     const restoreAt = Math.max(since, lastInterruption ?? since) + coolOffMs;
@@ -295,6 +424,7 @@ export function decidePoolHealth(input: PoolHealthInput, config: PoolHealthConfi
       lastInterruptionAt: lastInterruption !== null ? new Date(lastInterruption) : null,
       price: price ? { ...price, ratio } : null,
       recovery,
+      rate,
     },
   };
 }
