@@ -326,7 +326,10 @@ describe('planNodePoolEdit with drift (running nodes known)', () => {
     expect(plan({ health: priced(['m5.large/us-east-1a']) }).budgetsAfter).toBeNull();
     const narrowed = plan({ health: priced(['m5.large/us-east-1a']) });
     const p = plan({ requirements: narrowed.after, record: recordOf(narrowed), budgets: [], health: priced(['m5.large/us-east-1a']), rails: { driftBudgetNodes: '10%' } });
-    expect([p.write, p.budgetsAfter]).toEqual([true, [{ nodes: '10%', reasons: ['Drifted'] }]]);
+    // No budgets is Karpenter's default of 10% for every reason: writing a list replaces it, so the default is written too.
+    expect([p.write, p.budgetsAfter]).toEqual([true, [{ nodes: '10%' }, { nodes: '10%', reasons: ['Drifted'] }]]);
+    const undone = plan({ requirements: p.after, record: { ...recordOf(p), addedBudgets: p.addedBudgets }, budgets: p.budgetsAfter, health: priced([]), rails: { driftBudgetNodes: '10%' } });
+    expect(undone.budgetsAfter).toEqual([]);
   });
 
   const allAvoided = TYPES.flatMap((t) => ZONES.map((z) => `${t}/${z}`));

@@ -240,7 +240,10 @@ export function planNodePoolEdit(input: NodePoolEditInput): NodePoolEditPlan {
 
   // Steering's own pacing of the drift it causes: a `reasons: [Drifted]` budget entry while its entries stand.
   const ownerBudgets = input.budgets !== undefined && input.budgets !== null ? ownerBudgetsOf(input.budgets, record) : null;
-  const addedBudgets: DisruptionBudget[] = ownerBudgets !== null && added.length > 0 && rails.driftBudgetNodes ? [{ nodes: rails.driftBudgetNodes, reasons: ['Drifted'] }] : [];
+  // A NodePool with no budgets has Karpenter's default (one of `nodes: 10%` for every reason); writing a list replaces
+  // it, so steering then writes the default too — and removes both with its entries.
+  const addedBudgets: DisruptionBudget[] =
+    ownerBudgets !== null && added.length > 0 && rails.driftBudgetNodes ? [...(ownerBudgets.length === 0 ? [{ nodes: '10%' }] : []), { nodes: rails.driftBudgetNodes, reasons: ['Drifted'] }] : [];
   const budgetsAfter = ownerBudgets !== null ? [...ownerBudgets, ...addedBudgets] : null;
   const budgetsChange = budgetsAfter !== null && !sameBudgets(input.budgets ?? [], budgetsAfter);
 
