@@ -11,18 +11,20 @@ import { CordonsView } from './views/cordons';
 import { ActivityView } from './views/activity';
 import { OptimizeView } from './views/optimize';
 import { SpotView } from './views/spot';
+import { WorkloadsView } from './views/workloads';
 import { NodePoolsView } from './views/nodepools';
 import { ApprovalsView } from './views/approvals';
 import { PoolsView } from './views/pools';
 import { PauseBanner } from './views/pause-banner';
 
-/** The views, in the order of the navigation and of their keyboard shortcuts (1…8). */
+/** The views, in the order of the navigation and of their keyboard shortcuts (1…9). */
 const VIEWS = [
   { id: 'fleet', label: 'Fleet' },
   { id: 'cordons', label: 'Cordons' },
   { id: 'activity', label: 'Activity' },
   { id: 'optimize', label: 'Optimize' },
   { id: 'spot', label: 'Spot' },
+  { id: 'workloads', label: 'Workloads' },
   { id: 'pools', label: 'Pools', needs: 'steering' as const },
   { id: 'nodepools', label: 'NodePools', needs: 'karpenter' as const },
   { id: 'approvals', label: 'Approvals', needs: 'approvals' as const },
@@ -183,6 +185,7 @@ function Shell({ session, onSignOut }: { session: Session; onSignOut: (reason?: 
         {current.id === 'activity' && <ActivityView />}
         {current.id === 'optimize' && <OptimizeView />}
         {current.id === 'spot' && <SpotView />}
+        {current.id === 'workloads' && <WorkloadsView />}
         {current.id === 'pools' && <PoolsView />}
         {current.id === 'nodepools' && <NodePoolsView />}
         {current.id === 'approvals' && <ApprovalsView />}

@@ -224,6 +224,34 @@ describe('the operator’s views, live', () => {
     expect(await page.getByRole('link', { name: 'Approvals' }).count()).toBe((await fetch(`${system.url}/api/v1/approvals`, { headers: { authorization: `Bearer ${testToken()}` } })).status === 200 ? 1 : 0);
   });
 
+  it('Workloads: each pod with how its node fits it, in words; a node that now refuses a pod says which taint', async () => {
+    const auth = { headers: { authorization: `Bearer ${testToken()}` } };
+    const placement = (await (await fetch(`${system.url}/api/v1/workloads/placement?limit=50`, auth)).json()) as { items: { pod: string; node: string; fit: string }[] };
+    const target = placement.items.find((p) => p.fit === 'scored')!;
+    await page.keyboard.press('6');
+    await page.getByRole('heading', { name: 'Workloads' }).waitFor();
+    await page.locator('[data-testid=workload-row][data-fit=scored]').first().waitFor();
+    await expect(page.locator('[data-testid=workload-row][data-fit=scored] [data-testid=fit]').first().textContent()).resolves.toMatch(/^fitsscore \d+ of 100$/);
+    // A taint the pod does not tolerate, added after it was placed: its node now refuses it, and the row says why.
+    kube.scenario.addTaint(target.node, { key: 'example.com/maintenance', value: 'planned', effect: 'NoSchedule' });
+    try {
+      await page.getByLabel('Node').fill(target.node);
+      const row = page.locator(`[data-testid=workload-row][data-pod="${target.pod}"][data-fit=node_refuses]`);
+      await waitFor(async () => {
+        if (await row.count()) return true;
+        await page.getByRole('button', { name: 'Refresh' }).click();
+        return false;
+      }, 'the tainted node to refuse the pod in the view', 30_000, 1000);
+      const fit = (await row.getByTestId('fit').textContent()) ?? '';
+      expect(fit).toContain('its node now refuses it');
+      expect(fit).toContain('a taint the pod does not tolerate: taint example.com/maintenance=planned:NoSchedule not tolerated');
+      expect(unreadable(fit)).toEqual([]);
+      await shot(page, '07a-workloads');
+    } finally {
+      kube.scenario.removeTaint(target.node, 'example.com/maintenance');
+    }
+  });
+
   it('Pools: two Spot nodes of one pool reclaimed within minutes put it in avoid, with a live countdown to its restore', async () => {
     const auth = { headers: { authorization: `Bearer ${testToken()}` } };
     const nodes = (await (await fetch(`${system.url}/api/v1/nodes?limit=100&state=Ready`, auth)).json()) as { items: { name: string; capacityType: string; instanceType: string; zone: string }[] };

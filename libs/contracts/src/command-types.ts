@@ -11,6 +11,7 @@ import type { FencingView, InstanceFenceRequest, InstanceFenceReply, InstancesDe
 import type { RebalancesListQuery, RebalancesSummary, RebalancesSummaryQuery, RebalanceView } from './rebalance.js';
 import type { DrainOperation } from './uncordon.js';
 import type { PauseRequest, PauseView } from './pause.js';
+import type { PlacementEntry } from './placement.js';
 
 /** JsonObject — a JSON object whose fields the caller does not read (it hands the reply on as it is). */
 export type JsonObject = { readonly [key: string]: unknown };
@@ -114,7 +115,7 @@ export interface CommandTypes {
   'fencing.status': { request: { limit?: number; node?: string }; reply: FencingView };
   'pressure.list': { request: { node?: string }; reply: { items: NodePressure[] } };
   'decisions.list': { request: { limit?: number; cursor?: string; kind?: string; subject?: string }; reply: Page<JsonObject> };
-  'placement.list': { request: { limit?: number; cursor?: string; namespace?: string; node?: string; workloadClass?: string }; reply: Page<JsonObject> & { priceSource?: string } };
+  'placement.list': { request: { limit?: number; cursor?: string; namespace?: string; node?: string; workloadClass?: string }; reply: Page<PlacementEntry> & { priceSource?: string } };
   'optimize.plan': { request: { nodePool?: string }; reply: OptimizePlan };
   'optimize.trigger': { request: { dryRun: boolean }; reply: JsonObject };
   'optimize.replace': { request: OptimizeReplaceRequest; reply: OptimizeReplaceResult };

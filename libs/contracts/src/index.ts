@@ -14,6 +14,7 @@ export * from './fencing.js';
 export * from './rebalance.js';
 export * from './approvals.js';
 export * from './pause.js';
+export * from './placement.js';
 export * from './command-schemas/index.js';
 export * from './command-types.js';
 export * from './command-catalogue.js';

@@ -11,19 +11,10 @@ import {
   type Toleration,
 } from './types.js';
 import { tolerates } from '@nodes-manager/kube';
+import type { FilterReason } from '@nodes-manager/contracts';
 
-/** FilterReason — why a node cannot take a pod; one per kube-scheduler filter plugin it mirrors. */
-export type FilterReason =
-  | 'insufficient_cpu'
-  | 'insufficient_memory'
-  | 'insufficient_gpu'
-  | 'too_many_pods'
-  | 'untolerated_taint'
-  | 'node_selector_mismatch'
-  | 'node_affinity_mismatch'
-  | 'node_unschedulable'
-  | 'node_not_ready'
-  | 'volume_zone_conflict';
+/** FilterReason — why a node cannot take a pod; one per kube-scheduler filter plugin it mirrors (libs/contracts FILTER_REASONS). */
+export type { FilterReason };
 
 export interface FilterFailure {
   readonly reason: FilterReason;

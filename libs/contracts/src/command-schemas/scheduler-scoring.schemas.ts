@@ -1,4 +1,5 @@
-import { anyObject, arrayOf, uuid, bool, closed, int, mapOf, nullableStr, num, oneOf, open, page, str, time, type JsonSchema } from '../json-schema.js';
+import { FILTER_REASONS, PLACEMENT_FITS } from '../placement.js';
+import { anyObject, arrayOf, uuid, bool, closed, int, mapOf, nullableNum, nullableStr, num, oneOf, open, page, str, time, type JsonSchema } from '../json-schema.js';
 import { cursor, limit, objectName, type CommandSchema } from './command-schema.js';
 
 const DECISION_SCHEMA = open(
@@ -18,19 +19,32 @@ const DECISION_SCHEMA = open(
   ['details', 'actor', 'correlationId'],
 );
 
-const PLACEMENT_SCHEMA = open(
-  {
-    pod: str('namespace/name'),
-    namespace: str(),
-    workload: str(),
-    node: str(),
-    workloadClass: str(),
-    score: num(),
-    rationale: str(),
-    dimensions: mapOf(num(), 'each scoring dimension, 0–100'),
-  },
-  ['workload'],
-);
+/** One pod's placement: `fit` says which fields it carries (libs/contracts placement.ts). */
+const PLACEMENT_SCHEMA: JsonSchema = {
+  ...open(
+    {
+      pod: str('namespace/name'),
+      namespace: str(),
+      workload: str(),
+      node: str(),
+      workloadClass: str(),
+      fit: oneOf(PLACEMENT_FITS, 'scored: score and dimensions; node_refuses: the node now fails a hard filter for the pod (refusedBy); node_unknown: the node is not in the cache'),
+      score: nullableNum('0–100 on the node the pod runs on; null unless scored'),
+      rationale: str('the fit in a sentence'),
+      dimensions: mapOf(num(), 'each scoring dimension, 0–100 (scored only)'),
+      refusedBy: arrayOf(
+        closed({ reason: oneOf(FILTER_REASONS, 'the kube-scheduler filter the node fails'), detail: str('which taint, how much is missing') }),
+        'the hard filters the node now fails for the pod (node_refuses only)',
+      ),
+    },
+    ['workload', 'dimensions', 'refusedBy'],
+  ),
+  oneOf: [
+    { properties: { fit: { const: 'scored' }, score: num() }, required: ['dimensions'] },
+    { properties: { fit: { const: 'node_refuses' }, score: { type: 'null' }, refusedBy: { type: 'array', minItems: 1 } }, required: ['refusedBy'] },
+    { properties: { fit: { const: 'node_unknown' }, score: { type: 'null' } } },
+  ],
+};
 
 /** The reply of optimize.replace: what happened to each node asked for, and why. */
 const REPLACE_RESULT_SCHEMA = closed(

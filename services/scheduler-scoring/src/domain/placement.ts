@@ -1,8 +1,8 @@
-import { LIST_CURSORS } from '@nodes-manager/contracts';
-
-const PLACEMENT_CURSOR = LIST_CURSORS['workloads/placement'];
+import { LIST_CURSORS, type PlacementEntry } from '@nodes-manager/contracts';
 import { classifyWorkload, scoreNode, type ScoringContext, type ScoringNode, type ScoringPod, type WorkloadClass } from '@nodes-manager/scoring';
 import { terminal } from './cluster.js';
+
+const PLACEMENT_CURSOR = LIST_CURSORS['workloads/placement'];
 
 export interface PlacementFilter {
   readonly namespace?: string;
@@ -10,17 +10,8 @@ export interface PlacementFilter {
   readonly workloadClass?: string;
 }
 
-export interface Placement {
-  readonly pod: string;
-  readonly namespace: string;
-  readonly workload?: string;
-  readonly node: string;
-  readonly workloadClass: WorkloadClass;
-  /** 0–100 on the node the pod runs on; null when that node now fails a hard filter for it (see rationale). */
-  readonly score: number | null;
-  readonly rationale: string;
-  readonly dimensions?: Readonly<Record<string, number>>;
-}
+/** Placement — one pod's entry: `scored` on its node, or why not (`node_refuses`, `node_unknown`). */
+export type Placement = PlacementEntry & { readonly workloadClass: WorkloadClass };
 
 /** placementAfter — the `namespace/name` a placement cursor points after; throws InvalidCursorError (400 on `cursor`) when it is not one (docs/design.md#pagination). */
 export const placementAfter = (cursor: string): string => PLACEMENT_CURSOR.decode(cursor)[0];
@@ -64,7 +55,7 @@ export function placementOf(pod: ScoringPod, node: ScoringNode | undefined, ctx:
     node: pod.nodeName!,
     workloadClass: classifyWorkload(pod),
   };
-  if (!node) return { ...base, score: null, rationale: `node ${pod.nodeName} is not in the cache (deleted or not yet seen)` };
+  if (!node) return { ...base, fit: 'node_unknown', score: null, rationale: `node ${pod.nodeName} is not in the cache (deleted or not yet seen)` };
   const r = pod.requests;
   const without: ScoringNode = {
     ...node,
@@ -78,6 +69,9 @@ export function placementOf(pod: ScoringPod, node: ScoringNode | undefined, ctx:
     },
   };
   const s = scoreNode(pod, without, ctx);
-  if (!s.feasible) return { ...base, score: null, rationale: `runs on ${node.name}, which now fails: ${s.reasons.map((x) => x.detail).join('; ')}` };
-  return { ...base, score: Math.round(s.total * 100) / 100, rationale: s.rationale, dimensions: s.dimensions };
+  if (!s.feasible) {
+    const refusedBy = s.reasons.map((x) => ({ reason: x.reason, detail: x.detail }));
+    return { ...base, fit: 'node_refuses', score: null, refusedBy, rationale: `runs on ${node.name}, which now fails: ${refusedBy.map((x) => x.detail).join('; ')}` };
+  }
+  return { ...base, fit: 'scored', score: Math.round(s.total * 100) / 100, rationale: s.rationale, dimensions: s.dimensions };
 }
