@@ -4,6 +4,7 @@ import { SchedulerScoringOptimizeApprovals1764700000000 } from './1764700000000-
 import { SchedulerScoringOutboxClaims1764950000000 } from './1764950000000-outbox-claims.js';
 import { SchedulerScoringDropInbox1765100000000 } from './1765100000000-drop-inbox.js';
 import { SchedulerScoringOutboxTraceContext1765500000000 } from './1765500000000-outbox-trace-context.js';
+import { SchedulerScoringLeaderTerms1766100000000 } from './1766100000000-leader-terms.js';
 
 /** The scheduler-scoring migrations, in order. Imported by the service so that no build of it can leave them out. */
-export const migrations: (new () => MigrationInterface)[] = [SchedulerScoringInitial1764500000000, SchedulerScoringOptimizeApprovals1764700000000, SchedulerScoringOutboxClaims1764950000000, SchedulerScoringDropInbox1765100000000, SchedulerScoringOutboxTraceContext1765500000000];
+export const migrations: (new () => MigrationInterface)[] = [SchedulerScoringInitial1764500000000, SchedulerScoringOptimizeApprovals1764700000000, SchedulerScoringOutboxClaims1764950000000, SchedulerScoringDropInbox1765100000000, SchedulerScoringOutboxTraceContext1765500000000, SchedulerScoringLeaderTerms1766100000000];

@@ -8,6 +8,7 @@ import { UncordonDropInbox1765100000000 } from './1765100000000-drop-inbox.js';
 import { UncordonDrainState1765300000000 } from './1765300000000-drain-state.js';
 import { UncordonDisruptionPause1765400000000 } from './1765400000000-disruption-pause.js';
 import { UncordonOutboxTraceContext1765500000000 } from './1765500000000-outbox-trace-context.js';
+import { UncordonLeaderTerms1766100000000 } from './1766100000000-leader-terms.js';
 
 /** The uncordon migrations, in order. Imported by the service so that no build of it can leave them out. */
 export const migrations: (new () => MigrationInterface)[] = [
@@ -20,4 +21,5 @@ export const migrations: (new () => MigrationInterface)[] = [
   UncordonDrainState1765300000000,
   UncordonDisruptionPause1765400000000,
   UncordonOutboxTraceContext1765500000000,
+  UncordonLeaderTerms1766100000000,
 ];

@@ -203,7 +203,7 @@ export class PlatformModule {
         useFactory:
           (rt: Runtime, logger: JsonLogger, life: PlatformLifecycle): LeaderFactory =>
           (name = service) =>
-            life.track(new LeaderElector(config.DATABASE_URL, name, logger, rt.leaderRetryMs ?? 2000)),
+            life.track(new LeaderElector(config.DATABASE_URL, name, logger, rt.leaderRetryMs ?? 2000, { service, metrics: rt.metrics })),
       },
     ];
     return {

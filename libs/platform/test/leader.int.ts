@@ -9,6 +9,14 @@ afterEach(async () => {
   await db?.drop();
 });
 
+/** termsDatabase — a test database with the leader's terms, as a service that elects a leader migrates it. */
+const termsDatabase = async (): Promise<TestDatabase> => {
+  const d = await createTestDatabase();
+  await d.query(`CREATE SCHEMA IF NOT EXISTS nodes`);
+  await d.query(`CREATE TABLE IF NOT EXISTS nodes.leader_terms (name text PRIMARY KEY, term bigint NOT NULL, since timestamptz NOT NULL)`);
+  return d;
+};
+
 const elector = (name: string) => {
   const e = new LeaderElector(db!.url, name, undefined, 100);
   electors.push(e);
@@ -17,7 +25,7 @@ const elector = (name: string) => {
 
 describe('leader election (Postgres advisory lock)', () => {
   it('elects exactly one of two replicas, and the other takes over when the leader stops', async () => {
-    db = await createTestDatabase();
+    db = await termsDatabase();
     const name = `uncordon-${process.pid}-${Date.now()}`;
     const a = elector(name);
     const b = elector(name);
@@ -35,7 +43,7 @@ describe('leader election (Postgres advisory lock)', () => {
   });
 
   it('a leader whose connection is killed stops leading at once, and another replica is elected', async () => {
-    db = await createTestDatabase();
+    db = await termsDatabase();
     const name = `node-sync-${process.pid}-${Date.now()}`;
     const a = elector(name);
     const b = elector(name);
@@ -52,7 +60,7 @@ describe('leader election (Postgres advisory lock)', () => {
   });
 
   it('an elector stopped while it is still connecting leaves no session behind and never takes the lock', async () => {
-    db = await createTestDatabase();
+    db = await termsDatabase();
     const name = `stopped-${process.pid}-${Date.now()}`;
     const a = elector(name);
     a.start();
@@ -66,11 +74,31 @@ describe('leader election (Postgres advisory lock)', () => {
   });
 
   it('locks of different names are independent', async () => {
-    db = await createTestDatabase();
+    db = await termsDatabase();
     const a = elector(`x-${Date.now()}`);
     const b = elector(`y-${Date.now()}`);
     a.start();
     b.start();
     await waitFor(() => a.isLeader && b.isLeader, 'both to lead their own name');
+  });
+
+  it('each process that takes the lock takes the next term, and one without the terms table does not lead', async () => {
+    db = await termsDatabase();
+    const name = `terms-${process.pid}-${Date.now()}`;
+    const a = elector(name);
+    a.start();
+    await waitFor(() => a.isLeader, 'a to lead');
+    const first = Number(a.fence().term);
+    const b = elector(name);
+    b.start();
+    await a.stop();
+    await waitFor(() => b.isLeader, 'b to take over', 5000);
+    expect(Number(b.fence().term)).toBe(first + 1);
+
+    await db.query(`DROP TABLE nodes.leader_terms`);
+    const c = elector(`no-terms-${process.pid}-${Date.now()}`);
+    c.start();
+    await new Promise((r) => setTimeout(r, 500));
+    expect(c.isLeader).toBe(false);
   });
 });

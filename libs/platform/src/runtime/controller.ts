@@ -5,6 +5,7 @@ import type { JsonLogger } from '../logging/logger.js';
 import { DEFAULT_BACKOFF, KeyBackoff, WorkQueue, type BackoffPolicy } from './work-queue.js';
 import { KeyTraces } from './key-traces.js';
 import { ROOT_CONTEXT, tracingOn, withContext } from '../tracing/tracing.js';
+import { UNFENCED, type WriteFence } from '../leader/write-fence.js';
 
 /**
  * ReconcileResult — what one reconcile of a key answers. `requeueAfterMs`: look at this key again then ("not yet" —
@@ -26,15 +27,24 @@ export interface ReconcileContext {
   readonly retries: number;
   /**
    * A new id each time this process becomes leader (or starts, without a leader gate): a row last moved on under
-   * another term is being resumed after a restart or a failover.
+   * another term is being resumed after a restart or a failover. Under a {@link LeaderElector} it is the lock's term
+   * (a number, rising with each new leader).
    */
   readonly term: string;
+  /**
+   * The fence every write of this reconcile carries (`fenced(ds, ctx.fence, table, …)`): refused once another process
+   * took the leader's lock, so a reconcile still in flight in a deposed leader cannot overwrite its successor's rows
+   * (docs/leader-election.md#terms). `UNFENCED` without a leader gate.
+   */
+  readonly fence: WriteFence;
 }
 
 /** LeaderGate — who may reconcile: a {@link LeaderElector} fits. */
 export interface LeaderGate {
   readonly isLeader: boolean;
   onChange(listener: (leader: boolean) => void): void;
+  /** The fence of the current term (a {@link LeaderElector}'s); absent: the writes are not fenced. */
+  fence?(): WriteFence;
 }
 
 export interface ControllerOptions<R extends ReconcileResult = ReconcileResult> {
@@ -113,6 +123,7 @@ export class Controller<R extends ReconcileResult = ReconcileResult> {
   private stopping = false;
   private active = false;
   private term = '';
+  private fence: WriteFence = UNFENCED;
   private abort = new AbortController();
   private resync?: TimerHandle;
   private listFailures = 0;
@@ -224,7 +235,8 @@ export class Controller<R extends ReconcileResult = ReconcileResult> {
   private activate(): void {
     if (this.active || this.stopping || !this.started) return;
     this.active = true;
-    this.term = randomUUID();
+    this.fence = this.opts.leader?.fence?.() ?? UNFENCED;
+    this.term = this.fence.term || randomUUID();
     this.abort = new AbortController();
     this.listFailures = 0;
     void this.relist('start');
@@ -308,7 +320,7 @@ export class Controller<R extends ReconcileResult = ReconcileResult> {
 
   private async process(key: string, waiters: ((o: Outcome<R>) => void)[]): Promise<void> {
     const term = this.term;
-    const ctx: ReconcileContext = { key, signal: this.abort.signal, retries: this.backoff.retries(key), term };
+    const ctx: ReconcileContext = { key, signal: this.abort.signal, retries: this.backoff.retries(key), term, fence: this.fence };
     const started = performance.now();
     let outcome: Outcome<R>;
     try {

@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import type { DrainOperation, DrainOptions, DrainStatus } from '@nodes-manager/contracts';
 import type { CloudEvent } from '@nodes-manager/contracts';
-import type { Outbox, SqlRunner } from '@nodes-manager/platform';
+import { fenced, STALE_WRITE, type Outbox, type SqlRunner, type WriteFence } from '@nodes-manager/platform';
 import type { ScalingEventInput, UncordonRepository } from '../auto-uncordon/uncordon.repository.js';
 
 const COLUMNS = `id, node_name, status, actor, correlation_id, options, progress, state, reason, started_at, updated_at, finished_at`;
@@ -84,9 +84,9 @@ export class DrainRepository {
   /**
    * transitionAndRecord — one drain step in one transaction: the operation moves on, and its `scaling_events` row and
    * its `node.drain.*` event are written with it; false, with nothing written, when the operation is no longer
-   * active (someone else ended it).
+   * active (someone else ended it) or the step's term has passed (`fence`: a deposed leader's step is refused).
    */
-  transitionAndRecord(
+  async transitionAndRecord(
     id: string,
     status: DrainStatus,
     progress: Record<string, unknown>,
@@ -94,14 +94,16 @@ export class DrainRepository {
     reason: string | null,
     record: DrainRecord,
     outbox: Pick<Outbox, 'add'>,
+    fence: WriteFence,
     state?: Record<string, unknown>,
   ): Promise<boolean> {
-    return this.ds.transaction(async (tx) => {
+    const done = await fenced(this.ds, fence, 'drain_operations', async (tx) => {
       if (!(await this.transition(tx, id, status, progress, now, reason, state))) return false;
       await this.events.addEvent(tx, record.row);
       await outbox.add(tx, [record.event]);
       return true;
     });
+    return done !== STALE_WRITE && done;
   }
 
   /** insert — undefined when the node already has an active drain (the unique index said so). */
@@ -148,14 +150,20 @@ export class DrainRepository {
     return rows.map((r) => r.id);
   }
 
-  /** saveStep — the progress and state one step reached, while the operation is active; false when it is not. */
-  async saveStep(id: string, progress: Record<string, unknown>, state: Record<string, unknown>, now: Date): Promise<boolean> {
-    const rows = (await this.ds.query(
-      `UPDATE nodes.drain_operations SET progress = $2, state = $3, updated_at = $4 WHERE id = $1 AND status IN ('pending', 'running') RETURNING id`,
-      [id, JSON.stringify(progress), JSON.stringify(state), now],
-    )) as unknown[];
-    const list = Array.isArray(rows[0]) ? (rows[0] as unknown[]) : rows;
-    return list.length > 0;
+  /**
+   * saveStep — the progress and state one step reached, while the operation is active and the step's term current;
+   * false when it is not active, or the term has passed (a deposed leader's step: refused and counted, `fence`).
+   */
+  async saveStep(id: string, progress: Record<string, unknown>, state: Record<string, unknown>, now: Date, fence: WriteFence): Promise<boolean> {
+    const saved = await fenced(this.ds, fence, 'drain_operations', async (tx) => {
+      const rows = (await tx.query(
+        `UPDATE nodes.drain_operations SET progress = $2, state = $3, updated_at = $4 WHERE id = $1 AND status IN ('pending', 'running') RETURNING id`,
+        [id, JSON.stringify(progress), JSON.stringify(state), now],
+      )) as unknown[];
+      const list = Array.isArray(rows[0]) ? (rows[0] as unknown[]) : rows;
+      return list.length > 0;
+    });
+    return saved !== STALE_WRITE && saved;
   }
 
   /** transition — moves an active operation on; false when it is no longer active (someone else ended it). */

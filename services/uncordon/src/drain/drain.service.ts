@@ -26,6 +26,7 @@ import {
   type Outbox,
   type ApprovalStore,
   type ReconcileResult,
+  type ReconcileContext,
   type SqlRunner,
   PAUSE_GATE,
   type PauseGate,
@@ -144,7 +145,7 @@ export class DrainService {
    * again: at once after a step that moved it on, after the poll or retry the loop asked for, or after
    * `API_RETRY_MS` when an API call failed. An operation that is over (here or elsewhere) is left alone.
    */
-  async step(id: string, ctx: { readonly term: string; readonly signal: AbortSignal }): Promise<ReconcileResult> {
+  async step(id: string, ctx: Step): Promise<ReconcileResult> {
     const op = await this.repo.get(id);
     if (!op || (op.status !== DrainStatus.PENDING && op.status !== DrainStatus.RUNNING) || ctx.signal.aborted) return {};
     const saved = drainStateFromJson(op.state);
@@ -165,13 +166,13 @@ export class DrainService {
    * then read the node, cordon it, list and triage its pods, and record the operation `running` with its plan. A
    * failed API call is kept in `progress.errors` and tried again `API_RETRY_MS` later, while the deadline is ahead.
    */
-  private async prepare(op: DrainRow, ctx: { readonly term: string }, counters: Counters): Promise<ReconcileResult> {
+  private async prepare(op: DrainRow, ctx: Step, counters: Counters): Promise<ReconcileResult> {
     const t = timeoutBeforeLoop(op.startedAt, op.options, (op.progress.pods as Array<{ phase?: string }> | undefined) ?? [], this.clock.now());
-    if (t) return this.finish(op, DrainStatus.FAILED, { ...op.progress, ...counters }, t.reason, t.message);
+    if (t) return this.finish(op, ctx, DrainStatus.FAILED, { ...op.progress, ...counters }, t.reason, t.message);
     const retry = async (what: string, err: unknown): Promise<ReconcileResult> => {
       counters.errors.push(`${what}: ${(err as Error).message}`);
       this.logger.warn('drain API call failed; retrying within the deadline', { node: op.node, operationId: op.id, err: (err as Error).message });
-      await this.repo.saveStep(op.id, { ...op.progress, ...counters, errors: counters.errors.slice(-20) }, drainStateToJson({ term: ctx.term }), this.clock.now());
+      await this.repo.saveStep(op.id, { ...op.progress, ...counters, errors: counters.errors.slice(-20) }, drainStateToJson({ term: ctx.term }), this.clock.now(), ctx.fence);
       return { requeueAfterMs: API_RETRY_MS };
     };
 
@@ -181,7 +182,7 @@ export class DrainService {
     } catch (err) {
       return retry('reading the node', err);
     }
-    if (!node) return this.finish(op, DrainStatus.FAILED, { ...counters }, DrainFailureReason.NODE_NOT_FOUND, `node ${op.node} not found`);
+    if (!node) return this.finish(op, ctx, DrainStatus.FAILED, { ...counters }, DrainFailureReason.NODE_NOT_FOUND, `node ${op.node} not found`);
     if (!(await this.leader.stillLeader())) return {};
     let cordon;
     try {
@@ -191,7 +192,7 @@ export class DrainService {
     }
     if (!cordon.ok) {
       const message = cordon.conflict ? 'conflict' : cordon.message;
-      return this.finish(op, DrainStatus.FAILED, { ...counters, errors: [...counters.errors, message] }, cordon.conflict || !cordon.notFound ? DrainFailureReason.CORDON_FAILED : DrainFailureReason.NODE_NOT_FOUND, `cordon failed: ${message}`);
+      return this.finish(op, ctx, DrainStatus.FAILED, { ...counters, errors: [...counters.errors, message] }, cordon.conflict || !cordon.notFound ? DrainFailureReason.CORDON_FAILED : DrainFailureReason.NODE_NOT_FOUND, `cordon failed: ${message}`);
     }
     let pods: DrainPod[];
     try {
@@ -210,11 +211,12 @@ export class DrainService {
         op.id, DrainStatus.RUNNING, progress, now, null,
         this.recordOf(op, 'drain.started', 'STARTED', DrainStatus.RUNNING, progress, now),
         this.outbox,
+        ctx.fence,
         state,
       );
       this.outbox.added();
       if (!started) return {};
-    } else if (!(await this.repo.saveStep(op.id, progress, state, now))) return {};
+    } else if (!(await this.repo.saveStep(op.id, progress, state, now, ctx.fence))) return {};
     return { requeueAfterMs: 0 };
   }
 
@@ -223,7 +225,7 @@ export class DrainService {
    * gone on it, and the deadline still bounds the drain), fold in the last answers and decide (`nextDrainStep`),
    * then complete, fail, evict the pods due, or wait.
    */
-  private async advance(op: DrainRow, loop: DrainLoop, ctx: { readonly term: string; readonly signal: AbortSignal }, counters: Counters): Promise<ReconcileResult> {
+  private async advance(op: DrainRow, loop: DrainLoop, ctx: Step, counters: Counters): Promise<ReconcileResult> {
     let present = loop.present;
     let listFailed = false;
     try {
@@ -235,8 +237,8 @@ export class DrainService {
     const now = this.clock.now();
     const step = nextDrainStep(loop.state, now, { results: loop.results, presentUids: present });
     const progress = (s: DrainState) => progressOf(loop.plan, s, counters) as unknown as Record<string, unknown>;
-    if (step.action === 'complete') return this.finish(op, DrainStatus.COMPLETED, progress(step.state), null, 'drained', loop.plan, step.state);
-    if (step.action === 'fail') return this.finish(op, DrainStatus.FAILED, progress(step.state), step.reason, step.message, loop.plan, step.state);
+    if (step.action === 'complete') return this.finish(op, ctx, DrainStatus.COMPLETED, progress(step.state), null, 'drained', loop.plan, step.state);
+    if (step.action === 'fail') return this.finish(op, ctx, DrainStatus.FAILED, progress(step.state), step.reason, step.message, loop.plan, step.state);
 
     const results: EvictionResult[] = [];
     const refusals: { pod: string; pdb: string }[] = [];
@@ -246,7 +248,7 @@ export class DrainService {
     if (!pause.go) {
       const pausedSince = (op.progress.pausedSince as string | undefined) ?? now.toISOString();
       if (!op.progress.pausedSince) this.logger.info('drain paused at a safe point: no new eviction', { node: op.node, operationId: op.id, reason: pause.detail });
-      if (!(await this.repo.saveStep(op.id, { ...progress(loop.state), pausedSince }, drainStateToJson({ term: ctx.term, loop: { ...loop, results: [], present } }), now))) return {};
+      if (!(await this.repo.saveStep(op.id, { ...progress(loop.state), pausedSince }, drainStateToJson({ term: ctx.term, loop: { ...loop, results: [], present } }), now, ctx.fence))) return {};
       return { requeueAfterMs: Math.min(this.config.SCAN_INTERVAL_SECONDS * 1000, Math.max(0, op.startedAt.getTime() + op.options.timeoutSeconds * 1000 - now.getTime()) + 1) };
     }
     if (step.action === 'evict') {
@@ -261,7 +263,7 @@ export class DrainService {
       await this.notePdb(op.node, refusals);
     }
     const next: DrainLoop = { ...loop, state: step.state, results, present };
-    if (!(await this.repo.saveStep(op.id, progress(step.state), drainStateToJson({ term: ctx.term, loop: next }), now))) return {};
+    if (!(await this.repo.saveStep(op.id, progress(step.state), drainStateToJson({ term: ctx.term, loop: next }), now, ctx.fence))) return {};
     if (step.action === 'evict') return { requeueAfterMs: 0 };
     // A failed listing is tried again no sooner than API_RETRY_MS, but never later than the deadline: a drain fails
     // at its timeout even while the API stumbles.
@@ -292,6 +294,7 @@ export class DrainService {
    */
   private async finish(
     op: DrainRow,
+    ctx: Step,
     status: typeof DrainStatus.COMPLETED | typeof DrainStatus.FAILED,
     progress: Record<string, unknown>,
     reason: string | null,
@@ -309,6 +312,7 @@ export class DrainService {
       op.id, status, final, now, reason ?? null,
       this.recordOf(op, status === DrainStatus.COMPLETED ? 'drain.completed' : 'drain.failed', reason ?? 'COMPLETED', status, final, now, message),
       this.outbox,
+      ctx.fence,
     );
     if (!ended) {
       this.logger.info('drain already ended elsewhere; left as it is', { node: op.node, operationId: op.id });
@@ -380,6 +384,9 @@ export function progressOf(plan: DrainPlan, state: DrainState, extra: { resumed:
     refused: plan.refuse.map((r) => ({ pod: podName(r.pod), reason: r.reason })),
   };
 }
+
+/** What a drain step knows of its reconcile: the term it writes under (and its fence), and when to stop. */
+type Step = Pick<ReconcileContext, 'term' | 'fence' | 'signal'>;
 
 /** The counters a drain's progress carries from step to step. */
 interface Counters {
