@@ -46,3 +46,5 @@ export * from './disruption/pdb-blocked.js';
 export * from './tracing/tracing.js';
 export * from './tracing/tracing-config.js';
 export * from './tracing/tracing-sdk.js';
+export * from './runtime/retention.js';
+export * from './runtime/retention.provider.js';

@@ -1,4 +1,5 @@
-import { commonShape, COMMON_SECRETS, ConfigError, disruptionShape, DEFAULT_HEALTH_PORTS, defineConfigSpec, env, loadConfig } from '@nodes-manager/platform';
+import { assertRetention, commonShape, COMMON_SECRETS, ConfigError, disruptionShape, DEFAULT_HEALTH_PORTS, defineConfigSpec, env, loadConfig, retentionShape } from '@nodes-manager/platform';
+import { karpenterGatewayRetention } from './retention.js';
 import { DEFAULT_POOL_HEALTH_CONFIG as D, validatePoolHealthConfig, type PoolHealthConfig } from '@nodes-manager/steering';
 
 /** karpenter-gateway's configuration (README table). The STEERING_* variables: docs/steering.md#configuration. */
@@ -32,6 +33,8 @@ export const karpenterGatewayConfigSpec = defineConfigSpec({
     STEERING_MAX_EXCLUDED_SHARE: env.number({ dflt: 0.5, min: 0, max: 1 }),
     /** Rail: a NodePool's cheapest Spot offerings that are not avoided, never excluded (0: none kept). */
     STEERING_KEEP_CHEAPEST: env.number({ dflt: 3, min: 0, int: true }),
+    /** How long NodePool changes, pool-health transitions and approvals are kept (docs/retention.md). */
+    ...retentionShape(karpenterGatewayRetention),
   },
   secrets: [...COMMON_SECRETS],
 });
@@ -64,4 +67,4 @@ export function assertSteeringConfig<C extends Parameters<typeof poolHealthConfi
   return c;
 }
 
-export const loadKarpenterGatewayConfig = (source: NodeJS.ProcessEnv = process.env) => assertSteeringConfig(loadConfig(karpenterGatewayConfigSpec, source));
+export const loadKarpenterGatewayConfig = (source: NodeJS.ProcessEnv = process.env) => assertRetention(karpenterGatewayRetention, assertSteeringConfig(loadConfig(karpenterGatewayConfigSpec, source)));

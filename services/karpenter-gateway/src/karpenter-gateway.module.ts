@@ -15,6 +15,8 @@ import {
   type HealthRegistry,
   type JsonLogger,
 } from '@nodes-manager/platform';
+import { retentionProvider } from '@nodes-manager/platform';
+import { karpenterGatewayRetention } from './retention.js';
 import { migrations } from '../../../migrations/karpenter-gateway/index.js';
 import { CONSOLIDATION_APPROVALS_TABLE, entities, STEER_APPROVALS_TABLE } from './adapters/outbound/karpenter-gateway.entities.js';
 import { SteeringCommands } from './adapters/inbound/steering.commands.js';
@@ -58,6 +60,8 @@ export class KarpenterGatewayModule {
       controllers: [KarpenterGatewayCommands, SteeringCommands, SteeringReportCommands, approvalCommands('karpenter-gateway', KARPENTER_APPROVALS)],
       providers: [
         { provide: KARPENTER_GATEWAY_CONFIG, useValue: config },
+        // The history tables' retention (docs/retention.md): its own controller, leader-gated.
+        retentionProvider(karpenterGatewayRetention, config),
         {
           provide: KARPENTER_KUBE,
           inject: [CLOCK, LOGGER, HEALTH_REGISTRY],

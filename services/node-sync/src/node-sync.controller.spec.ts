@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { Controllers, FakeClock, JsonLogger, Metrics, type LeaderElector } from '@nodes-manager/platform';
 import type { NodeSyncConfig } from './config.js';
-import { NodeSyncController, PURGE_EVERY_MS } from './node-sync.controller.js';
+import { NodeSyncController } from './node-sync.controller.js';
 import type { NodeSyncService, SyncCycleResult } from './node-sync.service.js';
 import type { KubeCache } from './adapters/outbound/kube-cache.adapter.js';
 
@@ -43,12 +43,11 @@ class FakeCache {
 }
 
 /**
- * FakeSync — records each cycle (its trigger, when, whether the stored hashes were to be re-read) and each purge;
+ * FakeSync — records each cycle (its trigger, when, whether the stored hashes were to be re-read);
  * `failNext` makes the next cycle throw, `hold` keeps each cycle running until the test ends it.
  */
 class FakeSync {
   readonly cycles: { trigger: string; at: number; reload: boolean }[] = [];
-  readonly purges: number[] = [];
   forgotten = 0;
   failNext = 0;
   running = 0;
@@ -78,10 +77,6 @@ class FakeSync {
       this.running--;
     }
   }
-  async purge(): Promise<number> {
-    this.purges.push(this.clock.now().getTime() - this.t0);
-    return 0;
-  }
 }
 
 function aNodeSync() {
@@ -90,7 +85,7 @@ function aNodeSync() {
   const leader = new FakeLeader();
   const cache = new FakeCache();
   const sync = new FakeSync(clock, t0);
-  const config = { SCAN_INTERVAL_SECONDS: SCAN_MS / 1000, SYNC_DEBOUNCE_MS: DEBOUNCE_MS, DELETED_POD_RETENTION_HOURS: 24 } as NodeSyncConfig;
+  const config = { SCAN_INTERVAL_SECONDS: SCAN_MS / 1000, SYNC_DEBOUNCE_MS: DEBOUNCE_MS } as NodeSyncConfig;
   const c = new NodeSyncController(
     config,
     new Controllers('node-sync', clock, new Metrics(), new JsonLogger('node-sync', 'error', () => undefined)),
@@ -99,12 +94,10 @@ function aNodeSync() {
     sync as unknown as NodeSyncService,
   );
   c.controller.start();
-  c.purge.start();
-  /** lead — becomes leader and lets the first cycle and purge run. */
+  /** lead — becomes leader and lets the first cycle run. */
   const lead = async () => {
     leader.set(true);
     await c.controller.settled();
-    await c.purge.settled();
   };
   const triggers = () => sync.cycles.map((x) => x.trigger);
   return { clock, leader, cache, sync, c, lead, triggers };
@@ -224,16 +217,5 @@ describe('NodeSyncController: when a cycle runs (FakeClock, in milliseconds)', (
     await lead();
     await c.request('probe');
     expect(triggers()).toEqual(['leader', 'probe']);
-  });
-
-  it.each([
-    ['on becoming leader', 0, [0]],
-    ['not again within the hour', PURGE_EVERY_MS - 1, [0]],
-    ['every hour', PURGE_EVERY_MS * 2, [0, PURGE_EVERY_MS, PURGE_EVERY_MS * 2]],
-  ])('purges deleted pod rows %s', async (_, ms, expected) => {
-    const { clock, sync, lead } = aNodeSync();
-    await lead();
-    await clock.step(ms);
-    expect(sync.purges).toEqual(expected);
   });
 });

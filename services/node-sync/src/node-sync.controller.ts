@@ -7,10 +7,6 @@ import { KUBE_CACHE, NODE_SYNC_CONFIG, NODE_SYNC_LEADER } from './tokens.js';
 
 /** A sync is one plan over every node and pod at once (nodes' sums of their pods' requests): the controller's one key. */
 export const SYNC_KEY = 'cluster';
-/** The purge of old pod rows: the purge controller's one key. */
-export const PURGE_KEY = 'deleted-pods';
-/** How often the leader removes pod rows deleted longer ago than DELETED_POD_RETENTION_HOURS. */
-export const PURGE_EVERY_MS = 3600_000;
 
 /** SyncReconciled — a sync reconcile's answer: the cycle's result (it never requeues: its triggers are the timers). */
 interface SyncReconciled extends ReconcileResult {
@@ -18,13 +14,11 @@ interface SyncReconciled extends ReconcileResult {
 }
 
 /**
- * NodeSyncController — node-sync as two controllers (docs/node-sync.md#the-controllers), the leader only:
- *
- * - `node-sync`: one key, `cluster`, reconciled by one {@link NodeSyncService.runCycle} — `SYNC_DEBOUNCE_MS` after the
+ * NodeSyncController — node-sync's sync controller (docs/node-sync.md#the-controllers), the leader only: one key, `cluster`, reconciled by one {@link NodeSyncService.runCycle} — `SYNC_DEBOUNCE_MS` after the
  *   first of a burst of node or pod changes (`watch`), at once after each complete (re)list (`<reason>-list-<what>`),
  *   on becoming leader (`leader`), and every `SCAN_INTERVAL_SECONDS` as the reconcile (`reconcile`: the stored content
- *   hashes are re-read, no request to the API server). A cycle that fails is retried with back-off;
- * - `pod-purge`: one key, `deleted-pods`, on becoming leader and every hour ({@link NodeSyncService.purge}).
+ *   hashes are re-read, no request to the API server). A cycle that fails is retried with back-off. Deleted nodes and
+ * pods are removed by the platform's retention controller (docs/retention.md).
  *
  * The trigger a cycle records (its `nodes.synced` event, its duration metric) is the first one asked since the last
  * cycle started (a failed cycle's retry keeps its own): the queue makes a burst of requests one cycle.
@@ -32,7 +26,6 @@ interface SyncReconciled extends ReconcileResult {
 @Injectable()
 export class NodeSyncController {
   readonly controller: Controller<SyncReconciled>;
-  readonly purge: Controller;
   /** The last cycle's result, for tests and tooling. */
   last?: SyncCycleResult;
   /** The trigger of the next cycle: the first asked since the last one started. */
@@ -65,15 +58,6 @@ export class NodeSyncController {
       // A failing database is asked again soon, and never less often than the reconcile would.
       backoff: { maxMs: config.SCAN_INTERVAL_SECONDS * 1000 },
       reconcile: () => this.cycle(sync),
-    });
-    this.purge = controllers.controller({
-      name: 'pod-purge',
-      leader,
-      listKeys: () => [PURGE_KEY],
-      resyncMs: PURGE_EVERY_MS,
-      reconcile: async () => {
-        await sync.purge(this.config.DELETED_POD_RETENTION_HOURS);
-      },
     });
     cache.onChange(() => this.ask('watch', this.config.SYNC_DEBOUNCE_MS));
     cache.onListed((what, info) => this.ask(`${info.reason}-list-${what}`));

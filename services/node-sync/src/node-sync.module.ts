@@ -1,6 +1,8 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { createKubeConfig, kubeWatchOptions, DATA_SOURCE, LEADER_FACTORY, LOGGER, PlatformModule, type JsonLogger, type LeaderFactory } from '@nodes-manager/platform';
+import { retentionProvider } from '@nodes-manager/platform';
+import { nodeSyncRetention } from './retention.js';
 import { METRICS, type Metrics } from '@nodes-manager/platform';
 import { migrations } from '../../../migrations/node-sync/index.js';
 import { entities } from './adapters/outbound/node-sync.entities.js';
@@ -25,6 +27,8 @@ export class NodeSyncModule {
       controllers: [NodeSyncCommands],
       providers: [
         { provide: NODE_SYNC_CONFIG, useValue: config },
+        // The history tables' retention (docs/retention.md): its own controller, leader-gated.
+        retentionProvider(nodeSyncRetention, config),
         {
           provide: KUBE_CACHE,
           inject: [LOGGER, METRICS],

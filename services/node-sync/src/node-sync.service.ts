@@ -57,14 +57,6 @@ export class NodeSyncService {
     this.byState = metrics.gauge('nodes_manager_nodes', 'Nodes in the cluster by state', ['state']);
   }
 
-  /** purge — the leader removes pod rows deleted longer ago than the retention. */
-  async purge(retentionHours: number): Promise<number> {
-    if (!this.leader.isLeader || !(await this.leader.stillLeader())) return 0;
-    const removed = await this.repo.purgeDeletedPods(new Date(this.clock.now().getTime() - retentionHours * 3600_000));
-    if (removed > 0) this.logger.info('purged deleted pod rows', { removed, retentionHours });
-    return removed;
-  }
-
   /** forget — drop what we believe the store holds (another replica may have written it since). */
   forget(): void {
     this.stored = undefined;

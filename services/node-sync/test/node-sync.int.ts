@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { Module, type INestApplication } from '@nestjs/common';
 import type { CloudEvent } from '@nodes-manager/contracts';
-import { createRuntime, FakeClock, type Runtime } from '@nodes-manager/platform';
+import { createRuntime, FakeClock, RETENTION, type Retention, type Runtime } from '@nodes-manager/platform';
 import { createTestDatabase, startTestApp, testEnv, testToken, waitFor, type TestDatabase } from '@nodes-manager/platform/testing';
 import { generateFleet, startKubeSim, type KubeSim } from '@nodes-manager/sim';
 import { testGatewayModule } from '../../../test/support/gateway.js';
 import { loadNodeSyncConfig } from '../src/config.js';
 import { NodeSyncModule } from '../src/node-sync.module.js';
 import { NodeSyncController } from '../src/node-sync.controller.js';
-import { NodeSyncService, type SyncCycleResult } from '../src/node-sync.service.js';
+import type { SyncCycleResult } from '../src/node-sync.service.js';
 import { KUBE_CACHE } from '../src/tokens.js';
 import type { KubeCache } from '../src/adapters/outbound/kube-cache.adapter.js';
 
@@ -275,7 +275,7 @@ describe('node-sync against the Kubernetes simulator and Postgres', () => {
     expect(text).toMatch(/nodes_manager_nodes\{[^}]*state="Cordoned"[^}]*\} 1/);
   });
 
-  it('the leader purges pod rows deleted longer ago than the retention, and keeps the rest', async () => {
+  it('the retention controller deletes pod rows deleted longer ago than DELETED_POD_RETENTION_HOURS, and keeps the rest', async () => {
     const insert = (uid: string, deletedHoursAgo: number) =>
       db.query(
         `INSERT INTO nodes.pods (uid, namespace, name, content_hash, first_seen_at, changed_at, deleted_at)
@@ -287,8 +287,10 @@ describe('node-sync against the Kubernetes simulator and Postgres', () => {
     const live = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM nodes.pods WHERE deleted_at IS NULL`))[0]!.n;
     const due = (await db.query<{ uid: string }>(`SELECT uid FROM nodes.pods WHERE deleted_at < now() - interval '24 hours'`)).map((r) => r.uid);
     expect(due).toContain('purge-old');
-    const removed = await app.get(NodeSyncService, { strict: false }).purge(24);
-    expect(removed).toBe(due.length);
+    const retention = app.get<Retention>(RETENTION, { strict: false }).controller;
+    await waitFor(() => retention.isActive, 'the retention lock');
+    await retention.request('pods');
+    await retention.settled();
     expect(await db.query(`SELECT uid FROM nodes.pods WHERE uid = ANY($1::text[])`, [due])).toEqual([]);
     const left = (await db.query<{ uid: string }>(`SELECT uid FROM nodes.pods WHERE uid LIKE 'purge-%'`)).map((r) => r.uid);
     expect(left).toEqual(['purge-recent']);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { validateWeights, type ScoringWeights } from '@nodes-manager/scoring';
-import { commonShape, COMMON_SECRETS, disruptionShape, DEFAULT_HEALTH_PORTS, defineConfigSpec, env, loadConfig } from '@nodes-manager/platform';
+import { assertRetention, commonShape, COMMON_SECRETS, disruptionShape, DEFAULT_HEALTH_PORTS, defineConfigSpec, env, loadConfig, retentionShape } from '@nodes-manager/platform';
+import { schedulerScoringRetention } from './retention.js';
 
 /** scheduler-scoring's configuration (README table). */
 export const schedulerScoringConfigSpec = defineConfigSpec({
@@ -34,12 +35,14 @@ export const schedulerScoringConfigSpec = defineConfigSpec({
       ctx.addIssue({ code: 'custom', message: parsed.problem });
       return z.NEVER;
     }),
+    /** How long the decision log, plans and approvals are kept (docs/retention.md). */
+    ...retentionShape(schedulerScoringRetention),
   },
   secrets: [...COMMON_SECRETS],
 });
 
 export type SchedulerScoringConfig = ReturnType<typeof loadSchedulerScoringConfig>;
-export const loadSchedulerScoringConfig = (source: NodeJS.ProcessEnv = process.env) => loadConfig(schedulerScoringConfigSpec, source);
+export const loadSchedulerScoringConfig = (source: NodeJS.ProcessEnv = process.env) => assertRetention(schedulerScoringRetention, loadConfig(schedulerScoringConfigSpec, source));
 
 /**
  * parseWeights — SCORING_WEIGHTS: absent (the default weights), or JSON `{resourceFit, zoneSpread, costEfficiency,

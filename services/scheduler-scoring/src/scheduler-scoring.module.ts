@@ -16,6 +16,8 @@ import {
   type JsonLogger,
   type LeaderFactory,
 } from '@nodes-manager/platform';
+import { retentionProvider } from '@nodes-manager/platform';
+import { schedulerScoringRetention } from './retention.js';
 import { HEALTH_REGISTRY, kubeRequestCounter, kubeWatchOptions, METRICS, type HealthRegistry, type Metrics } from '@nodes-manager/platform';
 import { migrations } from '../../../migrations/scheduler-scoring/index.js';
 import { entities, OPTIMIZE_APPROVALS } from './adapters/outbound/scheduler-scoring.entities.js';
@@ -51,6 +53,8 @@ export class SchedulerScoringModule {
       controllers: [SchedulerScoringCommands, approvalCommands('scheduler-scoring', SCHEDULER_APPROVALS)],
       providers: [
         { provide: SCHEDULER_SCORING_CONFIG, useValue: config },
+        // The history tables' retention (docs/retention.md): its own controller, leader-gated.
+        retentionProvider(schedulerScoringRetention, config),
         ...commandBusProviders('scheduler-scoring'),
         // The fleet-wide pause (docs/pause.md): asked of uncordon every scan interval, checked before each drain.
         ...pauseGateProviders('scheduler-scoring'),

@@ -1,4 +1,5 @@
-import { commonShape, COMMON_SECRETS, DEFAULT_HEALTH_PORTS, defineConfigSpec, env, loadConfig } from '@nodes-manager/platform';
+import { assertRetention, commonShape, COMMON_SECRETS, DEFAULT_HEALTH_PORTS, defineConfigSpec, env, loadConfig, retentionShape } from '@nodes-manager/platform';
+import { spotAdvisorRetention } from './retention.js';
 
 /**
  * spot-advisor's configuration (README table). AWS is optional: without `AWS_REGION` the service starts degraded
@@ -30,6 +31,8 @@ export const spotAdvisorConfigSpec = defineConfigSpec({
     SPOT_MEASURED_MIN_SAMPLES: env.number({ dflt: 20, min: 1, int: true }),
     /** How long uncordon's rebalance figures are reused before it is asked again. */
     SPOT_MEASURED_CACHE_SECONDS: env.number({ dflt: 30, min: 1, int: true }),
+    /** How long price samples and provisioning requests are kept (docs/retention.md). */
+    ...retentionShape(spotAdvisorRetention),
   },
   secrets: [...COMMON_SECRETS, 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY'],
 });
@@ -38,7 +41,7 @@ export const spotAdvisorConfigSpec = defineConfigSpec({
 export const SPOT_ADVISOR_CONFIG = Symbol('SPOT_ADVISOR_CONFIG');
 
 export type SpotAdvisorConfig = ReturnType<typeof loadSpotAdvisorConfig>;
-export const loadSpotAdvisorConfig = (source: NodeJS.ProcessEnv = process.env) => loadConfig(spotAdvisorConfigSpec, source);
+export const loadSpotAdvisorConfig = (source: NodeJS.ProcessEnv = process.env) => assertRetention(spotAdvisorRetention, loadConfig(spotAdvisorConfigSpec, source));
 
 /**
  * awsConfigProblem — why EC2 cannot be used with this config, or undefined: no `AWS_REGION`, or only one of the two

@@ -1,6 +1,8 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { CLOCK, COMMAND_BUS, commandBusProviders, DATA_SOURCE, LOGGER, METRICS, OUTBOX, PlatformModule, type Clock, type CommandBus, type JsonLogger, type Metrics, type Outbox } from '@nodes-manager/platform';
+import { retentionProvider } from '@nodes-manager/platform';
+import { spotAdvisorRetention } from './retention.js';
 import { BusMeasuredRebalances } from './adapters/outbound/measured-rebalances.js';
 import { migrations } from '../../../migrations/spot-advisor/index.js';
 import { entities } from './adapters/outbound/spot-advisor.entities.js';
@@ -36,6 +38,8 @@ export class SpotAdvisorModule {
       controllers: [SpotAdvisorCommands],
       providers: [
         { provide: SPOT_ADVISOR_CONFIG, useValue: config },
+        // The history tables' retention (docs/retention.md): its own controller, leader-gated.
+        retentionProvider(spotAdvisorRetention, config),
         {
           provide: EC2_REGIONS,
           inject: [METRICS],

@@ -1,4 +1,6 @@
-import { commonShape, COMMON_SECRETS, disruptionShape, DEFAULT_HEALTH_PORTS, defineConfigSpec, env, loadConfig } from '@nodes-manager/platform';
+import { assertRetention, commonShape, COMMON_SECRETS, disruptionShape, DEFAULT_HEALTH_PORTS, defineConfigSpec, env, loadConfig, retentionShape } from '@nodes-manager/platform';
+import { DEFAULT_POOL_HEALTH_CONFIG } from '@nodes-manager/steering';
+import { uncordonRetention } from './retention.js';
 
 /** uncordon's configuration (README table). */
 export const uncordonConfigSpec = defineConfigSpec({
@@ -46,9 +48,16 @@ export const uncordonConfigSpec = defineConfigSpec({
     DISRUPTION_PAUSE: env.bool(false),
     /** The reason recorded for a pause by DISRUPTION_PAUSE (default "paused by configuration"). */
     DISRUPTION_PAUSE_REASON: env.optionalString(),
+    /**
+     * Steering's window (karpenter-gateway's variable, read here too): the ledger is kept at least this long, as at least
+     * REBALANCE_FIGURES_DAYS (docs/retention.md).
+     */
+    STEERING_WINDOW_HOURS: env.number({ dflt: DEFAULT_POOL_HEALTH_CONFIG.windowMs / 3_600_000, min: 0 }),
+    /** How long each history table is kept (docs/retention.md). */
+    ...retentionShape(uncordonRetention),
   },
   secrets: [...COMMON_SECRETS],
 });
 
 export type UncordonConfig = ReturnType<typeof loadUncordonConfig>;
-export const loadUncordonConfig = (source: NodeJS.ProcessEnv = process.env) => loadConfig(uncordonConfigSpec, source);
+export const loadUncordonConfig = (source: NodeJS.ProcessEnv = process.env) => assertRetention(uncordonRetention, loadConfig(uncordonConfigSpec, source));

@@ -1,6 +1,8 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { approvalCommands, approvalStoreProvider, serviceApprovalsProvider, OUTBOX, type Outbox, COMMAND_BUS, commandBusProviders, createKubeConfig, DATA_SOURCE, LEADER_FACTORY, LOGGER, PlatformModule, type CommandBus, type JsonLogger, type LeaderFactory } from '@nodes-manager/platform';
+import { retentionProvider } from '@nodes-manager/platform';
+import { uncordonRetention } from './retention.js';
 import { CLOCK, PAUSE_GATE, PauseGate, type Clock, HEALTH_REGISTRY, kubeRequestCounter, kubeWatchOptions, METRICS, type HealthRegistry, type Metrics } from '@nodes-manager/platform';
 import { migrations } from '../../../migrations/uncordon/index.js';
 import { DRAIN_APPROVALS_TABLE, entities, FENCE_APPROVALS_TABLE } from './adapters/outbound/uncordon.entities.js';
@@ -62,6 +64,8 @@ export class UncordonModule {
       controllers: [UncordonCommands, NodeSafetyCommands, PauseCommands, RebalanceCommands, approvalCommands('uncordon', UNCORDON_APPROVALS)],
       providers: [
         { provide: UNCORDON_CONFIG, useValue: config },
+        // The history tables' retention (docs/retention.md): its own controller, leader-gated.
+        retentionProvider(uncordonRetention, config),
         // Fencing asks spot-advisor (which owns EC2) to stop instances.
         ...commandBusProviders('uncordon'),
         { provide: KUBE_NODES, inject: [METRICS], useFactory: (metrics: Metrics) => new KubeNodes(createKubeConfig(config.KUBECONFIG), kubeRequestCounter(metrics, 'uncordon')) },

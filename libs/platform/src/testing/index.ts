@@ -6,3 +6,4 @@ export * from './tcp-proxy.js';
 export * from './api-caller.js';
 export * from './metrics-lint.js';
 export * from './otlp-receiver.js';
+export * from './retention-harness.js';

@@ -23,14 +23,13 @@ export class NodeSyncLoop implements OnApplicationBootstrap, OnApplicationShutdo
     // Not ready before the first complete list, nor while the Kubernetes API has not answered for KUBE_API_STALE_SECONDS.
     this.health.register('node-sync.kube-cache', () => this.cache.health());
     this.sync.controller.start();
-    this.sync.purge.start();
     this.leader.start();
     this.cache.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
     await this.cache.stop();
-    await Promise.all([this.sync.controller.stop(), this.sync.purge.stop()]);
+    await this.sync.controller.stop();
     await this.leader.stop();
   }
 }

@@ -99,15 +99,6 @@ export class NodeSyncRepository {
     private readonly batches: StoreBatches = STORE_BATCHES,
   ) {}
 
-  /**
-   * purgeDeletedPods — removes pod rows marked deleted before `before` (pods churn; deleted nodes are kept). A separate
-   * statement from the sync cycle, so a no-change resync still writes nothing. Returns the rows removed.
-   */
-  async purgeDeletedPods(before: Date): Promise<number> {
-    const [row] = await this.ds.query(`WITH d AS (DELETE FROM nodes.pods WHERE deleted_at < $1 RETURNING 1) SELECT count(*)::int AS n FROM d`, [before]);
-    return row.n;
-  }
-
   async loadStored(): Promise<StoredState> {
     const nodes = new Map<string, StoredNode>();
     const rows: any[] = await this.ds.query(

@@ -1,0 +1,49 @@
+import type { OnApplicationBootstrap, OnApplicationShutdown, Provider } from '@nestjs/common';
+import type { DataSource } from 'typeorm';
+import { CONTROLLERS, DATA_SOURCE, LEADER_FACTORY, type LeaderFactory } from '../platform.module.js';
+import type { Controller } from './controller.js';
+import type { Controllers } from './controllers.js';
+import { activeRules, retentionController, type RetentionSpec } from './retention.js';
+
+export const RETENTION = Symbol('RETENTION');
+
+/**
+ * Retention — a service's retention controller with its own leader lock (`<service>-retention`, so it needs nothing of
+ * the service's other loops): started on application bootstrap, stopped on shutdown before the platform releases the
+ * lock and closes the pool (docs/retention.md).
+ */
+export class Retention implements OnApplicationBootstrap, OnApplicationShutdown {
+  constructor(
+    readonly controller: Controller,
+    private readonly leader: { start(): void; stop(): Promise<void> },
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.controller.start();
+    this.leader.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.controller.stop();
+    await this.leader.stop();
+  }
+}
+
+/** retentionProvider — the `RETENTION` provider of a service: its spec's rules with the validated config's lengths. */
+export function retentionProvider(spec: RetentionSpec, config: Record<string, unknown>): Provider {
+  return {
+    provide: RETENTION,
+    inject: [CONTROLLERS, LEADER_FACTORY, DATA_SOURCE],
+    useFactory: (controllers: Controllers, leaders: LeaderFactory, ds: DataSource) => {
+      const leader = leaders(`${spec.service}-retention`);
+      const controller = retentionController(controllers, {
+        leader,
+        db: ds,
+        rules: activeRules(spec, config),
+        intervalMs: (config['RETENTION_INTERVAL_MINUTES'] as number) * 60_000,
+        batchSize: config['RETENTION_BATCH_SIZE'] as number,
+      });
+      return new Retention(controller, leader);
+    },
+  };
+}
