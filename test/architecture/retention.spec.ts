@@ -32,11 +32,13 @@ const SERVICES: readonly [ServiceName, readonly Migration[]][] = [
 
 /**
  * Tables of the platform's, in every service: the outbox is pruned by the outbox relay (sent events, after 24 h);
- * the inboxes were dropped. api-gateway's rate-limit windows are one row per actor and budget.
+ * the inboxes were dropped. api-gateway's rate-limit windows are one row per actor and budget; the leaders' terms one
+ * row per lock.
  */
 const PLATFORM: readonly BoundedTable[] = [
   { table: 'outbox_<service>', why: 'pruned by the outbox relay' },
   { table: 'rate_limit_windows', why: 'one row per actor and budget, overwritten each window' },
+  { table: 'leader_terms', why: 'one row per leader lock' },
 ];
 const platformTable = (table: string): boolean => /^outbox_/.test(table) || PLATFORM.some((p) => p.table === table);
 
@@ -45,8 +47,8 @@ async function timeColumns(list: readonly Migration[]): Promise<Map<string, Set<
   const out = new Map<string, Set<string>>();
   const recorder = {
     query: async (sql: string) => {
-      for (const m of sql.matchAll(/CREATE (?:UNLOGGED )?TABLE nodes\.(\w+) \(([\s\S]*)\)/g)) {
-        const cols = [...m[2]!.matchAll(/^\s*([a-z_][a-z0-9_]*) timestamptz/gm)].map((c) => c[1]!);
+      for (const m of sql.matchAll(/CREATE (?:UNLOGGED )?TABLE (?:IF NOT EXISTS )?nodes\.(\w+) \(([\s\S]*)\)/g)) {
+        const cols = [...m[2]!.matchAll(/(?:^|,|\()\s*([a-z_][a-z0-9_]*) timestamptz/gm)].map((c) => c[1]!);
         out.set(m[1]!, new Set(cols));
       }
       for (const m of sql.matchAll(/ALTER TABLE nodes\.(\w+)([\s\S]*)/g)) {
@@ -100,6 +102,7 @@ function generatedTable(): string[] {
     for (const b of spec.bounded) rows.push(`| \`${b.table}\` | ${spec.service} | bounded: ${b.why} | — | — | — | — |`);
   }
   rows.push(`| \`rate_limit_windows\` | api-gateway | bounded: ${PLATFORM[1]!.why} | — | — | — | — |`);
+  rows.push(`| \`leader_terms\` | every service that elects a leader | bounded: ${PLATFORM[2]!.why} | — | — | — | — |`);
   return rows;
 }
 

@@ -1,4 +1,6 @@
+import type { DataSource } from 'typeorm';
 import type { ServiceName } from '@nodes-manager/contracts';
+import { fenced, STALE_WRITE } from '../leader/write-fence.js';
 import { ConfigError, env, type EnvShape } from '../config/config.js';
 import type { LeaderGate, Controller } from './controller.js';
 import type { Controllers } from './controllers.js';
@@ -131,14 +133,9 @@ export function pruneSql(r: RetentionRule): string {
   );
 }
 
-/** What the retention controller runs its SQL through (a TypeORM DataSource fits). */
-export interface RetentionDb {
-  query(sql: string, params?: unknown[]): Promise<unknown>;
-}
-
 export interface RetentionOptions {
   readonly leader: LeaderGate;
-  readonly db: RetentionDb;
+  readonly db: DataSource;
   readonly rules: readonly ActiveRule[];
   readonly intervalMs: number;
   readonly batchSize: number;
@@ -147,8 +144,9 @@ export interface RetentionOptions {
 /**
  * retentionController — the service's `retention` controller (docs/retention.md): one key per table, listed on becoming
  * leader and every `intervalMs`; a reconcile deletes one batch of the table's rows past its retention (never one its
- * rule keeps) and, when the batch was full, comes back after {@link RETENTION_BATCH_PAUSE_MS} for the next. Rows deleted
- * count in `nodes_manager_retention_deleted_rows_total{table}`.
+ * rule keeps) and, when the batch was full, comes back after {@link RETENTION_BATCH_PAUSE_MS} for the next. The delete is
+ * fenced by the leader's term, as every write of a reconcile. Rows deleted count in
+ * `nodes_manager_retention_deleted_rows_total{table}`.
  */
 export function retentionController(controllers: Controllers, o: RetentionOptions): Controller {
   const byTable = new Map(o.rules.map((r) => [r.table, { rule: r, sql: pruneSql(r) }]));
@@ -163,8 +161,11 @@ export function retentionController(controllers: Controllers, o: RetentionOption
       const entry = byTable.get(table);
       if (!entry || ctx.signal.aborted) return;
       const cutoff = new Date(controllers.clock.now().getTime() - entry.rule.keepMs);
-      const [row] = (await o.db.query(entry.sql, [cutoff, o.batchSize])) as { n: number }[];
-      const n = row?.n ?? 0;
+      const n = await fenced(o.db, ctx.fence, `nodes.${table}`, async (tx) => {
+        const [row] = (await tx.query(entry.sql, [cutoff, o.batchSize])) as { n: number }[];
+        return row?.n ?? 0;
+      });
+      if (n === STALE_WRITE) return;
       if (n > 0) {
         deleted.inc({ service: controllers.service, table }, n);
         controllers.logger.info('deleted rows past their retention', { table, rows: n, before: cutoff.toISOString(), variable: entry.rule.variable });
