@@ -16,7 +16,8 @@ import {
   parseQuery,
   type QueryParams,
 } from './query.js';
-import { hash32, spotPriceHistory, zonesOf, type SpotPricePoint } from './spot-prices.js';
+import { hash32, spotPriceHistory, volatilityOf, zonesOf, type SpotPricePoint } from './spot-prices.js';
+import { instanceType } from '@nodes-manager/contracts';
 import { actionResponseXml, errorResponseXml, type XmlValue } from './xml.js';
 
 export interface Ec2SimOptions {
@@ -50,8 +51,23 @@ export interface Ec2SimFaults {
   unauthorized(action: string): void;
   /** Stop and terminate are accepted but never complete: instances stay `stopping`/`shutting-down` until cleared. */
   stuckTransitions(stuck: boolean): void;
+  /** Launches of the offering answer `InsufficientInstanceCapacity` (capacity type absent: both) until turned off or cleared. */
+  insufficientCapacity(offering: { instanceType: string; zone: string; capacityType?: 'spot' | 'on-demand' }, on?: boolean): void;
   clear(): void;
 }
+
+/**
+ * InterruptionMessage — what EventBridge puts on Karpenter's interruption queue about an instance; `kind` is
+ * aws/karpenter-provider-aws's message kind (pkg/controllers/interruption/messages/types.go).
+ */
+export interface InterruptionMessage {
+  readonly kind: 'spot_interrupted' | 'rebalance_recommendation' | 'instance_terminated' | 'instance_stopped';
+  readonly instanceId: string;
+  readonly at: Date;
+}
+
+/** SPOT_WARNING_MS — EC2's Spot interruption notice comes two minutes before the reclaim. */
+export const SPOT_WARNING_MS = 120_000;
 
 export interface Ec2Sim {
   /** `http://host:port`, for `EC2Client({ endpoint })` or `AWS_ENDPOINT_URL_EC2`. */
@@ -71,6 +87,28 @@ export interface Ec2Sim {
   adoptNodes(nodes: readonly NodeLike[]): number;
   /** interruptSpot — Spot reclaims an instance now: terminated with state reason `Server.SpotInstanceTermination`. */
   interruptSpot(instanceId: string): void;
+  /**
+   * spotInterruptionWarning — EC2's interruption notice: a `spot_interrupted` message on the interruption queue now,
+   * and the instance reclaimed `leadMs` (default two minutes) later.
+   */
+  spotInterruptionWarning(instanceId: string, opts?: { leadMs?: number }): void;
+  /** rebalanceRecommendation — a `rebalance_recommendation` message on the interruption queue; the instance runs on. */
+  rebalanceRecommendation(instanceId: string): void;
+  /** receiveInterruptionMessages — the interruption queue's messages since the last call, oldest first (they leave it). */
+  receiveInterruptionMessages(): InterruptionMessage[];
+  /** launch — one instance of an offering (see InstanceStore.launch); throws Ec2ApiError `InsufficientInstanceCapacity`. */
+  launch(req: { instanceType: string; zone: string; capacityType: 'spot' | 'on-demand'; tags?: readonly { key: string; value: string }[] }): SimInstance;
+  /** terminate — a user's termination, now. */
+  terminate(instanceId: string): void;
+  instance(instanceId: string): SimInstance | undefined;
+  /** spotPrice — the Linux Spot price of an offering now (the series DescribeSpotPriceHistory answers). */
+  spotPrice(instanceType: string, zone: string): number;
+  /**
+   * spotCapacity — the spare Spot capacity of a pool in [0, 1], what price-capacity-optimized weighs: from the type's
+   * volatility (low 1, medium 0.8, high 0.55) unless set with setSpotCapacity.
+   */
+  spotCapacity(instanceType: string, zone: string): number;
+  setSpotCapacity(instanceType: string, zone: string, capacity: number | null): void;
   stop(): Promise<void>;
 }
 
@@ -97,6 +135,9 @@ export async function startEc2Sim(opts: Ec2SimOptions = {}): Promise<Ec2Sim> {
     return rng / 2 ** 32;
   };
   const spotMemo = new Map<string, SpotPricePoint[]>();
+  const queue: InterruptionMessage[] = [];
+  const capacityOverride = new Map<string, number>();
+  const priceMemo = new Map<string, { slot: number; price: number }>();
 
   const faults: Ec2SimFaults = {
     throttleNext(n) {
@@ -112,7 +153,15 @@ export async function startEc2Sim(opts: Ec2SimOptions = {}): Promise<Ec2Sim> {
     stuckTransitions(stuck) {
       store.stuckTransitions = stuck;
     },
+    insufficientCapacity(o, on = true) {
+      for (const c of o.capacityType ? [o.capacityType] : (['spot', 'on-demand'] as const)) {
+        const key = `${c}:${o.instanceType}:${o.zone}`;
+        if (on) store.insufficient.add(key);
+        else store.insufficient.delete(key);
+      }
+    },
     clear() {
+      store.insufficient.clear();
       store.stuckTransitions = false;
       fault.throttleNext = 0;
       fault.throttleRate = 0;
@@ -248,6 +297,26 @@ export async function startEc2Sim(opts: Ec2SimOptions = {}): Promise<Ec2Sim> {
         case 'POST /_sim/faults/stuck-transitions':
           store.stuckTransitions = input['stuck'] !== false;
           return json(200, { ok: true });
+        case 'POST /_sim/faults/insufficient-capacity': {
+          const [type, zone, ct] = [input['instanceType'], input['zone'], input['capacityType']];
+          if (typeof type !== 'string' || typeof zone !== 'string') return json(400, { error: 'instanceType and zone must be strings' });
+          if (ct !== undefined && ct !== 'spot' && ct !== 'on-demand') return json(400, { error: 'capacityType must be spot or on-demand' });
+          faults.insufficientCapacity({ instanceType: type, zone, ...(ct ? { capacityType: ct } : {}) }, input['on'] !== false);
+          return json(200, { ok: true });
+        }
+        case 'POST /_sim/spot/interruption-warning':
+        case 'POST /_sim/spot/rebalance-recommendation':
+        case 'POST /_sim/spot/interrupt': {
+          const id = input['instanceId'];
+          if (typeof id !== 'string') return json(400, { error: 'instanceId must be a string' });
+          if (!store.get(id, clock())) return json(404, { error: `no instance ${id}` });
+          if (route.endsWith('interruption-warning')) spotInterruptionWarning(id, typeof input['leadSeconds'] === 'number' ? { leadMs: input['leadSeconds'] * 1000 } : {});
+          else if (route.endsWith('rebalance-recommendation')) queue.push({ kind: 'rebalance_recommendation', instanceId: id, at: clock() });
+          else interruptSpot(id);
+          return json(200, { ok: true });
+        }
+        case 'GET /_sim/interruption-queue':
+          return json(200, { messages: queue });
         case 'POST /_sim/faults/throttle-next':
           faults.throttleNext(Number(input['n']));
           return json(200, { ok: true });
@@ -267,6 +336,35 @@ export async function startEc2Sim(opts: Ec2SimOptions = {}): Promise<Ec2Sim> {
     } catch (e) {
       return json(400, { error: (e as Error).message });
     }
+  };
+
+  const interruptSpot = (instanceId: string): void => {
+    store.interruptSpot(instanceId, clock());
+    queue.push({ kind: 'instance_terminated', instanceId, at: clock() });
+  };
+  const spotInterruptionWarning = (instanceId: string, o: { leadMs?: number } = {}): void => {
+    const now = clock();
+    if (!store.get(instanceId, now)) throw new Ec2ApiError('InvalidInstanceID.NotFound', `The instance ID '${instanceId}' does not exist`);
+    queue.push({ kind: 'spot_interrupted', instanceId, at: now });
+    store.terminate(instanceId, now, { spot: true, at: new Date(now.getTime() + (o.leadMs ?? SPOT_WARNING_MS)) });
+  };
+  const spotPrice = (type: string, zone: string): number => {
+    const now = clock();
+    const slot = Math.floor(now.getTime() / 60_000);
+    const key = `${type}:${zone}`;
+    const memo = priceMemo.get(key);
+    if (memo && memo.slot === slot) return memo.price;
+    const points = spotPriceHistory(zones, seed, { instanceTypes: (t) => t === type, zones: (z) => z === zone, products: (p) => p === 'Linux/UNIX', start: now, end: now });
+    const price = points[0]?.spotPrice ?? Number.NaN;
+    priceMemo.set(key, { slot, price });
+    return price;
+  };
+  const spotCapacity = (type: string, zone: string): number => {
+    const set = capacityOverride.get(`${type}:${zone}`);
+    if (set !== undefined) return set;
+    const spec = instanceType(type);
+    if (!spec) return 0;
+    return { low: 1, medium: 0.8, high: 0.55 }[volatilityOf(spec, seed)];
   };
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -298,7 +396,23 @@ export async function startEc2Sim(opts: Ec2SimOptions = {}): Promise<Ec2Sim> {
     instances: () => store.list(clock()),
     adopt: (list) => store.adopt(list, clock()),
     adoptNodes: (nodes) => store.adopt(adoptionsOf(nodes), clock()),
-    interruptSpot: (instanceId) => store.interruptSpot(instanceId, clock()),
+    interruptSpot,
+    spotInterruptionWarning,
+    rebalanceRecommendation: (instanceId) => {
+      if (!store.get(instanceId, clock())) throw new Ec2ApiError('InvalidInstanceID.NotFound', `The instance ID '${instanceId}' does not exist`);
+      queue.push({ kind: 'rebalance_recommendation', instanceId, at: clock() });
+    },
+    receiveInterruptionMessages: () => queue.splice(0, queue.length),
+    launch: (r) => store.launch(r, clock()),
+    terminate: (instanceId) => store.terminate(instanceId, clock()),
+    instance: (instanceId) => store.get(instanceId, clock()),
+    spotPrice,
+    spotCapacity,
+    setSpotCapacity: (type, zone, capacity) => {
+      if (capacity === null) capacityOverride.delete(`${type}:${zone}`);
+      else if (!(capacity >= 0 && capacity <= 1)) throw new RangeError(`capacity must be within [0, 1], got ${capacity}`);
+      else capacityOverride.set(`${type}:${zone}`, capacity);
+    },
     stop: () =>
       new Promise<void>((resolve, reject) => {
         server.close((err) => (err ? reject(err) : resolve()));

@@ -60,6 +60,8 @@ export interface SimInstance {
   /** Why it was terminated: `Client.UserInitiatedShutdown` unless Spot reclaimed it (`Server.SpotInstanceTermination`). */
   readonly stateReasonCode?: string;
   readonly state: SimInstanceStateName;
+  /** `spot` for instances launched as Spot (EC2's `instanceLifecycle`); absent: On-Demand. */
+  readonly capacityType?: 'spot' | 'on-demand';
 }
 
 type StoredInstance = Omit<SimInstance, 'state' | 'terminatedAt' | 'stoppedAt' | 'stateReasonCode'> & { terminatedAt?: Date; stoppedAt?: Date; stateReasonCode?: string };
@@ -121,7 +123,57 @@ export class InstanceStore {
   interruptSpot(instanceId: string, now: Date): void {
     const stored = this.byId.get(instanceId);
     if (!stored) throw new Ec2ApiError('InvalidInstanceID.NotFound', `The instance ID '${instanceId}' does not exist`);
-    if (stored.terminatedAt === undefined) this.byId.set(instanceId, { ...stored, terminatedAt: now, stateReasonCode: SPOT_TERMINATION_REASON });
+    if (stored.terminatedAt === undefined || stored.terminatedAt > now) this.byId.set(instanceId, { ...stored, terminatedAt: now, stateReasonCode: SPOT_TERMINATION_REASON });
+  }
+
+  /**
+   * launch — one instance of an offering, as a Karpenter launch gets it (the simulator's Karpenter calls this in
+   * process rather than CreateFleet). An offering marked short of capacity answers `InsufficientInstanceCapacity`.
+   */
+  launch(req: { instanceType: string; zone: string; capacityType: 'spot' | 'on-demand'; tags?: readonly SimTag[] }, now: Date): SimInstance {
+    const spec = instanceType(req.instanceType);
+    if (!spec) throw new Ec2ApiError('InvalidParameterValue', `Invalid value '${req.instanceType}' for InstanceType.`);
+    if (!this.zones.includes(req.zone)) throw new Ec2ApiError('InvalidParameterValue', `Invalid availability zone: [${req.zone}]`);
+    if (this.insufficient.has(`${req.capacityType}:${req.instanceType}:${req.zone}`)) {
+      throw new Ec2ApiError(
+        'InsufficientInstanceCapacity',
+        `We currently do not have sufficient ${req.instanceType} capacity in the Availability Zone you requested (${req.zone}). Our system will be working on provisioning additional capacity.`,
+        500,
+      );
+    }
+    const n = ++this.counter;
+    const instance: StoredInstance = {
+      instanceId: `i-${hex(hash32(this.seed, 'instance', n), 8)}${hex(hash32(n, this.seed, 'instance'), 9)}`,
+      reservationId: `r-${hex(hash32(this.seed, 'reservation', n), 17)}`,
+      imageId: `ami-${hex(hash32(this.seed, 'karpenter-image'), 17)}`,
+      instanceType: spec.name,
+      availabilityZone: req.zone,
+      subnetId: `subnet-0sim${req.zone.slice(-1)}000000000001`,
+      securityGroupIds: ['sg-0sim0000000000default'],
+      tags: req.tags ?? [],
+      privateIpAddress: `10.2.${(n >> 8) & 255}.${n & 255}`,
+      architecture: spec.arch === 'arm64' ? 'arm64' : 'x86_64',
+      launchTime: now,
+      capacityType: req.capacityType,
+    };
+    this.byId.set(instance.instanceId, instance);
+    return this.view(instance, now);
+  }
+
+  /** Offerings (`<capacityType>:<instanceType>:<zone>`) that answer launches with InsufficientInstanceCapacity. */
+  readonly insufficient = new Set<string>();
+
+  /** terminate — ends the instance (a user's shutdown, or Spot's at `at` when `spot`); already ending: no-op. */
+  terminate(instanceId: string, now: Date, opts: { spot?: boolean; at?: Date } = {}): void {
+    const stored = this.byId.get(instanceId);
+    if (!stored) throw new Ec2ApiError('InvalidInstanceID.NotFound', `The instance ID '${instanceId}' does not exist`);
+    if (stored.terminatedAt !== undefined && stored.terminatedAt.getTime() <= now.getTime()) return;
+    this.byId.set(instanceId, { ...stored, terminatedAt: opts.at ?? now, stateReasonCode: opts.spot ? SPOT_TERMINATION_REASON : 'Client.UserInitiatedShutdown' });
+  }
+
+  get(instanceId: string, now: Date): SimInstance | undefined {
+    const i = this.byId.get(instanceId);
+    return i ? this.view(i, now) : undefined;
   }
 
   runInstances(params: QueryParams, now: Date): Record<string, XmlValue> {
@@ -250,7 +302,7 @@ export class InstanceStore {
       instancesSet: ids.map((id) => {
         const stored = this.byId.get(id)!;
         const previous = this.view(stored, now).state;
-        if (stored.terminatedAt === undefined) this.byId.set(id, { ...stored, terminatedAt: now });
+        if (stored.terminatedAt === undefined || stored.terminatedAt > now) this.byId.set(id, { ...stored, terminatedAt: now, stateReasonCode: 'Client.UserInitiatedShutdown' });
         const current = this.view(this.byId.get(id)!, now).state;
         return { instanceId: id, currentState: stateXml(current), previousState: stateXml(previous) };
       }),
@@ -289,10 +341,13 @@ export class InstanceStore {
     const t = now.getTime();
     let state: SimInstanceStateName;
     const settled = (since: Date): boolean => !this.stuckTransitions && t - since.getTime() >= INSTANCE_TRANSITION_MS;
-    if (i.terminatedAt !== undefined) state = settled(i.terminatedAt) ? 'terminated' : 'shutting-down';
+    // A Spot reclaim announced for later (an interruption warning) leaves the instance running until then.
+    const ending = i.terminatedAt !== undefined && i.terminatedAt.getTime() <= t;
+    if (ending) state = settled(i.terminatedAt!) ? 'terminated' : 'shutting-down';
     else if (i.stoppedAt !== undefined) state = settled(i.stoppedAt) ? 'stopped' : 'stopping';
     else state = t - i.launchTime.getTime() < INSTANCE_TRANSITION_MS ? 'pending' : 'running';
-    return { ...i, state, ...(i.terminatedAt !== undefined ? { stateReasonCode: i.stateReasonCode ?? 'Client.UserInitiatedShutdown' } : {}) };
+    const { terminatedAt: _t, stateReasonCode: _r, ...rest } = i;
+    return { ...rest, state, ...(ending ? { terminatedAt: i.terminatedAt!, stateReasonCode: i.stateReasonCode ?? 'Client.UserInitiatedShutdown' } : {}) };
   }
 }
 

@@ -121,10 +121,10 @@ export class Requirements {
    * without AllowUndefined): each incoming key must be defined here unless it is NotIn/DoesNotExist, and every shared
    * key must intersect, except two NotIn/DoesNotExist that do not.
    */
-  incompatibility(incoming: Requirements): string | undefined {
+  incompatibility(incoming: Requirements, allowUndefined: ReadonlySet<string> = NONE): string | undefined {
     for (const [key, q] of incoming.byKey) {
       const op = q.operator();
-      if (this.byKey.has(key) || op === 'NotIn' || op === 'DoesNotExist') continue;
+      if (allowUndefined.has(key) || this.byKey.has(key) || op === 'NotIn' || op === 'DoesNotExist') continue;
       return `label "${key}" does not have known values`;
     }
     for (const [key, q] of incoming.byKey) {
@@ -137,6 +137,18 @@ export class Requirements {
     return undefined;
   }
 }
+
+const NONE: ReadonlySet<string> = new Set();
+
+/**
+ * WELL_KNOWN_LABELS — labels Karpenter itself sets on a node, which a pod may require of a NodePool that does not
+ * name them (`AllowUndefinedWellKnownLabels`; kubernetes-sigs/karpenter pkg/apis/v1/labels.go, and the AWS
+ * provider's `karpenter.k8s.aws/*` labels).
+ */
+export const WELL_KNOWN_LABELS: ReadonlySet<string> = new Set([
+  'topology.kubernetes.io/zone', 'topology.kubernetes.io/region', 'node.kubernetes.io/instance-type', 'kubernetes.io/arch', 'kubernetes.io/os',
+  'karpenter.sh/capacity-type', 'karpenter.sh/nodepool', 'karpenter.k8s.aws/instance-family', 'karpenter.k8s.aws/instance-cpu', 'karpenter.k8s.aws/instance-memory',
+]);
 
 /** RequirementsDrift — the drift reason Karpenter sets (pkg/controllers/nodeclaim/disruption/drift.go). */
 export const REQUIREMENTS_DRIFTED = 'RequirementsDrifted';
