@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { Inject, Injectable } from '@nestjs/common';
 import { EventTypes, type CloudEvent, type NodesListQuery } from '@nodes-manager/contracts';
 import {
-  CLOCK, CodedError, LOGGER, makeEvent, METRICS, OUTBOX, type Clock, type JsonLogger, type LeaderElector, type Metrics, type Outbox,
+  CLOCK, CodedError, LOGGER, makeEvent, METRICS, OUTBOX, STALE_WRITE, type Clock, type JsonLogger, type LeaderElector, type Metrics, type Outbox,
 } from '@nodes-manager/platform';
 import { planSync, storedOf, type NodeHashes, type SyncPlan } from './domain/plan-sync.js';
 import type { NodeState } from './domain/project-node.js';
@@ -106,7 +106,13 @@ export class NodeSyncService {
     if (!nothing || firstOfLeadership) {
       const now = this.clock.now();
       try {
-        rowsWritten = await this.repo.write(plan, (written) => this.events(plan, counts, written, trigger, started, now), this.outbox, now);
+        const written = await this.repo.write(plan, (w) => this.events(plan, counts, w, trigger, started, now), this.outbox, now);
+        if (written === STALE_WRITE) {
+          // Another process took the lock meanwhile: nothing was written, and what the store holds is its now.
+          this.stored = undefined;
+          return { skipped: 'not-leader' };
+        }
+        rowsWritten = written;
       } catch (err) {
         this.stored = undefined;
         throw err;

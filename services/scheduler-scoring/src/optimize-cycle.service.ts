@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { EventTypes, type ApprovalView, type CloudEvent, type CommandMeta } from '@nodes-manager/contracts';
 import { approvalModeFor } from '@nodes-manager/disruption';
-import { approvalsPass, CLOCK, PAUSE_GATE, type PauseGate, CodedError, LOGGER, makeEvent, OUTBOX, type ApprovalStore, type Clock, type JsonLogger, type Outbox } from '@nodes-manager/platform';
+import { approvalsPass, CLOCK, PAUSE_GATE, type PauseGate, CodedError, LOGGER, makeEvent, NOT_LOCKED, OUTBOX, type ApprovalStore, type Clock, type JsonLogger, type Outbox } from '@nodes-manager/platform';
 import { simulatePlacement, type ConsolidationPlan, type NodeRemoval, type SimulateResult } from '@nodes-manager/scoring';
 import type { SchedulerScoringConfig } from './config.js';
 import { PlanBlockedService } from './plan-blocked.service.js';
@@ -99,13 +99,8 @@ export class OptimizeCycleService {
    */
   underExecutionLock<T>(fn: () => Promise<T>): Promise<T | undefined> {
     return this.serially(async () => {
-      const release = await this.repo.tryExecutionLock();
-      if (!release) return undefined;
-      try {
-        return await fn();
-      } finally {
-        await release();
-      }
+      const out = await this.repo.withExecutionLock(fn);
+      return out === NOT_LOCKED ? undefined : out;
     });
   }
 
@@ -125,21 +120,19 @@ export class OptimizeCycleService {
 
   /**
    * cycle — in `execute` mode the whole cycle runs under the cluster-wide execution lock (see
-   * `tryExecutionLock`): another replica's run in progress is a CONFLICT, so no two runs ever count the same
+   * `withExecutionLock`): another replica's run in progress is a CONFLICT, so no two runs ever count the same
    * in-flight drains and OPTIMIZE_MAX_DISRUPTIONS holds across replicas.
    */
   private async cycle(mode: OptimizeMode, meta: CommandMeta, loop = false): Promise<CycleResult> {
     // Pending approvals expire at their deadline by themselves (OptimizeApprovalsController).
     if (mode !== 'execute') return this.cycleLocked(mode, meta, loop);
-    const release = await this.repo.tryExecutionLock();
-    if (!release) throw new CodedError('CONFLICT', 'an optimisation run is in progress', { lock: EXECUTION_LOCK });
-    try {
+    const out = await this.repo.withExecutionLock(async () => {
       const approvalsExecuted = await this.runApproved(meta);
       const result = await this.cycleLocked(mode, meta, loop);
       return approvalsExecuted.length ? { ...result, approvalsExecuted } : result;
-    } finally {
-      await release();
-    }
+    });
+    if (out === NOT_LOCKED) throw new CodedError('CONFLICT', 'an optimisation run is in progress', { lock: EXECUTION_LOCK });
+    return out;
   }
 
   /** cycleLocked — one cycle; `loop`: the leader's loop cycle, which also writes the plan's Node Events. */

@@ -20,6 +20,7 @@ import { CodedError } from '../errors/coded-error.js';
 import type { Metrics } from '../health/metrics.js';
 import type { JsonLogger } from '../logging/logger.js';
 import { makeEvent, type Outbox, type SqlRunner } from '../messaging/outbox.js';
+import { fenced, STALE_WRITE } from '../leader/write-fence.js';
 
 /**
  * Approvals of one disruptive action kind, in the owning service's own table (docs/approvals.md). Every change of
@@ -193,7 +194,7 @@ export class ApprovalStore {
       await this.o.outbox.add(m, [this.event(EventTypes.approvalRequested, v, meta, now)]);
       return v;
     };
-    const v = tx ? await run(tx) : await this.o.ds.transaction(run);
+    const v = tx ? await run(tx) : await this.fencedWrite(run);
     // In the caller's transaction the request is not committed yet: the controller finds it at its next listing.
     if (!tx) {
       this.o.outbox.added();
@@ -325,7 +326,8 @@ export class ApprovalStore {
     const now = this.o.clock.now();
     const due: { id: string }[] = await this.o.ds.query(`SELECT id FROM ${this.t} WHERE status = 'pending' AND expires_at <= $1`, [now.toISOString()]);
     if (due.length === 0) return [];
-    const views = await this.o.ds.transaction((m) => this.expireRows(m, due.map((d) => d.id), now));
+    const views = await fenced(this.o.ds, this.o.table, (m) => this.expireRows(m, due.map((d) => d.id), now));
+    if (views === STALE_WRITE) return [];
     this.o.outbox.added();
     for (const v of views) {
       this.count('expired');
@@ -341,12 +343,23 @@ export class ApprovalStore {
    */
   async expire(id: string): Promise<ApprovalView | undefined> {
     const now = this.o.clock.now();
-    const [v] = await this.o.ds.transaction((m) => this.expireRows(m, [id], now));
+    const expired = await fenced(this.o.ds, this.o.table, (m) => this.expireRows(m, [id], now));
+    const [v] = expired === STALE_WRITE ? [] : expired;
     if (!v) return undefined;
     this.o.outbox.added();
     this.count('expired');
     this.o.logger.info('approval expired', { approvalId: v.id, kind: v.kind, expiresAt: v.expiresAt });
     return v;
+  }
+
+  /**
+   * fencedWrite — `run` in a transaction of its own, fenced by the reconcile's term (docs/leader-election.md#terms): a
+   * deposed leader's request or execution record is refused as a CONFLICT, with nothing written.
+   */
+  private async fencedWrite<T>(run: (m: EntityManager) => Promise<T>): Promise<T> {
+    const out = await fenced(this.o.ds, this.o.table, run);
+    if (out === STALE_WRITE) throw new CodedError('CONFLICT', `approval not written: this process no longer holds the leader's term`, { table: this.o.table });
+    return out;
   }
 
   /** find — the approval, or undefined when there is none with this id. */
@@ -377,7 +390,8 @@ export class ApprovalStore {
    * try at once. The claimer must then `finish` it.
    */
   async claim(id: string): Promise<boolean> {
-    return returned(await this.o.ds.query(`UPDATE ${this.t} SET status = 'executing' WHERE id = $1 AND status = 'approved' RETURNING id`, [id])).length === 1;
+    const claimed = await fenced(this.o.ds, this.o.table, async (m) => returned(await m.query(`UPDATE ${this.t} SET status = 'executing' WHERE id = $1 AND status = 'approved' RETURNING id`, [id])).length === 1);
+    return claimed === true;
   }
 
   /**
@@ -403,7 +417,7 @@ export class ApprovalStore {
       return view;
     };
     // Inside the caller's transaction (`tx`), the caller commits and then tells the outbox.
-    const v = tx ? await run(tx) : await this.o.ds.transaction(run);
+    const v = tx ? await run(tx) : await this.fencedWrite(run);
     if (!tx) this.o.outbox.added();
     this.count(status);
     this.o.logger.info('approval executed', { approvalId: id, kind: v.kind, status, results: results.map((r) => `${r.node}:${r.outcome}:${r.reason}`).join(','), correlationId: meta.correlationId });

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { Metrics } from '../health/metrics.js';
 import type { JsonLogger } from '../logging/logger.js';
@@ -66,11 +67,38 @@ export class TermFence implements WriteFence {
   }
 }
 
+/** The fence of the reconcile whose work this is: the runtime runs each reconcile inside it ({@link withFence}). */
+const scope = new AsyncLocalStorage<WriteFence>();
+
+/** withFence — `fn`, and all the work it sets off, writing under `fence` (the runtime, around each reconcile). */
+export function withFence<T>(fence: WriteFence, fn: () => T): T {
+  return scope.run(fence, fn);
+}
+
+/** currentFence — the fence of the reconcile this work belongs to; {@link UNFENCED} outside any (a command, a read). */
+export function currentFence(): WriteFence {
+  return scope.getStore() ?? UNFENCED;
+}
+
 /**
  * fenced — `fn` in one transaction, after the fence admitted it: what `fn` answers, or {@link STALE_WRITE} with nothing
- * written when the writer's term has passed. Every write a reconcile makes goes through here (or calls `admit` first
- * in its own transaction), so a deposed leader's reconcile still in flight cannot overwrite its successor's rows.
+ * written when the writer's term has passed (counted under `table`). The fence is the reconcile's own (`ctx.fence`,
+ * which the runtime also puts in the work's async context, so a repository needs no parameter for it); outside a
+ * reconcile it is UNFENCED and `fenced` is a plain transaction. Every write a reconcile makes goes through here, so a
+ * deposed leader's reconcile still in flight cannot overwrite its successor's rows (docs/leader-election.md#terms).
  */
-export async function fenced<T>(ds: DataSource, fence: WriteFence, table: string, fn: (tx: EntityManager) => Promise<T>): Promise<T | StaleWrite> {
+export function fenced<T>(ds: DataSource, table: string, fn: (tx: EntityManager) => Promise<T>, fence?: WriteFence): Promise<T | StaleWrite>;
+/** fenced — the same, with the fence given first (a reconcile's `ctx.fence`). */
+export function fenced<T>(ds: DataSource, fence: WriteFence, table: string, fn: (tx: EntityManager) => Promise<T>): Promise<T | StaleWrite>;
+export async function fenced<T>(
+  ds: DataSource,
+  a: string | WriteFence,
+  b: string | ((tx: EntityManager) => Promise<T>),
+  c?: WriteFence | ((tx: EntityManager) => Promise<T>),
+): Promise<T | StaleWrite> {
+  const [fence, table, fn] =
+    typeof a === 'string'
+      ? [(c as WriteFence | undefined) ?? currentFence(), a, b as (tx: EntityManager) => Promise<T>]
+      : [a, b as string, c as (tx: EntityManager) => Promise<T>];
   return ds.transaction(async (tx) => ((await fence.admit(tx, table)) ? fn(tx) : STALE_WRITE));
 }

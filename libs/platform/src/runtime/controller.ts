@@ -5,7 +5,7 @@ import type { JsonLogger } from '../logging/logger.js';
 import { DEFAULT_BACKOFF, KeyBackoff, WorkQueue, type BackoffPolicy } from './work-queue.js';
 import { KeyTraces } from './key-traces.js';
 import { ROOT_CONTEXT, tracingOn, withContext } from '../tracing/tracing.js';
-import { UNFENCED, type WriteFence } from '../leader/write-fence.js';
+import { UNFENCED, withFence, type WriteFence } from '../leader/write-fence.js';
 
 /**
  * ReconcileResult — what one reconcile of a key answers. `requeueAfterMs`: look at this key again then ("not yet" —
@@ -32,9 +32,9 @@ export interface ReconcileContext {
    */
   readonly term: string;
   /**
-   * The fence every write of this reconcile carries (`fenced(ds, ctx.fence, table, …)`): refused once another process
-   * took the leader's lock, so a reconcile still in flight in a deposed leader cannot overwrite its successor's rows
-   * (docs/leader-election.md#terms). `UNFENCED` without a leader gate.
+   * The fence every write of this reconcile carries (`fenced(ds, table, fn)`, which takes it from the reconcile's
+   * async context): refused once another process took the leader's lock, so a reconcile still in flight in a deposed
+   * leader cannot overwrite its successor's rows (docs/leader-election.md#terms). `UNFENCED` without a leader gate.
    */
   readonly fence: WriteFence;
 }
@@ -324,7 +324,7 @@ export class Controller<R extends ReconcileResult = ReconcileResult> {
     const started = performance.now();
     let outcome: Outcome<R>;
     try {
-      const result = (await this.traces.run(key, this.labels.controller, ctx, () => this.opts.reconcile(key, ctx))) ?? undefined;
+      const result = (await this.traces.run(key, this.labels.controller, ctx, () => withFence(ctx.fence, () => this.opts.reconcile(key, ctx)))) ?? undefined;
       outcome = { reconciled: true, ...(result !== undefined ? { result } : {}) };
       const requeue = result?.requeueAfterMs;
       this.m?.duration.observe({ ...this.labels, result: requeue !== undefined ? 'requeue' : 'success' }, (performance.now() - started) / 1000);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { EventTypes, type CommandMeta } from '@nodes-manager/contracts';
-import { DATA_SOURCE, makeEvent, OUTBOX, type Outbox } from '@nodes-manager/platform';
+import { DATA_SOURCE, fenced, makeEvent, NOT_LOCKED, OUTBOX, withAdvisoryLock, type Outbox } from '@nodes-manager/platform';
 import { poolKeyOf, type NodePoolEditPlan, type PoolHealth, type PoolHealthPrevious, type PoolHealthState, type Requirement, type SteeringRecord } from '@nodes-manager/steering';
 
 export type SteeringMode = 'off' | 'plan' | 'execute';
@@ -61,7 +61,7 @@ export class SteeringRepository {
   /** saveHealth — every pool's decision; a transition also gets its row and `pool.health.changed`, in one transaction. */
   async saveHealth(health: readonly PoolHealth[], mode: SteeringMode, now: Date): Promise<number> {
     const changed = health.filter((h) => h.changed);
-    await this.ds.transaction(async (tx) => {
+    await fenced(this.ds, 'pool_health', async (tx) => {
       for (const h of health) {
         await tx.query(
           `INSERT INTO nodes.pool_health (pool, instance_type, zone, state, since, basis_from, reason, sentence, evidence, restore_at, decided_at)
@@ -125,16 +125,16 @@ export class SteeringRepository {
   }
 
   async setReplacements(nodePool: string, nodes: readonly string[]): Promise<void> {
-    await this.ds.query(`UPDATE nodes.nodepool_steering SET replace_nodes = $2::jsonb WHERE node_pool = $1`, [nodePool, JSON.stringify(nodes)]);
+    await fenced(this.ds, 'nodepool_steering', (tx) => tx.query(`UPDATE nodes.nodepool_steering SET replace_nodes = $2::jsonb WHERE node_pool = $1`, [nodePool, JSON.stringify(nodes)]));
   }
 
   /** recordReplacement — what the last pass asked the optimizer on the NodePool's way back to Spot, and its answer, kept with its plan. */
   async recordReplacement(nodePool: string, asked: Record<string, unknown>): Promise<void> {
-    await this.ds.query(`UPDATE nodes.steering_plans SET plan = plan || jsonb_build_object('replacement', $2::jsonb) WHERE node_pool = $1`, [nodePool, JSON.stringify(asked)]);
+    await fenced(this.ds, 'steering_plans', (tx) => tx.query(`UPDATE nodes.steering_plans SET plan = plan || jsonb_build_object('replacement', $2::jsonb) WHERE node_pool = $1`, [nodePool, JSON.stringify(asked)]));
   }
 
   async savePlans(plans: readonly StoredPlan[]): Promise<void> {
-    await this.ds.transaction(async (tx) => {
+    await fenced(this.ds, 'steering_plans', async (tx) => {
       for (const p of plans) {
         await tx.query(
           `INSERT INTO nodes.steering_plans (node_pool, mode, plan, status, detail, planned_at) VALUES ($1, $2, $3::jsonb, $4, $5, $6)
@@ -151,7 +151,7 @@ export class SteeringRepository {
    */
   async recordSteer(w: { plan: NodePoolEditPlan; resourceVersion: string; approvalId: string | null; replaceOnDemand: string[]; evidence: unknown; meta: CommandMeta; now: Date }): Promise<void> {
     const { plan, now } = w;
-    await this.ds.transaction(async (tx) => {
+    await fenced(this.ds, 'nodepool_steering', async (tx) => {
       await tx.query(
         `INSERT INTO nodes.nodepool_steering (node_pool, original, added, applied, fallback_since, resource_version, updated_at, replace_nodes) VALUES ($1, $2::jsonb, $3::jsonb, $4::jsonb, $5, $6, $7, $8::jsonb)
          ON CONFLICT (node_pool) DO UPDATE SET original = $2::jsonb, added = $3::jsonb, applied = $4::jsonb, fallback_since = $5, resource_version = $6, updated_at = $7,
@@ -205,20 +205,12 @@ export class SteeringRepository {
     return { pools, plans };
   }
 
-  /** withSteeringLock — `fn` under a cluster-wide advisory lock, or undefined when another replica holds it (one pass at a time). */
+  /**
+   * withSteeringLock — `fn` under the cluster-wide steering lock (transaction-scoped, `withAdvisoryLock`), or undefined
+   * when another replica holds it (one pass at a time).
+   */
   async withSteeringLock<T>(fn: () => Promise<T>): Promise<T | undefined> {
-    const qr = this.ds.createQueryRunner();
-    await qr.connect();
-    try {
-      const [got] = (await qr.query(`SELECT pg_try_advisory_lock(hashtext('nodes-manager.steering')) AS ok`)) as { ok: boolean }[];
-      if (!got?.ok) return undefined;
-      try {
-        return await fn();
-      } finally {
-        await qr.query(`SELECT pg_advisory_unlock(hashtext('nodes-manager.steering'))`).catch(() => undefined);
-      }
-    } finally {
-      await qr.release();
-    }
+    const out = await withAdvisoryLock(this.ds, 'nodes-manager.steering', () => fn(), { wait: false });
+    return out === NOT_LOCKED ? undefined : out;
   }
 }

@@ -4,7 +4,7 @@ import { LIST_CURSORS } from '@nodes-manager/contracts';
 
 const EVENTS_CURSOR = LIST_CURSORS['events'];
 import type { CloudEvent } from '@nodes-manager/contracts';
-import type { Outbox, SqlRunner } from '@nodes-manager/platform';
+import { fenced, type Outbox, type SqlRunner } from '@nodes-manager/platform';
 
 /** ObservationRow — `cordon_observations`: the first time we saw a node's current cordon, and its latest verdict. */
 export interface ObservationRow {
@@ -81,7 +81,7 @@ export class UncordonRepository {
    */
   async observe(nodes: ReadonlyArray<{ name: string; uid: string }>, now: Date): Promise<void> {
     if (nodes.length === 0) return;
-    await this.ds.query(
+    await fenced(this.ds, 'cordon_observations', (tx) => tx.query(
       `INSERT INTO nodes.cordon_observations (node_name, node_uid, first_seen_cordoned_at, updated_at)
        SELECT n, u, $3, $3 FROM unnest($1::text[], $2::text[]) AS t(n, u)
        ON CONFLICT (node_name) DO UPDATE
@@ -89,7 +89,7 @@ export class UncordonRepository {
              updated_at = EXCLUDED.updated_at
          WHERE nodes.cordon_observations.node_uid <> EXCLUDED.node_uid`,
       [nodes.map((n) => n.name), nodes.map((n) => n.uid), now],
-    );
+    ));
   }
 
   /**
@@ -97,11 +97,11 @@ export class UncordonRepository {
    * patch that succeeds while its record fails is still recorded, exactly once, by the next cycle's reconcile.
    */
   async setPending(node: string, intent: PendingUncordon): Promise<void> {
-    await this.ds.query(`UPDATE nodes.cordon_observations SET pending_uncordon = $2 WHERE node_name = $1`, [node, JSON.stringify(intent)]);
+    await fenced(this.ds, 'cordon_observations', (tx) => tx.query(`UPDATE nodes.cordon_observations SET pending_uncordon = $2 WHERE node_name = $1`, [node, JSON.stringify(intent)]));
   }
 
   async clearPending(node: string): Promise<void> {
-    await this.ds.query(`UPDATE nodes.cordon_observations SET pending_uncordon = NULL WHERE node_name = $1`, [node]);
+    await fenced(this.ds, 'cordon_observations', (tx) => tx.query(`UPDATE nodes.cordon_observations SET pending_uncordon = NULL WHERE node_name = $1`, [node]));
   }
 
   async pendingUncordons(): Promise<Array<{ node: string; intent: PendingUncordon }>> {
@@ -126,16 +126,16 @@ export class UncordonRepository {
    * holding a pending uncordon, which reconcilePending settles.
    */
   async forgetAllBut(cordoned: readonly string[]): Promise<void> {
-    await this.ds.query(`DELETE FROM nodes.cordon_observations WHERE NOT (node_name = ANY($1::text[])) AND pending_uncordon IS NULL`, [cordoned]);
+    await fenced(this.ds, 'cordon_observations', (tx) => tx.query(`DELETE FROM nodes.cordon_observations WHERE NOT (node_name = ANY($1::text[])) AND pending_uncordon IS NULL`, [cordoned]));
   }
 
   async saveVerdicts(verdicts: ReadonlyArray<{ node: string; verdict: Record<string, unknown> }>, now: Date): Promise<void> {
     if (verdicts.length === 0) return;
-    await this.ds.query(
+    await fenced(this.ds, 'cordon_observations', (tx) => tx.query(
       `UPDATE nodes.cordon_observations o SET verdict = v.verdict, last_evaluated_at = $3, updated_at = $3
          FROM unnest($1::text[], $2::jsonb[]) AS v(node, verdict) WHERE o.node_name = v.node`,
       [verdicts.map((v) => v.node), verdicts.map((v) => JSON.stringify(v.verdict)), now],
-    );
+    ));
   }
 
   /** uncordonHistory — our own (not dry-run) uncordons of these nodes in the 24 h before `now`: the flap count k. */
@@ -173,7 +173,7 @@ export class UncordonRepository {
    * the row is new — its `node.uncordoned` event in the outbox.
    */
   async recordUncordon(e: ScalingEventInput & { id: string }, node: string, outbox: Pick<Outbox, 'add'>, event: CloudEvent): Promise<void> {
-    await this.ds.transaction(async (tx) => {
+    await fenced(this.ds, 'scaling_events', async (tx) => {
       const { inserted } = await this.addEvent(tx, e);
       await this.forget(tx, [node]);
       if (inserted) await outbox.add(tx, [event]);
@@ -182,7 +182,7 @@ export class UncordonRepository {
 
   /** recordScalingEvent — one `scaling_events` row on its own (a dry run's record). */
   async recordScalingEvent(e: ScalingEventInput & { id?: string }): Promise<void> {
-    await this.ds.transaction((tx) => this.addEvent(tx, e));
+    await fenced(this.ds, 'scaling_events', (tx) => this.addEvent(tx, e));
   }
 
   async addEvent(tx: SqlRunner, e: ScalingEventInput & { id?: string }): Promise<{ id: string; inserted: boolean }> {

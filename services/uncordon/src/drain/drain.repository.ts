@@ -97,12 +97,12 @@ export class DrainRepository {
     fence: WriteFence,
     state?: Record<string, unknown>,
   ): Promise<boolean> {
-    const done = await fenced(this.ds, fence, 'drain_operations', async (tx) => {
+    const done = await fenced(this.ds, 'drain_operations', async (tx) => {
       if (!(await this.transition(tx, id, status, progress, now, reason, state))) return false;
       await this.events.addEvent(tx, record.row);
       await outbox.add(tx, [record.event]);
       return true;
-    });
+    }, fence);
     return done !== STALE_WRITE && done;
   }
 
@@ -155,14 +155,14 @@ export class DrainRepository {
    * false when it is not active, or the term has passed (a deposed leader's step: refused and counted, `fence`).
    */
   async saveStep(id: string, progress: Record<string, unknown>, state: Record<string, unknown>, now: Date, fence: WriteFence): Promise<boolean> {
-    const saved = await fenced(this.ds, fence, 'drain_operations', async (tx) => {
+    const saved = await fenced(this.ds, 'drain_operations', async (tx) => {
       const rows = (await tx.query(
         `UPDATE nodes.drain_operations SET progress = $2, state = $3, updated_at = $4 WHERE id = $1 AND status IN ('pending', 'running') RETURNING id`,
         [id, JSON.stringify(progress), JSON.stringify(state), now],
       )) as unknown[];
       const list = Array.isArray(rows[0]) ? (rows[0] as unknown[]) : rows;
       return list.length > 0;
-    });
+    }, fence);
     return saved !== STALE_WRITE && saved;
   }
 

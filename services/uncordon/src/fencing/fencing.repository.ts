@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { CloudEvent, FencingAction, FencingOperation, FencingStatus, FencingStep, FencingVerdict, PartitionShare } from '@nodes-manager/contracts';
-import type { Outbox, SqlRunner } from '@nodes-manager/platform';
+import { fenced, STALE_WRITE, type Outbox, type SqlRunner } from '@nodes-manager/platform';
 import type { ScalingEventInput, UncordonRepository } from '../auto-uncordon/uncordon.repository.js';
 
 const COLUMNS = `id, node_name, node_uid, instance_id, zone, action, dry_run, status, reason, message, instance_state, pods_deleted,
@@ -108,34 +108,36 @@ export class FencingRepository {
     r: Omit<FencingRow, 'updatedAt' | 'finishedAt' | 'reason' | 'message' | 'instanceState' | 'podsDeleted'>,
     opts: { record?: FencingRecord; also?: (tx: SqlRunner) => Promise<unknown> } = {},
   ): Promise<boolean> {
-    const ok = await this.ds.transaction(async (tx) => {
+    const ok = await fenced(this.ds, 'fencing_operations', async (tx) => {
       if (!(await this.insert(tx, r))) return false;
       await this.record(tx, opts.record);
       if (opts.also) await opts.also(tx);
       return true;
     });
-    if (ok) this.outbox.added();
-    return ok;
+    if (ok !== true) return false;
+    this.outbox.added();
+    return true;
   }
 
   /** step — a guarded transition in its own transaction, with its record when it has one; false when the operation moved on elsewhere. */
   async step(id: string, from: FencingStatus, to: FencingStatus, step: FencingStep, now: Date, set: FencingSet = {}, record?: FencingRecord): Promise<boolean> {
-    const ok = await this.ds.transaction(async (tx) => {
+    const ok = await fenced(this.ds, 'fencing_operations', async (tx) => {
       if (!(await this.transition(tx, id, from, to, step, now, set))) return false;
       await this.record(tx, record);
       return true;
     });
-    if (ok && record?.events?.length) this.outbox.added();
-    return ok;
+    if (ok !== true) return false;
+    if (record?.events?.length) this.outbox.added();
+    return true;
   }
 
   /** saveEvaluation — the verdicts and partition shares of one cycle, with its events (`fencing.suspended`), in one transaction. */
   async saveEvaluation(verdicts: readonly FencingVerdict[], state: { suspended: boolean; overall: PartitionShare; zones: PartitionShare[]; pools: PartitionShare[] }, now: Date, events: readonly CloudEvent[]): Promise<void> {
-    await this.ds.transaction(async (tx) => {
+    const saved = await fenced(this.ds, 'fencing_verdicts', async (tx) => {
       await this.saveVerdicts(tx, verdicts, state, now);
       if (events.length) await this.outbox.add(tx, events);
     });
-    if (events.length) this.outbox.added();
+    if (saved !== STALE_WRITE && events.length) this.outbox.added();
   }
 
   private async record(tx: SqlRunner, record: FencingRecord | undefined): Promise<void> {
@@ -173,7 +175,7 @@ export class FencingRepository {
 
   /** observeInstance — what EC2 last said of the instance, while the operation waits at `status` for it to stop. */
   async observeInstance(id: string, status: FencingStatus, instanceState: string, now: Date): Promise<void> {
-    await this.ds.query(`UPDATE nodes.fencing_operations SET instance_state = $3, updated_at = $4 WHERE id = $1 AND status = $2`, [id, status, instanceState, now]);
+    await fenced(this.ds, 'fencing_operations', (tx) => tx.query(`UPDATE nodes.fencing_operations SET instance_state = $3, updated_at = $4 WHERE id = $1 AND status = $2`, [id, status, instanceState, now]));
   }
 
   /** fencedUids — node uids with a real (not dry-run) fence that was not abandoned: these are never fenced again. */

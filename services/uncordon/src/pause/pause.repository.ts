@@ -1,7 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { EventTypes, type ActivePause, type DisruptionsPausedData, type DisruptionsResumedData, type PauseChange, type PauseScope, type PauseSource, type PauseView } from '@nodes-manager/contracts';
 import { pauseInForce } from '@nodes-manager/disruption';
-import { makeEvent, type Outbox } from '@nodes-manager/platform';
+import { currentFence, makeEvent, withAdvisoryLock, type Outbox } from '@nodes-manager/platform';
 import type { PauseWrite } from './domain/decide-pause.js';
 
 export type { PauseWrite } from './domain/decide-pause.js';
@@ -73,14 +73,14 @@ export class PauseRepository {
    */
   async change(now: Date, decide: (latest: ActivePause | null, lastConfigured: boolean | null) => PauseWrite | null): Promise<{ view: PauseView; changed: boolean }> {
     let changed = false;
-    const view = await this.ds.transaction(async (tx) => {
-      await tx.query(`SELECT pg_advisory_xact_lock(hashtext('nodes.disruption_pause'))`);
+    const view = await withAdvisoryLock(this.ds, 'nodes.disruption_pause', async (tx) => {
       const latestRows = (await tx.query(`SELECT * FROM nodes.disruption_pause ORDER BY id DESC LIMIT 1`)) as Record<string, unknown>[];
       const configRows = (await tx.query(`SELECT action FROM nodes.disruption_pause WHERE source = 'configuration' ORDER BY id DESC LIMIT 1`)) as { action: string }[];
       const latest = lastPause(latestRows[0] ? toRow(latestRows[0]) : undefined);
       const lastConfigured = configRows[0] ? configRows[0].action === 'pause' : null;
       const write = decide(latest, lastConfigured);
-      if (write) {
+      // The expiry controller's writes are fenced by the leader's term (a command's are not: UNFENCED).
+      if (write && (await currentFence().admit(tx, 'disruption_pause'))) {
         changed = true;
         await this.record(tx, write, latest, now);
       }

@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { CloudEvent, NodePressure, PressureMode, PsiResource } from '@nodes-manager/contracts';
-import type { Outbox } from '@nodes-manager/platform';
+import { fenced, STALE_WRITE, type Outbox } from '@nodes-manager/platform';
 import type { ScalingEventInput, UncordonRepository } from '../auto-uncordon/uncordon.repository.js';
 
 /** PressureRow — `node_pressure`: the last PSI reading of one opted-in node. */
@@ -51,11 +51,11 @@ export class PressureRepository {
 
   /** recordRelief — one relief attempt: its scaling event and its `node.pressure.relieved` event, in one transaction. */
   async recordRelief(row: ScalingEventInput, event: CloudEvent): Promise<void> {
-    await this.ds.transaction(async (tx) => {
+    const done = await fenced(this.ds, 'scaling_events', async (tx) => {
       await this.events.addEvent(tx, row);
       await this.outbox.add(tx, [event]);
     });
-    this.outbox.added();
+    if (done !== STALE_WRITE) this.outbox.added();
   }
 
   async get(names: readonly string[]): Promise<Map<string, PressureRow>> {
@@ -72,13 +72,13 @@ export class PressureRepository {
   }
 
   async save(r: PressureRow): Promise<void> {
-    await this.ds.query(
+    await fenced(this.ds, 'node_pressure', (tx) => tx.query(
       `INSERT INTO nodes.node_pressure (node_name, mode, status, cpu, memory, io, high_samples, sampled_at, last_relief)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
        ON CONFLICT (node_name) DO UPDATE SET mode = EXCLUDED.mode, status = EXCLUDED.status, cpu = EXCLUDED.cpu, memory = EXCLUDED.memory,
          io = EXCLUDED.io, high_samples = EXCLUDED.high_samples, sampled_at = EXCLUDED.sampled_at, last_relief = EXCLUDED.last_relief`,
       [r.node, r.mode, r.status, json(r.cpu), json(r.memory), json(r.io), r.highSamples, r.sampledAt, json(r.lastRelief)],
-    );
+    ));
   }
 
   /** names — every node with a reading (some may have stopped opting in, or gone). */
@@ -89,7 +89,7 @@ export class PressureRepository {
 
   /** forget — the reading of a node that no longer opts in (or is gone) goes. */
   async forget(node: string): Promise<void> {
-    await this.ds.query(`DELETE FROM nodes.node_pressure WHERE node_name = $1`, [node]);
+    await fenced(this.ds, 'node_pressure', (tx) => tx.query(`DELETE FROM nodes.node_pressure WHERE node_name = $1`, [node]));
   }
 }
 

@@ -1,7 +1,7 @@
 import { Column, Entity, PrimaryColumn, type DataSource } from 'typeorm';
 import { LIST_CURSORS, type RebalanceEvidence, type RebalanceOutcome, type RebalanceView, type RebalancesListQuery } from '@nodes-manager/contracts';
 import type { CloudEvent } from '@nodes-manager/contracts';
-import type { Outbox, SqlRunner } from '@nodes-manager/platform';
+import { fenced, STALE_WRITE, type Outbox, type SqlRunner } from '@nodes-manager/platform';
 import type { LedgerEntry } from './domain/advance-ledger.js';
 
 const REBALANCES_CURSOR = LIST_CURSORS['rebalances'];
@@ -103,13 +103,15 @@ export class RebalanceLedgerRepository {
    * inserted (a row already there for the same node uid and time is left alone and gets no `rebalance.observed`).
    */
   async record(opened: readonly LedgerEntry[], updated: readonly LedgerEntry[], now: Date, eventsFor: (inserted: Set<string>) => CloudEvent[]): Promise<Set<string>> {
-    const inserted = await this.ds.transaction(async (tx) => {
+    const inserted = await fenced(this.ds, 'rebalance_ledger', async (tx) => {
       const ids = await this.insert(tx, opened, now);
       await this.update(tx, updated, now);
       const out = eventsFor(ids);
       if (out.length > 0) await this.outbox.add(tx, out);
       return ids;
     });
+    // A deposed leader's pass records nothing: its successor's pass records what it saw.
+    if (inserted === STALE_WRITE) return new Set();
     this.outbox.added();
     return inserted;
   }

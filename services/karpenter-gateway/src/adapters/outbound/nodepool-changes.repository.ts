@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import type { CommandMeta, EventType } from '@nodes-manager/contracts';
-import { CLOCK, DATA_SOURCE, makeEvent, OUTBOX, retryOnClock, type Clock, type Outbox } from '@nodes-manager/platform';
+import { CLOCK, CodedError, DATA_SOURCE, fenced, makeEvent, OUTBOX, retryOnClock, STALE_WRITE, withAdvisoryLock, type Clock, type Outbox } from '@nodes-manager/platform';
 
 /** NodePoolChange — one row of `nodes.nodepool_changes`. `result`: applied | dry-run | refused:<CODE>. */
 export interface NodePoolChange {
@@ -46,25 +46,15 @@ export class NodePoolChangesRepository {
 
   /**
    * withPoolLock — runs `fn` holding a Postgres advisory lock of the pool, so two replicas never consolidate one pool
-   * at the same time (each would read the budget before the other's deletions).
+   * at the same time (each would read the budget before the other's deletions); transaction-scoped
+   * (`withAdvisoryLock`), so the lock never outlives the call on a pooled connection.
    */
-  async withPoolLock<T>(pool: string, fn: () => Promise<T>): Promise<T> {
-    const qr = this.ds.createQueryRunner();
-    await qr.connect();
-    try {
-      await qr.query(`SELECT pg_advisory_lock(hashtext($1))`, [`nodes-manager.consolidate.${pool}`]);
-      try {
-        return await fn();
-      } finally {
-        await qr.query(`SELECT pg_advisory_unlock(hashtext($1))`, [`nodes-manager.consolidate.${pool}`]).catch(() => undefined);
-      }
-    } finally {
-      await qr.release();
-    }
+  withPoolLock<T>(pool: string, fn: () => Promise<T>): Promise<T> {
+    return withAdvisoryLock(this.ds, `nodes-manager.consolidate.${pool}`, () => fn());
   }
 
   private async write(id: string, change: NodePoolChange, json: (v: unknown) => string | null, event?: { type: EventType; data: unknown }): Promise<void> {
-    await this.ds.transaction(async (tx) => {
+    const written = await fenced(this.ds, 'nodepool_changes', async (tx) => {
       await tx.query(
         `INSERT INTO nodes.nodepool_changes (id, node_pool, action, actor, correlation_id, dry_run, request, before, after, result, created_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9::jsonb, $10, $11)`,
@@ -80,5 +70,7 @@ export class NodePoolChangesRepository {
         ]);
       }
     });
+    // A deposed leader's record (an approval it carried out) is refused as a CONFLICT (docs/leader-election.md#terms).
+    if (written === STALE_WRITE) throw new CodedError('CONFLICT', `NodePool change not recorded: this process no longer holds the leader's term`, { nodePool: change.nodePool });
   }
 }

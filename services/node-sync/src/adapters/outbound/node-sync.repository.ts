@@ -5,7 +5,7 @@ import { from as copyFrom } from 'pg-copy-streams';
 import type { DataSource, EntityManager } from 'typeorm';
 import { InvalidCursorError, LIST_CURSORS, type NodeDetail, type NodesListQuery, type NodeView, type Page } from '@nodes-manager/contracts';
 import type { CloudEvent } from '@nodes-manager/contracts';
-import { CodedError, type Outbox } from '@nodes-manager/platform';
+import { CodedError, fenced, STALE_WRITE, type Outbox, type StaleWrite } from '@nodes-manager/platform';
 import type { NodeState, NodeTaintRow } from '../../domain/project-node.js';
 import type { LivePod, NodeWrite, StoredNode } from '../../domain/plan-sync.js';
 import { NODE_COPY_COLUMNS, nodeCopyLine } from './node-copy.mapper.js';
@@ -147,8 +147,9 @@ export class NodeSyncRepository {
     events: (written: WriteResult) => CloudEvent[],
     outbox: Outbox,
     now: Date,
-  ): Promise<WriteResult> {
-    return this.ds.transaction(async (tx) => {
+  ): Promise<WriteResult | StaleWrite> {
+    // Fenced by the leader's term: a deposed leader's cycle writes nothing (docs/leader-election.md#terms).
+    return fenced(this.ds, 'nodes', async (tx) => {
       let nodeRows = 0;
       let podRows = 0;
       if (changes.nodeWrites.length) nodeRows += await this.upsertNodes(tx, changes.nodeWrites, now);

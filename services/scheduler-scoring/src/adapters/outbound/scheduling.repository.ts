@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
 import { LIST_CURSORS, type CloudEvent } from '@nodes-manager/contracts';
-import type { Outbox } from '@nodes-manager/platform';
+import { CodedError, fenced, STALE_WRITE, withAdvisoryLock, type NotLocked, type Outbox } from '@nodes-manager/platform';
 import type { DecisionDraft } from '../../domain/decisions.js';
 
 export interface DecisionView {
@@ -131,7 +131,7 @@ export class SchedulingRepository {
     outbox: Pick<Outbox, 'add'>,
     events: (rows: readonly DecisionView[]) => CloudEvent[],
   ): Promise<DecisionView[]> {
-    return this.ds.transaction(async (tx) => {
+    return this.write('scheduling_decisions', async (tx) => {
       const fresh = o.skipRepeats ? await this.withoutRepeats(tx, drafts) : drafts;
       const rows = await this.insertDecisions(tx, fresh, o.meta);
       if (o.plan) await this.insertPlan(tx, o.plan);
@@ -150,7 +150,7 @@ export class SchedulingRepository {
     outbox: Pick<Outbox, 'add'>,
     events: (rows: readonly DecisionView[]) => CloudEvent[],
   ): Promise<void> {
-    await this.ds.transaction(async (tx) => {
+    await this.write('scheduling_decisions', async (tx) => {
       const rows = await this.insertDecisions(tx, drafts, meta);
       await this.markExecuted(tx, planId, status, execution, meta.now);
       await outbox.add(tx, events(rows));
@@ -167,7 +167,7 @@ export class SchedulingRepository {
 
   /** savePlan — one plan row in its own transaction (an `optimize.replace` request, recorded before its drains start). */
   async savePlan(row: Omit<PlanRow, 'createdAt' | 'executedAt'> & { now: Date }): Promise<void> {
-    await this.ds.transaction((tx) => this.insertPlan(tx, row));
+    await this.write('consolidation_plans', (tx) => this.insertPlan(tx, row));
   }
 
   async markExecuted(tx: EntityManager, id: string, status: string, execution: Record<string, unknown>, now: Date): Promise<void> {
@@ -184,14 +184,14 @@ export class SchedulingRepository {
    * end-of-run transaction), so {@link recentDrainIds} counts it even if the run stops half-way.
    */
   async recordDrain(id: string, drain: { node: string; operationId: string; status: string }): Promise<void> {
-    await this.ds.query(
+    await this.write('consolidation_plans', (tx) => tx.query(
       `UPDATE ${T_PLANS}
           SET plan = jsonb_set(plan, '{execution}',
                 COALESCE(plan->'execution', '{}'::jsonb)
                 || jsonb_build_object('drained', COALESCE(plan->'execution'->'drained', '[]'::jsonb) || jsonb_build_array($2::jsonb)))
         WHERE id = $1`,
       [id, JSON.stringify(drain)],
-    );
+    ));
   }
 
   /** recentDrainIds — drain operations started by plans made since `since`, each recorded as it started (to count those still running). */
@@ -205,31 +205,23 @@ export class SchedulingRepository {
   }
 
   /**
-   * tryExecutionLock — the cluster-wide execution lock: `pg_try_advisory_lock` on {@link EXECUTION_LOCK} held by a
-   * connection of its own for the whole run, so one replica executes at a time and OPTIMIZE_MAX_DISRUPTIONS holds
-   * across them. Undefined when another run holds it. The release unlocks and returns the connection; should the
-   * process die instead, Postgres drops the lock with the connection.
+   * write — `fn` in one transaction fenced by the leader's term (docs/leader-election.md#terms): a deposed leader's
+   * cycle or execution record is refused as a CONFLICT (a cycle skipped), with nothing written.
    */
-  async tryExecutionLock(): Promise<(() => Promise<void>) | undefined> {
-    const qr = this.ds.createQueryRunner();
-    await qr.connect();
-    try {
-      const [row] = (await qr.query(`SELECT pg_try_advisory_lock(hashtext($1)) AS locked`, [EXECUTION_LOCK])) as { locked: boolean }[];
-      if (!row?.locked) {
-        await qr.release();
-        return undefined;
-      }
-    } catch (err) {
-      await qr.release();
-      throw err;
-    }
-    return async () => {
-      try {
-        await qr.query(`SELECT pg_advisory_unlock(hashtext($1))`, [EXECUTION_LOCK]);
-      } finally {
-        await qr.release();
-      }
-    };
+  private async write<T>(table: string, fn: (tx: EntityManager) => Promise<T>): Promise<T> {
+    const out = await fenced(this.ds, table, fn);
+    if (out === STALE_WRITE) throw new CodedError('CONFLICT', `not recorded: this process no longer holds the leader's term`, { table });
+    return out;
+  }
+
+  /**
+   * withExecutionLock — `fn` under the cluster-wide execution lock ({@link EXECUTION_LOCK}, transaction-scoped:
+   * `withAdvisoryLock`), so one replica executes at a time and OPTIMIZE_MAX_DISRUPTIONS holds across them;
+   * NOT_LOCKED, with `fn` not run, while another run holds it. Should the process die, Postgres ends the transaction
+   * and so the lock with the connection.
+   */
+  withExecutionLock<T>(fn: () => Promise<T>): Promise<T | NotLocked> {
+    return withAdvisoryLock(this.ds, EXECUTION_LOCK, () => fn(), { wait: false });
   }
 
   async latestPlan(nodePool: string | null): Promise<PlanRow | undefined> {
