@@ -5,3 +5,4 @@ export * from './approval-mode.js';
 export * from './approvals.js';
 export * from './pause.js';
 export * from './limits.js';
+export * from './admit.js';

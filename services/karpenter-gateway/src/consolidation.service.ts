@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EventTypes, type CommandMeta } from '@nodes-manager/contracts';
-import { approvalModeFor, windowState } from '@nodes-manager/disruption';
+import type { ApprovalInPlay, GateFacts } from '@nodes-manager/disruption';
 import { CLOCK, CodedError, PAUSE_GATE, type PauseGate, LOGGER, type ApprovalStore, type Clock, type JsonLogger } from '@nodes-manager/platform';
 import { KARPENTER_KUBE, type KarpenterKube } from './adapters/outbound/karpenter-kube.adapter.js';
 import { NodePoolChangesRepository, type NodePoolChange } from './adapters/outbound/nodepool-changes.repository.js';
@@ -52,27 +52,27 @@ export class ConsolidationService {
     const base = { nodePool: name, action: 'consolidate' as const, meta, dryRun, request: { name, dryRun }, before: null, now: this.clock.now() };
     return this.access.refusalsRecorded(base, async () => {
       if (dryRun) return this.consolidateLocked(name, dryRun, meta, base);
-      if (approvalModeFor(this.gate.policy, 'consolidate') === 'manual') return this.requestApproval(name, meta, base);
-      await this.requireNotPaused();
-      this.requireWindow(name);
-      return this.changes.withPoolLock(name, () => this.consolidateLocked(name, dryRun, meta, base));
+      // The disruption gate, in its one order (docs/approvals.md#one-gate): paused (or the pause unknown), a request
+      // in play, or outside the pool's window is a CONFLICT saying why; under `manual` a request is made instead.
+      const open = await this.approvals.open(name);
+      const admitted = await this.pause.admit('consolidate', this.gateFacts(name, open ? { kind: 'open', id: open.id, status: open.status } : { kind: 'none' }));
+      if (admitted.admit) return this.changes.withPoolLock(name, () => this.consolidateLocked(name, dryRun, meta, base));
+      switch (admitted.reason) {
+        case 'request_approval':
+          return this.requestApproval(name, meta, base);
+        case 'approval_open':
+          throw new CodedError('CONFLICT', `NodePool ${name} already has an open consolidation approval ${admitted.approvalId} (${admitted.status})`, { approvalId: admitted.approvalId, status: admitted.status });
+        case 'outside_window':
+          throw new CodedError('CONFLICT', admitted.detail, { reason: 'outside_window', ...(admitted.opensAt ? { opensAt: admitted.opensAt.toISOString() } : {}) });
+        default:
+          throw new CodedError('CONFLICT', admitted.detail, { reason: admitted.reason });
+      }
     });
   }
 
-  /** requireNotPaused — nothing disruptive starts while the fleet is paused or the pause is unknown (docs/pause.md). */
-  private async requireNotPaused(): Promise<void> {
-    const p = await this.pause.checkReady('consolidate');
-    if (!p.go) throw new CodedError('CONFLICT', p.detail, { reason: p.reason });
-  }
-
-  /** requireWindow — nothing disruptive starts outside the pool's maintenance window: a CONFLICT saying when it opens. */
-  private requireWindow(name: string): void {
-    const w = windowState(this.gate.windows, name, this.clock.now());
-    if (w.open) return;
-    throw new CodedError('CONFLICT', `NodePool ${name} is outside its maintenance window${w.window ? ` "${w.window}"` : ''}${w.opensAt ? `; it opens at ${w.opensAt.toISOString()}` : ''}`, {
-      reason: 'outside_window',
-      ...(w.opensAt ? { opensAt: w.opensAt.toISOString() } : {}),
-    });
+  /** gateFacts — what the disruption gate needs of a consolidation of `pool`, but the pause. */
+  private gateFacts(pool: string, approval: ApprovalInPlay, running = false): GateFacts {
+    return { policy: this.gate.policy, windows: this.gate.windows, nodePool: pool, now: this.clock.now(), approval, ...(running ? { running } : {}) };
   }
 
   /**
@@ -80,8 +80,6 @@ export class ConsolidationService {
    * becomes an approval request by the caller; nothing is deleted. One open request per pool at a time.
    */
   private async requestApproval(name: string, meta: CommandMeta, base: Omit<NodePoolChange, 'result' | 'after'>): Promise<ConsolidationResult> {
-    const open = await this.approvals.open(name);
-    if (open) throw new CodedError('CONFLICT', `NodePool ${name} already has an open consolidation approval ${open.id} (${open.status})`, { approvalId: open.id, status: open.status });
     const preview = await this.planning.select(name, meta);
     const selected = preview.selection.selected;
     if (selected.length === 0) {
@@ -121,9 +119,8 @@ export class ConsolidationService {
    * dropped them). Undefined when it is not claimed (another replica has it) or waits for the window.
    */
   async runApproved(approvalId: string, pool: string, approvedNodes: readonly string[], meta: CommandMeta) {
-    if (!windowState(this.gate.windows, pool, this.clock.now()).open) return undefined;
-    // Paused (or the pause unknown): the approved request waits, unclaimed; the owner asked afresh (docs/pause.md).
-    if (!(await this.pause.checkNow('consolidate')).go) return undefined;
+    // Paused (or the pause unknown; the owner asked afresh) or outside the pool's window: it waits, unclaimed.
+    if (!(await this.pause.admit('consolidate', this.gateFacts(pool, { kind: 'approved', id: approvalId }), { fresh: true })).admit) return undefined;
     return this.changes.withPoolLock(pool, async () => {
       if (!(await this.approvals.claim(approvalId))) return undefined;
       const base = { nodePool: pool, action: 'consolidate' as const, meta, dryRun: false, request: { name: pool, approvalId }, before: null, now: this.clock.now() };
@@ -171,8 +168,7 @@ export class ConsolidationService {
       else {
         for (const s of selection.selected) {
           // Right before each deletion: a pause since the start skips the rest (docs/pause.md).
-          const pause = this.pause.check('consolidate');
-          if (!pause.go) {
+          if (!(await this.pause.admit('consolidate', this.gateFacts(name, { kind: 'none' }, true))).admit) {
             skipped.push({ node: s.node, nodeClaim: s.nodeClaim, reason: 'paused' });
             continue;
           }

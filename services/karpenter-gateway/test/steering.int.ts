@@ -217,17 +217,18 @@ describe('steering in plan mode writes nothing', () => {
   }, 120_000);
 });
 
-describe('steering with steer=manual', () => {
+describe('steering with steer=manual and a maintenance window (16:00–20:00 UTC)', () => {
   let t: Awaited<ReturnType<typeof setUp>>;
   beforeAll(async () => {
-    t = await setUp('execute', { DISRUPTION_APPROVAL: 'automatic,steer=manual', APPROVAL_TTL_MINUTES: String(7 * 24 * 60) });
+    t = await setUp('execute', { DISRUPTION_APPROVAL: 'automatic,steer=manual', APPROVAL_TTL_MINUTES: String(7 * 24 * 60), DISRUPTION_WINDOWS: '0 16 * * * 4h UTC' });
   }, 60_000);
   afterAll(async () => {
     await t?.h.stop();
   });
 
-  it('asks for approval and writes nothing until an operator approves; then re-checks and writes', async () => {
+  it('asks for approval outside the window (the approval comes before the window) and writes nothing until an operator approves inside it; then re-checks and writes', async () => {
     await t.hours(14);
+    expect(t.clock.now().toISOString()).toBe('2026-05-04T14:00:00.000Z');
     expect(t.patches()).toBe(0);
     const pending = (await t.h.call('GET', '/api/v1/approvals?kind=steer&status=pending')).body.items as any[];
     expect(pending.map((a) => a.subject).sort()).toEqual(['general', 'only-a']);
@@ -237,6 +238,7 @@ describe('steering with steer=manual', () => {
     await t.hours(2);
     expect(t.patches()).toBe(0);
 
+    // 16:00: the window is open.
     const ok = await t.h.call('POST', `/api/v1/approvals/${general.id}/approve`, { comment: 'go' }, testToken('nodes:read nodes:write', 'bob'));
     expect(ok.status).toBe(200);
     await t.steering.approvals.controller.settled();
@@ -257,7 +259,7 @@ describe('steering while the fleet-wide pause holds', () => {
   let t: Awaited<ReturnType<typeof setUp>>;
   let gate: PauseGate;
   beforeAll(async () => {
-    t = await setUp('execute', {}, (clock) => {
+    t = await setUp('execute', { DISRUPTION_APPROVAL: 'manual' }, (clock) => {
       gate = new PauseGate({
         service: 'karpenter-gateway',
         source: async () => ({ pause: { reason: 'incident review', scope: 'disruptive', pausedBy: 'alice', pausedAt: '2026-05-03T23:00:00.000Z', until: null, source: 'api' } }),
@@ -273,9 +275,10 @@ describe('steering while the fleet-wide pause holds', () => {
     await t?.h.stop();
   });
 
-  it('decides and records, but no steering write starts', async () => {
+  it('decides and records, but no steering write starts, and with steer=manual nothing is asked for (the pause comes first)', async () => {
     await t.hours(14);
     expect(t.patches()).toBe(0);
+    expect((await t.h.call('GET', '/api/v1/approvals?kind=steer')).body.items).toEqual([]);
     const plans = (await t.h.db.query(`SELECT node_pool, status, detail FROM nodes.steering_plans ORDER BY node_pool`)) as any[];
     expect(plans.map((p) => p.status)).toEqual(['paused', 'paused']);
     expect(plans[0].detail).toContain('incident review');

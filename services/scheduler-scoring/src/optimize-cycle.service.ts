@@ -8,7 +8,7 @@ import type { SchedulerScoringConfig } from './config.js';
 import { PlanBlockedService } from './plan-blocked.service.js';
 import { pendingGroups, type PriceSnapshot } from './domain/cluster.js';
 import { decidePlan, decideScaleUp, type DecisionDraft } from './domain/decisions.js';
-import { approvalNodes, approvalReason, gateDisruption, splitByWindow, type DisruptionGate } from './domain/gate-disruption.js';
+import { admitNodes, approvalNodes, approvalReason, gateDisruption, type DisruptionGate } from './domain/gate-disruption.js';
 import type { CatalogSnapshot } from './domain/instance-catalog.js';
 import type { ClusterCache } from './adapters/outbound/cluster-cache.adapter.js';
 import { EXECUTION_LOCK, type DecisionView, type PlanRow, type SchedulingRepository } from './adapters/outbound/scheduling.repository.js';
@@ -230,7 +230,7 @@ export class OptimizeCycleService {
   private async gate(plan: ConsolidationPlan, poolOf: (node: string) => string | undefined, now: Date): Promise<DisruptionGate> {
     const mode = approvalModeFor(this.config.DISRUPTION_APPROVAL, 'optimize');
     const open = mode === 'manual' ? await this.approvals.open(APPROVAL_SUBJECT) : undefined;
-    return gateDisruption({ mode, removals: plan.remove, poolOf, windows: this.config.DISRUPTION_WINDOWS, now, pause: await this.pause.checkReady('optimize'), ...(open ? { openApproval: { id: open.id, status: open.status } } : {}) });
+    return gateDisruption({ policy: this.config.DISRUPTION_APPROVAL, removals: plan.remove, poolOf, windows: this.config.DISRUPTION_WINDOWS, now, pause: await this.pause.check('optimize'), ...(open ? { openApproval: { id: open.id, status: open.status } } : {}) });
   }
 
   /**
@@ -242,8 +242,9 @@ export class OptimizeCycleService {
    */
   private async runApproved(meta: CommandMeta): Promise<{ id: string; status: string }[]> {
     const done: { id: string; status: string }[] = [];
-    // Paused (or the pause unknown): approved requests wait, unclaimed, the owner asked afresh (docs/pause.md).
-    const pause = await this.pause.checkNow('optimize');
+    // Paused (or the pause unknown): approved requests wait, unclaimed, the owner asked afresh (docs/pause.md); each
+    // one's windows are its nodes' (`executeApproved`).
+    const pause = await this.pause.check('optimize', { fresh: true });
     if (!pause.go) {
       this.logger.debug('approved consolidations wait: disruptive actions paused', { reason: pause.detail });
       return done;
@@ -266,7 +267,9 @@ export class OptimizeCycleService {
     const stored = new Map(a.nodes.map((n) => [n.node, n.nodePool ?? undefined]));
     const current = snap ? this.market.poolOf(snap) : () => undefined;
     const poolOf = (node: string) => current(node) ?? stored.get(node);
-    const split = splitByWindow(remove, poolOf, this.config.DISRUPTION_WINDOWS, this.clock.now());
+    const pause = await this.pause.check('optimize');
+    const split = admitNodes(remove, poolOf, { pause, policy: this.config.DISRUPTION_APPROVAL, windows: this.config.DISRUPTION_WINDOWS, now: this.clock.now(), approval: { kind: 'approved', id: a.id } });
+    if (split.refused) return undefined;
     if (remove.length > 0 && split.inside.length === 0) {
       this.logger.debug('approved consolidation waits for its maintenance window', { approvalId: a.id, opensAt: split.opensAt?.toISOString() });
       return undefined;

@@ -112,9 +112,9 @@ export class OptimizeExecutionService {
           continue;
         }
         // Right before each drain: a pause since the plan skips the rest (docs/pause.md).
-        const pause = this.pause.check('optimize');
-        if (!pause.go) {
-          skipped.push({ node: removal.node, reason: 'paused', detail: pause.detail });
+        const admitted = await this.pause.admit('optimize', { policy: this.config.DISRUPTION_APPROVAL, windows: this.config.DISRUPTION_WINDOWS, nodePool: undefined, now: this.clock.now(), running: true });
+        if (!admitted.admit) {
+          skipped.push({ node: removal.node, reason: 'paused', detail: admitted.detail });
           continue;
         }
         let op;

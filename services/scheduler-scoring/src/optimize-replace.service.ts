@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { ApprovalView, CommandMeta, OptimizeReplaceRequest, OptimizeReplaceResult } from '@nodes-manager/contracts';
-import { approvalModeFor } from '@nodes-manager/disruption';
+import { approvalModeFor, type ApprovalInPlay } from '@nodes-manager/disruption';
 import { CLOCK, LOGGER, PAUSE_GATE, type ApprovalStore, type Clock, type JsonLogger, type PauseGate } from '@nodes-manager/platform';
 import type { SchedulerScoringConfig } from './config.js';
-import { splitByWindow } from './domain/gate-disruption.js';
+import { admitNodes } from './domain/gate-disruption.js';
 import { outcomeOf, recheckReplacement, type Replacement } from './domain/replace.js';
 import type { SchedulingRepository } from './adapters/outbound/scheduling.repository.js';
 import { OptimizeCycleService } from './optimize-cycle.service.js';
@@ -46,8 +46,6 @@ export class OptimizeReplaceService {
       return { requestId, nodePool: req.nodePool, action, detail, results, ...(approvalId ? { approvalId } : {}) };
     };
     if (this.config.OPTIMIZE_MODE === 'off') return answer('off', 'OPTIMIZE_MODE=off: the optimizer drains nothing', all('optimizer_off', 'OPTIMIZE_MODE=off'));
-    const held = await this.pause.checkNow('optimize');
-    if (!held.go) return answer('paused', `the fleet-wide pause holds optimizer drains: ${held.detail}`, all('paused', held.detail));
     const out = await this.cycles.underExecutionLock(() => this.replaceLocked(req, nodes, requestId, meta, answer, all));
     return out ?? answer('busy', 'another optimisation run is in progress: asked again next pass', all('busy', 'an optimisation run is in progress'));
   }
@@ -60,12 +58,17 @@ export class OptimizeReplaceService {
     answer: (action: OptimizeReplaceResult['action'], detail: string, results: Results, approvalId?: string) => OptimizeReplaceResult,
     all: (reason: string, detail: string) => Results,
   ): Promise<OptimizeReplaceResult> {
-    const now = this.clock.now();
-    const poolOf = () => req.nodePool;
-    if (approvalModeFor(this.config.DISRUPTION_APPROVAL, 'optimize') === 'manual') {
-      const open = await this.approvals.open(subjectOf(req.nodePool));
-      if (open && open.status === 'approved') return this.runApproved(open, req, nodes, requestId, meta, answer, all);
-      if (open) return answer('approval_open', `approval ${open.id} is ${open.status}`, all('awaiting_approval', `approval ${open.id} is ${open.status}`), open.id);
+    // The disruption gate, in its one order (docs/approvals.md#one-gate): the pause (its owner asked afresh), then the
+    // approval (an approved request of this NodePool is carried out), then the NodePool's window.
+    const manual = approvalModeFor(this.config.DISRUPTION_APPROVAL, 'optimize') === 'manual';
+    const open = manual ? await this.approvals.open(subjectOf(req.nodePool)) : undefined;
+    const approval: ApprovalInPlay = !open ? { kind: 'none' } : open.status === 'approved' ? { kind: 'approved', id: open.id } : { kind: 'open', id: open.id, status: open.status };
+    const pause = await this.pause.check('optimize', { fresh: true });
+    const gate = admitNodes(nodes.map((node) => ({ node })), () => req.nodePool, { pause, policy: this.config.DISRUPTION_APPROVAL, windows: this.config.DISRUPTION_WINDOWS, now: this.clock.now(), approval });
+    const refused = gate.refused;
+    if (refused?.reason === 'paused' || refused?.reason === 'pause_unknown') return answer('paused', `the fleet-wide pause holds optimizer drains: ${refused.detail}`, all(refused.reason === 'paused' ? 'paused' : 'pause_unknown', refused.detail));
+    if (refused?.reason === 'approval_open') return answer('approval_open', refused.detail, all('awaiting_approval', refused.detail), refused.approvalId);
+    if (refused) {
       const a = await this.approvals.request(
         {
           subject: subjectOf(req.nodePool),
@@ -78,15 +81,16 @@ export class OptimizeReplaceService {
       );
       return answer('approval_requested', `approval ${a.id} requested`, all('awaiting_approval', `approval ${a.id} requested`), a.id);
     }
-    const split = splitByWindow(nodes.map((node) => ({ node })), poolOf, this.config.DISRUPTION_WINDOWS, now);
-    if (split.inside.length === 0) {
-      const when = split.opensAt ? `; it opens at ${split.opensAt.toISOString()}` : '';
-      return answer('wait_for_window', `NodePool ${req.nodePool} is outside its maintenance window${when}`, split.outside.map((h) => ({ node: h.node, outcome: 'queued' as const, reason: h.reason, detail: h.detail })));
+    if (gate.inside.length === 0) {
+      const when = gate.opensAt ? `; it opens at ${gate.opensAt.toISOString()}` : '';
+      const approved = open ? `approval ${open.id} is approved; ` : '';
+      return answer('wait_for_window', `${approved}NodePool ${req.nodePool} is outside its maintenance window${when}`, gate.outside.map((h) => ({ node: h.node, outcome: 'queued' as const, reason: h.reason, detail: h.detail })), open?.id);
     }
-    return this.drain(req, split.inside.map((r) => r.node), requestId, meta, answer, null);
+    if (open) return this.runApproved(open, req, nodes, requestId, meta, answer, all);
+    return this.drain(req, gate.inside.map((r) => r.node), requestId, meta, answer, null);
   }
 
-  /** runApproved — an approved request of this NodePool: inside the window, claimed (never twice), drained, finished. */
+  /** runApproved — an approved request of this NodePool, admitted (inside its window): claimed (never twice), drained, finished. */
   private async runApproved(
     a: ApprovalView,
     req: OptimizeReplaceRequest,
@@ -96,8 +100,6 @@ export class OptimizeReplaceService {
     answer: (action: OptimizeReplaceResult['action'], detail: string, results: Results, approvalId?: string) => OptimizeReplaceResult,
     all: (reason: string, detail: string) => Results,
   ): Promise<OptimizeReplaceResult> {
-    const split = splitByWindow(nodes.map((node) => ({ node })), () => req.nodePool, this.config.DISRUPTION_WINDOWS, this.clock.now());
-    if (split.inside.length === 0) return answer('wait_for_window', `approval ${a.id} is approved; NodePool ${req.nodePool} is outside its maintenance window`, all('outside_window', 'outside the maintenance window'), a.id);
     if (!(await this.approvals.claim(a.id))) return answer('approval_open', `approval ${a.id} is being carried out`, all('awaiting_approval', `approval ${a.id} is being carried out`), a.id);
     // Only the nodes the approver saw and the caller still asks for; the others wait for a request of their own.
     const approved = new Set(((await this.approvals.extra(a.id))['replace'] as string[] | undefined) ?? []);

@@ -66,8 +66,8 @@ describe('the pause, kept by uncordon, through the gateway', () => {
     expect(r.body).toMatchObject({ paused: true, pause: { reason: 'CNI rollout misbehaving', scope: 'disruptive', pausedBy: 'alice', until, source: 'api' } });
     await waitFor(() => events.find((e) => e.type === 'disruptions.paused'), 'disruptions.paused');
     expect(events.find((e) => e.type === 'disruptions.paused')).toMatchObject({ actor: 'alice', data: { pausedBy: 'alice', until } });
-    expect(gate().check('drain')).toMatchObject({ go: false, reason: 'paused' });
-    expect(gate().check('uncordon')).toEqual({ go: true });
+    expect(await gate().check('drain')).toMatchObject({ go: false, reason: 'paused' });
+    expect(await gate().check('uncordon')).toEqual({ go: true });
     const node = sim.objects('nodes')[0]!.metadata!.name!;
     const drain = await call('POST', `/api/v1/nodes/${node}/drain`, {});
     expect([drain.status, drain.body.code, drain.body.details?.reason]).toEqual([409, 'CONFLICT', 'paused']);
@@ -83,12 +83,12 @@ describe('the pause, kept by uncordon, through the gateway', () => {
       ['resume', 'expiry', 'system:uncordon'],
       ['pause', 'api', 'alice'],
     ]);
-    expect(gate().check('drain')).toEqual({ go: true });
+    expect(await gate().check('drain')).toEqual({ go: true });
   }, 30_000);
 
   it('DELETE resumes as the caller; again, it records nothing and answers the same state', async () => {
     expect((await call('POST', '/api/v1/pause', { reason: 'second', scope: 'all' })).body.pause).toMatchObject({ scope: 'all', until: null });
-    expect(gate().check('uncordon')).toMatchObject({ go: false });
+    expect(await gate().check('uncordon')).toMatchObject({ go: false });
     expect((await call('DELETE', '/api/v1/pause', undefined, testToken('nodes:read', 'rita'))).status).toBe(403);
     const first = await call('DELETE', '/api/v1/pause', undefined, testToken('nodes:read nodes:write', 'bob'));
     expect(first.body).toMatchObject({ paused: false, changes: [expect.objectContaining({ action: 'resume', actor: 'bob', source: 'api' }), expect.anything(), expect.anything(), expect.anything()] });

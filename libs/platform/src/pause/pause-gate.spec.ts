@@ -39,54 +39,54 @@ function aGate() {
 
 describe('PauseGate', () => {
   it('holds everything until the owner first answers, then follows its answers', async () => {
-    const { gate, answers } = aGate();
-    expect(gate.check('optimize')).toMatchObject({ go: false, reason: 'pause_unknown' });
+    const { gate, answers, asked } = aGate();
+    expect(gate.reading()).toMatchObject({ known: false });
     answers.push(null);
-    await gate.refresh();
-    expect(gate.check('optimize')).toEqual({ go: true });
+    expect(await gate.check('optimize')).toEqual({ go: true });
     answers.push(pause);
     await gate.refresh();
-    expect(gate.check('optimize')).toMatchObject({ go: false, reason: 'paused', pause });
-    expect(gate.check('uncordon')).toEqual({ go: true });
+    expect(await gate.check('optimize')).toMatchObject({ go: false, reason: 'paused', pause });
+    expect(await gate.check('uncordon')).toEqual({ go: true });
+    expect(asked()).toBe(2);
   });
 
   it('a failed ask makes the state unknown at once, and unknown holds', async () => {
     const { gate, answers } = aGate();
-    answers.push(null, new CodedError('SERVICE_UNAVAILABLE', 'uncordon is not running'));
+    answers.push(null, new CodedError('SERVICE_UNAVAILABLE', 'uncordon is not running'), new CodedError('SERVICE_UNAVAILABLE', 'uncordon is not running'));
     await gate.refresh();
     await gate.refresh();
-    expect(gate.check('fence')).toMatchObject({ go: false, reason: 'pause_unknown', detail: expect.stringContaining('uncordon is not running') });
+    expect(await gate.check('fence')).toMatchObject({ go: false, reason: 'pause_unknown', detail: expect.stringContaining('uncordon is not running') });
   });
 
-  it('checkReady asks again while the state is unknown, so an owner that was not consuming yet holds nothing once it answers', async () => {
+  it('check asks again while the state is unknown, so an owner that was not consuming yet holds nothing once it answers', async () => {
     const { gate, answers, asked } = aGate();
     answers.push(new CodedError('SERVICE_UNAVAILABLE', 'uncordon is not running (no consumer on uncordon)'));
-    // The start's ask (the one checkReady waits for), answered before the owner consumes.
+    // The start's ask (the one check waits for), answered before the owner consumes.
     gate.onApplicationBootstrap();
     await gate.refresh();
     expect(asked()).toBe(1);
-    expect(gate.check('consolidate')).toMatchObject({ go: false, reason: 'pause_unknown' });
+    expect(gate.reading()).toMatchObject({ known: false });
     answers.push(null);
-    expect(await gate.checkReady('consolidate')).toEqual({ go: true });
+    expect(await gate.check('consolidate')).toEqual({ go: true });
     expect(asked()).toBe(2);
     // Known: no more asks.
-    expect(await gate.checkReady('consolidate')).toEqual({ go: true });
+    expect(await gate.check('consolidate')).toEqual({ go: true });
     expect(asked()).toBe(2);
     // Still not answering: held, and said why.
     answers.push(new CodedError('SERVICE_UNAVAILABLE', 'uncordon is not running'));
     await gate.refresh();
     answers.push(new CodedError('SERVICE_UNAVAILABLE', 'uncordon is not running'));
-    expect(await gate.checkReady('consolidate')).toMatchObject({ go: false, reason: 'pause_unknown', detail: expect.stringContaining('uncordon is not running') });
+    expect(await gate.check('consolidate')).toMatchObject({ go: false, reason: 'pause_unknown', detail: expect.stringContaining('uncordon is not running') });
     expect(asked()).toBe(4);
   });
 
-  it('checkReady waits for a hanging owner no longer than REASK_WAIT_MS, then holds the action as unknown', async () => {
+  it('check waits for a hanging owner no longer than REASK_WAIT_MS, then holds the action as unknown', async () => {
     const { gate, answers, clock } = aGate();
     answers.push(new CodedError('SERVICE_UNAVAILABLE', 'uncordon is not running'), HANG);
     gate.onApplicationBootstrap();
     await gate.refresh();
     let answer: unknown;
-    void gate.checkReady('consolidate').then((a) => (answer = a));
+    void gate.check('consolidate').then((a) => (answer = a));
     await clock.step(REASK_WAIT_MS - 1);
     expect(answer).toBeUndefined();
     await clock.step(1);
@@ -99,20 +99,23 @@ describe('PauseGate', () => {
     answers.push({ ...pause, until: '2026-01-01T00:01:00.000Z' });
     await gate.refresh();
     clock.advance(59_999);
-    expect(gate.check('fence').go).toBe(false);
+    expect((await gate.check('fence')).go).toBe(false);
     clock.advance(1);
-    expect(gate.check('fence').go).toBe(true);
+    expect((await gate.check('fence')).go).toBe(true);
     expect(asked()).toBe(1);
   });
 
   it('a reading three intervals old counts as unknown (asks that hang)', async () => {
-    const { gate, answers, clock } = aGate();
+    const { gate, answers, clock, metrics } = aGate();
     answers.push(null);
     await gate.refresh();
     clock.advance(90_000);
-    expect(gate.check('drain').go).toBe(true);
+    expect((await gate.check('drain')).go).toBe(true);
     clock.advance(1);
-    expect(gate.check('drain')).toMatchObject({ go: false, reason: 'pause_unknown' });
+    expect(await metrics.registry.metrics()).toContain('nodes_manager_disruptions_pause_unknown{service="scheduler-scoring"} 1');
+    // Unknown: asked again before deciding; still not answering, the drain is held.
+    answers.push(new CodedError('TIMEOUT', 'no answer'));
+    expect(await gate.check('drain')).toMatchObject({ go: false, reason: 'pause_unknown' });
   });
 
   it('says so in readiness (degraded, not unready) and in the metrics', async () => {
@@ -127,14 +130,14 @@ describe('PauseGate', () => {
     expect(text).toContain('nodes_manager_disruptions_pause_unknown{service="scheduler-scoring"} 0');
   });
 
-  it('tells listeners about changes only, and checkNow asks first', async () => {
+  it('tells listeners about changes only, and a fresh check asks first', async () => {
     const { gate, answers } = aGate();
     const seen: boolean[] = [];
     gate.onChange((r) => seen.push(r.known && r.pause !== null));
     answers.push(null, null, pause);
     await gate.refresh();
     await gate.refresh();
-    expect(await gate.checkNow('steer')).toMatchObject({ go: false, reason: 'paused' });
+    expect(await gate.check('steer', { fresh: true })).toMatchObject({ go: false, reason: 'paused' });
     expect(seen).toEqual([false, true]);
   });
 });

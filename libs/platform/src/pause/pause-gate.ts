@@ -1,6 +1,6 @@
 import type { OnApplicationBootstrap, OnApplicationShutdown, Provider } from '@nestjs/common';
 import { Commands, PAUSE_OWNER, type ActivePause, type DisruptiveAction, type PauseView, type ServiceName } from '@nodes-manager/contracts';
-import { checkPause, describePause, pauseInForce, type PauseCheck, type PauseReading } from '@nodes-manager/disruption';
+import { admit, checkPause, describePause, pauseInForce, type Admission, type GateFacts, type PauseCheck, type PauseOnlyAction, type PauseReading } from '@nodes-manager/disruption';
 import type { Clock, TimerHandle } from '../clock/clock.js';
 import { CodedError } from '../errors/coded-error.js';
 import type { HealthRegistry } from '../health/health.js';
@@ -16,7 +16,7 @@ export type { PauseCheck, PauseReading } from '@nodes-manager/disruption';
 /** How long `checkReady` waits for the owner's fresh answer while the state is unknown. */
 export const REASK_WAIT_MS = 1_000;
 
-/** PAUSE_GATE — the service's {@link PauseGate}: inject it where a disruptive action starts. */
+/** PAUSE_GATE — the service's {@link PauseGate}: inject it (never optional: docs/pause.md#required) where a disruptive action starts. */
 export const PAUSE_GATE = Symbol('PAUSE_GATE');
 
 /** PauseSource — how a gate learns the pause: the owner's `pause.get` command, or (in the owner) its own table. */
@@ -38,13 +38,13 @@ export interface PauseGateOptions {
  * check every disruptive action passes right before it starts.
  *
  * The gate asks the pause's owner (uncordon, `pause.get`) at start and every scan interval, and keeps the answer;
- * `check(action)` decides on that reading without I/O, so it can sit right before each eviction, EC2 call or
+ * `check(action)` decides on that reading (no I/O once known), so it can sit right before each eviction, EC2 call or
  * NodeClaim deletion. A failed ask makes the state **unknown** — and unknown holds every disruptive action, as a
  * pause would: a service that cannot tell whether the fleet is paused starts nothing disruptive (it says so in its
  * readiness, `degraded: pause`). A reading older than three intervals (asks that hang) counts as unknown too.
  * A pause whose `until` has passed no longer holds anything, whether or not the owner has recorded its end.
  *
- * Stable API (other services build on it): `check`, `checkReady`, `checkNow`, `reading`, `refresh`, `onChange`.
+ * Stable API (other services build on it): `check`, `reading`, `refresh`, `onChange`.
  */
 export class PauseGate implements OnApplicationBootstrap, OnApplicationShutdown {
   private last: PauseReading;
@@ -71,33 +71,40 @@ export class PauseGate implements OnApplicationBootstrap, OnApplicationShutdown 
     });
   }
 
-  /** check — may `action` start now, on the last reading (no I/O). Put it right before the action starts. */
-  check(action: DisruptiveAction): PauseCheck {
-    return checkPause(this.last, action, this.o.clock.now(), this.maxAgeMs());
-  }
-
   /**
-   * checkReady — `check`, once the gate has its first answer (the start's ask, shared): an action in the first moments
-   * of a start is not held as `pause_unknown` merely because the owner was not asked yet. While what the gate holds
-   * is unknown (the owner did not answer its last ask — at a start, often because it was not consuming yet), the owner
-   * is asked again before deciding, for at most {@link REASK_WAIT_MS}: a failed ask is not held against an action for
-   * a whole interval, and an owner that hangs makes the action's answer a prompt "unknown", not its caller's timeout.
-   * Once known, as `check` (no I/O).
+   * check — the one way to ask the pause, for {@link admit} (libs/disruption) right before `action` starts. It waits
+   * for the gate's first answer (the start's ask, shared), so an action in the first moments of a start is not held
+   * as `pause_unknown` merely because the owner was not asked yet. While what the gate holds is unknown (the owner did
+   * not answer its last ask — at a start, often because it was not consuming yet), the owner is asked again before
+   * deciding, for at most {@link REASK_WAIT_MS}: a failed ask is not held against an action for a whole interval, and
+   * an owner that hangs makes the action's answer a prompt "unknown", not its caller's timeout. Once known, no I/O.
+   * `fresh`: the owner is asked afresh first — for an approved action about to be carried out.
    */
-  async checkReady(action: DisruptiveAction): Promise<PauseCheck> {
-    await (this.first ??= this.refresh());
+  async check(action: DisruptiveAction, opts: { fresh?: boolean } = {}): Promise<PauseCheck> {
+    if (opts.fresh) await this.refresh();
+    else await (this.first ??= this.refresh());
     if (!this.known()) {
       const ac = new AbortController();
       await Promise.race([this.refresh(), this.o.clock.sleep(REASK_WAIT_MS, ac.signal)]);
       ac.abort();
     }
-    return this.check(action);
+    return this.decide(action);
   }
 
-  /** checkNow — the owner asked afresh, then `check`: for an approved action about to be carried out. */
-  async checkNow(action: DisruptiveAction): Promise<PauseCheck> {
-    await this.refresh();
-    return this.check(action);
+  /**
+   * admit — the one way a disruptive action asks to start: {@link check} for the pause, then the disruption gate's
+   * one order (libs/disruption `admit`: the pause, then the approval, then the window; docs/approvals.md#one-gate).
+   * An action only the pause holds (a drain's evictions, pressure relief, auto-uncordon) needs no other fact.
+   */
+  admit(action: PauseOnlyAction, facts?: Record<string, never>, opts?: { fresh?: boolean }): Promise<Admission>;
+  admit(action: DisruptiveAction, facts: GateFacts, opts?: { fresh?: boolean }): Promise<Admission>;
+  async admit(action: DisruptiveAction, facts: GateFacts | Record<string, never> = {}, opts: { fresh?: boolean } = {}): Promise<Admission> {
+    return admit(action, { ...(facts as GateFacts), pause: await this.check(action, opts) });
+  }
+
+  /** decide — may `action` start now, on the last reading (no I/O). */
+  private decide(action: DisruptiveAction): PauseCheck {
+    return checkPause(this.last, action, this.o.clock.now(), this.maxAgeMs());
   }
 
   /** reading — the last answer (or why there is none). */
@@ -108,6 +115,8 @@ export class PauseGate implements OnApplicationBootstrap, OnApplicationShutdown 
   /** refresh — asks the owner now (one ask at a time: callers during one share it). Never throws. */
   refresh(): Promise<PauseReading> {
     this.inFlight ??= this.ask().finally(() => (this.inFlight = undefined));
+    // Any answer is a first answer: `check` does not ask again for one it already has.
+    this.first ??= this.inFlight;
     return this.inFlight;
   }
 

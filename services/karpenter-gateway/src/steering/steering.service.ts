@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { CommandMeta } from '@nodes-manager/contracts';
-import { approvalModeFor, windowState } from '@nodes-manager/disruption';
+import type { ApprovalInPlay, GateFacts } from '@nodes-manager/disruption';
 import { CLOCK, CodedError, LOGGER, newMeta, PAUSE_GATE, type ApprovalStore, type Clock, type JsonLogger, type PauseGate } from '@nodes-manager/platform';
 import {
   CAPACITY_TYPE_KEY,
@@ -154,13 +154,13 @@ export class SteeringService {
   private async act(plan: NodePoolEditPlan, view: Map<string, PoolHealthView>, offerings: Offering[], record: SteeringRecord | null, health: PoolHealth[], meta: CommandMeta): Promise<{ status: PlanStatus; detail: string }> {
     if (!plan.write) return { status: 'nothing-to-do', detail: plan.sentence };
     if (this.mode !== 'execute') return { status: 'planned', detail: `STEERING_MODE=${this.mode}: nothing is written. ${plan.sentence}` };
-    const held = this.pauseHolds();
-    if (held) return { status: 'paused', detail: held };
-    const w = windowState(this.gate.windows, plan.nodePool, this.clock.now());
-    if (!w.open) return { status: 'outside-window', detail: `outside its maintenance window${w.opensAt ? `; it opens at ${w.opensAt.toISOString()}` : ''}` };
-    if (approvalModeFor(this.gate.policy, 'steer') === 'manual') {
-      const open = await this.approvals.open(plan.nodePool);
-      if (open) return { status: 'awaiting-approval', detail: `approval ${open.id} is ${open.status}` };
+    // The disruption gate, in its one order: the pause, then the approval, then the window (docs/approvals.md#one-gate).
+    const open = await this.approvals.open(plan.nodePool);
+    const admitted = await this.pause.admit('steer', this.gateFacts(plan.nodePool, open ? { kind: 'open', id: open.id, status: open.status } : { kind: 'none' }));
+    if (!admitted.admit) {
+      if (admitted.reason === 'paused' || admitted.reason === 'pause_unknown') return { status: 'paused', detail: admitted.detail };
+      if (admitted.reason === 'outside_window') return { status: 'outside-window', detail: admitted.detail };
+      if (admitted.reason !== 'request_approval') return { status: 'awaiting-approval', detail: admitted.detail };
       const a = await this.approvals.request(
         {
           subject: plan.nodePool,
@@ -211,10 +211,9 @@ export class SteeringService {
     }
   }
 
-  /** pauseHolds — why the fleet-wide pause holds steering writes now, or undefined. */
-  private pauseHolds(): string | undefined {
-    const c = this.pause.check('steer');
-    return c.go ? undefined : c.detail;
+  /** gateFacts — what the disruption gate needs of a NodePool's steering write, but the pause. */
+  private gateFacts(nodePool: string, approval: ApprovalInPlay): GateFacts {
+    return { policy: this.gate.policy, windows: this.gate.windows, nodePool, now: this.clock.now(), approval };
   }
 
   /**
@@ -272,8 +271,8 @@ export class SteeringService {
    * (one replica), then written only if the plan made afresh is still the one approved; else skipped with the reason.
    */
   async runApproved(approvalId: string, name: string, meta: CommandMeta): Promise<unknown> {
-    if (!windowState(this.gate.windows, name, this.clock.now()).open) return undefined;
-    if (!(await this.pause.checkNow('steer')).go) return undefined;
+    // The approved write waits, unclaimed, while paused or outside its window (the owner of the pause asked afresh).
+    if (!(await this.pause.admit('steer', this.gateFacts(name, { kind: 'approved', id: approvalId }), { fresh: true })).admit) return undefined;
     return this.repo.withSteeringLock(async () => {
       if (!(await this.approvals.claim(approvalId))) return undefined;
       let result: { status: PlanStatus; detail: string };

@@ -1,5 +1,5 @@
-import type { ApprovalNode } from '@nodes-manager/contracts';
-import { windowState, type ApprovalMode, type MaintenanceWindow, type PauseCheck } from '@nodes-manager/disruption';
+import type { ApprovalNode, ApprovalStatus } from '@nodes-manager/contracts';
+import { admit, type Admission, type AdmissionFacts, type ApprovalPolicy, type MaintenanceWindow, type PauseCheck } from '@nodes-manager/disruption';
 import type { ConsolidationPlan, NodeRemoval } from '@nodes-manager/scoring';
 
 /** A planned removal the window keeps back, with the reason recorded for it. */
@@ -9,29 +9,39 @@ export interface HeldBack {
   readonly detail: string;
 }
 
+/** Refusal — why the disruption gate does not let an action start (libs/disruption `admit`). */
+export type Refusal = Extract<Admission, { admit: false }>;
+
+/** NodesAdmission — the gate over the nodes of one optimizer action: those inside their window, those outside, or a refusal. */
+export interface NodesAdmission<R> {
+  readonly inside: R[];
+  readonly outside: HeldBack[];
+  readonly opensAt?: Date;
+  /** The pause or the approval refused the whole action (the same for every node): nothing is inside or outside. */
+  readonly refused?: Refusal;
+}
+
 /**
- * splitByWindow — the removals whose node pool is inside a maintenance window now (or governed by none), and the
- * others, each with the window and its next opening. See docs/approvals.md.
+ * admitNodes — the disruption gate (`admit('optimize', …)`, libs/disruption: the pause, then the approval, then the
+ * window) over the nodes of one optimizer action. The pause and the approval are the same for every node, so the
+ * first node's refusal by either is the action's; the window is each node's pool's: the nodes inside go, the others
+ * are held back with the window and its next opening. See docs/approvals.md#one-gate.
  */
-export function splitByWindow<R extends { readonly node: string } = NodeRemoval>(
-  removals: readonly R[],
-  poolOf: (node: string) => string | undefined,
-  windows: readonly MaintenanceWindow[],
-  now: Date,
-): { inside: R[]; outside: HeldBack[]; opensAt?: Date } {
+export function admitNodes<R extends { readonly node: string }>(removals: readonly R[], poolOf: (node: string) => string | undefined, facts: Omit<AdmissionFacts, 'nodePool'>): NodesAdmission<R> {
   const inside: R[] = [];
   const outside: HeldBack[] = [];
   let opensAt: Date | undefined;
   for (const r of removals) {
     const pool = poolOf(r.node);
-    const w = windowState(windows, pool, now);
-    if (w.open) {
+    const a = admit('optimize', { ...facts, nodePool: pool });
+    if (a.admit) {
       inside.push(r);
       continue;
     }
-    if (w.opensAt && (!opensAt || w.opensAt < opensAt)) opensAt = w.opensAt;
-    const next = w.opensAt ? `; it opens at ${w.opensAt.toISOString()}` : '';
-    outside.push({ node: r.node, reason: 'outside_window', detail: `${r.node}${pool ? ` (NodePool ${pool})` : ''} is outside its maintenance window ${w.window ? `"${w.window}"` : ''}${next}` });
+    if (a.reason !== 'outside_window') return { inside: [], outside: [], refused: a };
+    if (a.opensAt && (!opensAt || a.opensAt < opensAt)) opensAt = a.opensAt;
+    const next = a.opensAt ? `; it opens at ${a.opensAt.toISOString()}` : '';
+    outside.push({ node: r.node, reason: 'outside_window', detail: `${r.node}${pool ? ` (NodePool ${pool})` : ''} is outside its maintenance window ${a.window ? `"${a.window}"` : ''}${next}` });
   }
   return { inside, outside, ...(opensAt ? { opensAt } : {}) };
 }
@@ -45,27 +55,36 @@ export type DisruptionGate =
   | { readonly action: 'paused'; readonly detail: string };
 
 /**
- * gateDisruption — while the fleet is paused (or the pause is unknown) an `automatic` plan drains nothing
- * (docs/pause.md); approvals are still requested in `manual`: asking is not disrupting. Then: in `manual` the plan becomes an approval request (one open request at a time: while one is
- * pending, approved or executing, the cycle only says so); in `automatic` the nodes inside their window are drained
- * now and the others wait (nothing starts outside a window; when no node is inside, nothing runs).
+ * gateDisruption — what the optimisation cycle does with a plan, by {@link admitNodes}: paused (or the pause unknown)
+ * nothing is drained nor asked for (docs/pause.md); in `manual` the plan becomes an approval request (one open
+ * request at a time: while one is pending, approved or executing, the cycle only says so), whatever the hour; in
+ * `automatic` the nodes inside their window are drained now and the others wait (when no node is inside, nothing runs).
  */
 export function gateDisruption(input: {
-  mode: ApprovalMode;
+  policy: ApprovalPolicy;
   removals: readonly NodeRemoval[];
   poolOf: (node: string) => string | undefined;
   windows: readonly MaintenanceWindow[];
   now: Date;
-  openApproval?: { id: string; status: string };
-  pause?: PauseCheck;
+  openApproval?: { id: string; status: ApprovalStatus };
+  pause: PauseCheck;
 }): DisruptionGate {
-  if (input.mode === 'manual') {
-    return input.openApproval ? { action: 'approval_open', approvalId: input.openApproval.id, status: input.openApproval.status } : { action: 'request_approval' };
+  const open = input.openApproval;
+  const n = admitNodes(input.removals, input.poolOf, {
+    pause: input.pause,
+    policy: input.policy,
+    windows: input.windows,
+    now: input.now,
+    approval: open ? { kind: 'open', id: open.id, status: open.status } : { kind: 'none' },
+  });
+  if (n.refused) {
+    const r = n.refused;
+    if (r.reason === 'approval_open') return { action: 'approval_open', approvalId: r.approvalId, status: r.status };
+    if (r.reason === 'request_approval' || r.reason === 'approval_rejected') return { action: 'request_approval' };
+    return { action: 'paused', detail: r.detail };
   }
-  if (input.pause && !input.pause.go) return { action: 'paused', detail: input.pause.detail };
-  const split = splitByWindow(input.removals, input.poolOf, input.windows, input.now);
-  if (split.inside.length === 0) return { action: 'wait_for_window', heldBack: split.outside, ...(split.opensAt ? { opensAt: split.opensAt } : {}) };
-  return { action: 'execute', removals: split.inside, heldBack: split.outside };
+  if (n.inside.length === 0) return { action: 'wait_for_window', heldBack: n.outside, ...(n.opensAt ? { opensAt: n.opensAt } : {}) };
+  return { action: 'execute', removals: n.inside, heldBack: n.outside };
 }
 
 /** approvalNodes — the plan's removals as an approval shows them: each node, its pool, why, the saving, where its pods go. */

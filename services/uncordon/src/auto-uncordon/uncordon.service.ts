@@ -29,6 +29,7 @@ import type { UncordonConfig } from '../config.js';
 import { PressureService } from '../pressure/pressure.service.js';
 import { holdForPressure } from '../pressure/domain/decide-pressure.js';
 import { holdForPause } from './domain/hold-for-pause.js';
+import type { Admission } from '@nodes-manager/disruption';
 import { cordonedNodeSnapshot } from './domain/cordoned-node.js';
 import {
   budgetLeft,
@@ -181,18 +182,19 @@ export class UncordonService {
       this.pressure.memoryOf(names),
     ]);
     const pools = await this.poolFigures();
+    const admission = await this.admission();
     const verdicts = cordoned.map((n) => {
       const name = n.metadata?.name ?? '';
       const v = decideUncordon(cordonedNodeSnapshot(n), this.observation(observations.get(name), history.get(name), n), now, this.ruleFor(n, pools));
-      return this.holdForPause(holdForPressure(v, pressure.get(name), this.pressureThreshold, this.pressureRequeueMs));
+      return holdForPause(holdForPressure(v, pressure.get(name), this.pressureThreshold, this.pressureRequeueMs), admission, this.pressureRequeueMs);
     });
     const budget = budgetLeft(this.rule.maxPerCycle, this.budgetWindowMs, recent, now);
     return selectWithinBudget(verdicts, budget.allowed, budget.freesInMs);
   }
 
-  /** holdForPause — a pause of scope `all` holds auto-uncordon too (docs/pause.md); otherwise it goes on. */
-  private holdForPause(v: UncordonVerdict): UncordonVerdict {
-    return holdForPause(v, this.pause.check('uncordon'), this.pressureRequeueMs);
+  /** admission — the disruption gate for auto-uncordon now: only a pause of scope `all` holds it (docs/pause.md). */
+  private async admission(): Promise<Admission> {
+    return this.pause.admit('uncordon');
   }
 
     /** poolFigures — the ledger's figures per pool, read only in learned grace mode. */
@@ -232,12 +234,16 @@ export class UncordonService {
       const now = this.clock.now();
       const [observations, history, pressure] = await Promise.all([this.repo.observations([name]), this.repo.uncordonHistory([name], now), this.pressure.memoryOf([name])]);
       const snapshot = cordonedNodeSnapshot(fresh);
-      const verdict = this.holdForPause(holdForPressure(
-        decideUncordon(snapshot, this.observation(observations.get(name), history.get(name), fresh), now, this.ruleFor(fresh, await this.poolFigures())),
-        pressure.get(name),
-        this.pressureThreshold,
+      const verdict = holdForPause(
+        holdForPressure(
+          decideUncordon(snapshot, this.observation(observations.get(name), history.get(name), fresh), now, this.ruleFor(fresh, await this.poolFigures())),
+          pressure.get(name),
+          this.pressureThreshold,
+          this.pressureRequeueMs,
+        ),
+        await this.admission(),
         this.pressureRequeueMs,
-      ));
+      );
       if (verdict.decision !== 'uncordon') {
         this.logger.info('stale plan dropped on a fresh read', { node: name, decision: verdict.decision, reason: verdict.reason });
         return done('stale');

@@ -96,8 +96,8 @@ export class DrainService {
    */
   async start(req: DrainRequest, meta: CommandMeta): Promise<DrainOperation> {
     // No drain starts while the fleet is paused (or the pause is unknown): 409 naming why (docs/pause.md).
-    const pause = await this.pause.checkReady('drain');
-    if (!pause.go) throw new CodedError('CONFLICT', `no drain starts: ${pause.detail}`, { node: req.node, reason: pause.reason });
+    const admitted = await this.pause.admit('drain');
+    if (!admitted.admit) throw new CodedError('CONFLICT', `no drain starts: ${admitted.detail}`, { node: req.node, reason: admitted.reason });
     const node = await this.kube.getNode(req.node);
     if (!node) throw new CodedError('NOT_FOUND', `node ${req.node} not found`, { node: req.node });
     const options: DrainOptions = {
@@ -244,10 +244,10 @@ export class DrainService {
     const refusals: { pod: string; pdb: string }[] = [];
     // A pause stops a running drain at a safe point: no new eviction (one sent is not taken back); it stays running
     // and cordoned with `progress.pausedSince`, and goes on when the pause ends; its deadline still counts.
-    const pause = step.action === 'evict' ? this.pause.check('drain') : { go: true as const };
-    if (!pause.go) {
+    const admitted = step.action === 'evict' ? await this.pause.admit('drain') : undefined;
+    if (admitted && !admitted.admit) {
       const pausedSince = (op.progress.pausedSince as string | undefined) ?? now.toISOString();
-      if (!op.progress.pausedSince) this.logger.info('drain paused at a safe point: no new eviction', { node: op.node, operationId: op.id, reason: pause.detail });
+      if (!op.progress.pausedSince) this.logger.info('drain paused at a safe point: no new eviction', { node: op.node, operationId: op.id, reason: admitted.detail });
       if (!(await this.repo.saveStep(op.id, { ...progress(loop.state), pausedSince }, drainStateToJson({ term: ctx.term, loop: { ...loop, results: [], present } }), now, ctx.fence))) return {};
       return { requeueAfterMs: Math.min(this.config.SCAN_INTERVAL_SECONDS * 1000, Math.max(0, op.startedAt.getTime() + op.options.timeoutSeconds * 1000 - now.getTime()) + 1) };
     }

@@ -121,9 +121,11 @@ export class FenceService {
     }
     // The fence's first disruptive step: past here the instance is stopped. A pause holds it here, before the EC2
     // call (its intent stays `pending`); once the call is made the fence finishes (docs/pause.md).
-    const pause = await this.pause.checkReady('fence');
-    if (!pause.go) {
-      this.logger.info('fence waits before its EC2 call: disruptive actions paused', { node: op.node, reason: pause.detail });
+    // A recorded fence is under way: its start (and approval, under `manual`) was admitted when its intent was
+    // recorded, and a window governs starting only — so here the pause alone can hold it.
+    const admitted = await this.pause.admit('fence', { policy: this.config.DISRUPTION_APPROVAL, windows: this.config.DISRUPTION_WINDOWS, nodePool: undefined, now: this.clock.now(), running: true });
+    if (!admitted.admit) {
+      this.logger.info('fence waits before its EC2 call: disruptive actions paused', { node: op.node, reason: admitted.detail });
       return { requeueAfterMs: this.config.SCAN_INTERVAL_SECONDS * 1000 };
     }
     if (!(await this.leader.stillLeader())) return {};

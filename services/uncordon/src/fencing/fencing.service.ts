@@ -29,11 +29,11 @@ import {
   type Metrics,
   type SqlRunner,
 } from '@nodes-manager/platform';
-import { approvalModeFor, windowState } from '@nodes-manager/disruption';
+import { admit, approvalModeFor, windowState, type PauseCheck } from '@nodes-manager/disruption';
 import type { UncordonConfig } from '../config.js';
 import { isNodeReady, nodePoolOf, parseProviderId, readinessOf, zoneOf as nodeZoneOf } from '@nodes-manager/kube';
 import { decideFencing, type FenceCandidate, type FencingDecision } from './domain/decide-fencing.js';
-import { gateFence, recheckApprovedFence, type FenceGate } from './domain/gate-fencing.js';
+import { fenceApprovalInPlay, gateFence, recheckApprovedFence, type FenceGate } from './domain/gate-fencing.js';
 import { fencingView, type FencingRepository } from './fencing.repository.js';
 import { FENCING_ACTOR, fencingRecordOf } from './fence.service.js';
 import type { KubeFencing, LeaseReading } from '../adapters/outbound/kube-fencing.adapter.js';
@@ -51,10 +51,12 @@ const poolOf = (n: k8s.V1Node | undefined): string | undefined => (n ? nodePoolO
 /** withGate — a FENCE verdict held by the approval gate says so in its message. */
 function withGate(v: FencingVerdict, gate: FenceGate | undefined): FencingVerdict {
   if (!gate || gate.action === 'fence' || gate.action === 'request_approval') return v;
+  if (gate.action === 'held') return { ...v, message: `${v.message}; ${gate.detail}` };
   const why = gate.action === 'rejected' ? `fencing it was rejected (${gate.approvalId}): not asked again for this node` : `waits for approval ${gate.approvalId} (${gate.status})`;
   return { ...v, message: `${v.message}; ${why}` };
 }
-const gateKey = (g: FenceGate | undefined): string => (!g || g.action === 'fence' || g.action === 'request_approval' ? '' : `${g.approvalId}:${g.action === 'approval_open' ? g.status : 'rejected'}`);
+const gateKey = (g: FenceGate | undefined): string =>
+  !g || g.action === 'fence' || g.action === 'request_approval' ? '' : g.action === 'held' ? 'held' : `${g.approvalId}:${g.action === 'approval_open' ? g.status : 'rejected'}`;
 
 /** What one cycle knows, for carrying out approved fences against it. */
 interface CycleView {
@@ -122,16 +124,18 @@ export class FencingService {
         alreadyFenced: fenced.has(n.metadata?.uid ?? ''),
       });
     }
+    // Right before fences start: the pause, then (in `gates`) the approval — the disruption gate's order.
+    const pause = await this.pause.check('fence');
     const decision = decideFencing(candidates, now, {
       enabled: this.config.FENCING_ENABLED,
       leaseTimeoutSeconds: this.config.FENCING_LEASE_TIMEOUT_SECONDS,
       maxUnhealthy: { count: this.config.FENCING_MAX_UNHEALTHY_COUNT, percent: this.config.FENCING_MAX_UNHEALTHY_PERCENT },
-      // Right before fences start: the fleet-wide pause turns a FENCE verdict into a wait (docs/pause.md).
-      pause: await this.pause.checkReady('fence'),
+      // The fleet-wide pause turns a FENCE verdict into a wait (docs/pause.md).
+      pause,
     });
     const cacheByName = new Map(all.map((n) => [n.metadata?.name ?? '', n]));
     // DISRUPTION_APPROVAL for `fence`: under `manual` a FENCE verdict becomes a request (docs/fencing.md#approval).
-    const gates = await this.gates(decision, cacheByName, now);
+    const gates = await this.gates(decision, cacheByName, now, pause);
     const verdicts = decision.verdicts.map((v) => withGate(v, gates.get(v.node)));
     // Verdicts are written when they change (decision, reason and gate per node, the shares), not every cycle.
     const key = JSON.stringify([verdicts.map((v) => [v.node, v.decision, v.reason, gateKey(gates.get(v.node))]), decision.overall, decision.zones, decision.pools]);
@@ -176,14 +180,16 @@ export class FencingService {
    * object's earlier fence approvals): a request is made when none is open and none was rejected. Dry runs record
    * what would have run, as before: nothing is done, so nothing waits for an approval. Under `automatic`, none.
    */
-  private async gates(decision: FencingDecision, nodes: ReadonlyMap<string, k8s.V1Node>, now: Date): Promise<Map<string, FenceGate>> {
+  private async gates(decision: FencingDecision, nodes: ReadonlyMap<string, k8s.V1Node>, now: Date, pause: PauseCheck): Promise<Map<string, FenceGate>> {
     const out = new Map<string, FenceGate>();
     const mode = approvalModeFor(this.config.DISRUPTION_APPROVAL, 'fence');
     if (mode === 'automatic' || this.config.FENCING_DRY_RUN || decision.fence.length === 0) return out;
     const earlier = await this.approvals.ofSubjects(decision.fence.map((c) => c.name));
     for (const c of decision.fence) {
       const mine = earlier.filter((a) => a.subject === c.name && a.extra['nodeUid'] === c.uid);
-      let gate = gateFence(mode, mine);
+      let gate = gateFence(
+        admit('fence', { pause, policy: this.config.DISRUPTION_APPROVAL, windows: this.config.DISRUPTION_WINDOWS, nodePool: poolOf(nodes.get(c.name)), now, approval: fenceApprovalInPlay(mine) }),
+      );
       if (gate.action === 'request_approval') {
         const verdict = decision.verdicts.find((v) => v.node === c.name)!;
         const a = await this.approvals.request(
@@ -224,19 +230,17 @@ export class FencingService {
     const node = view.nodes.get(a.subject);
     const candidate = view.candidates.get(a.subject) ?? (node ? this.candidateOf(node) : undefined);
     const pool = poolOf(node) ?? a.nodes[0]?.nodePool ?? undefined;
+    // The disruption gate for an approved fence: the pause (asked afresh), then its window; either holds it unclaimed.
+    const admitted = await this.pause.admit('fence', { policy: this.config.DISRUPTION_APPROVAL, windows: this.config.DISRUPTION_WINDOWS, nodePool: pool, now: this.clock.now(), approval: { kind: 'approved', id: a.id } }, { fresh: true });
+    if (!admitted.admit) {
+      this.logger.debug('approved fence waits', { approvalId: a.id, node: a.subject, reason: admitted.reason, detail: admitted.detail });
+      return;
+    }
     const check = recheckApprovedFence(
       { node: a.subject, nodeUid: String(extra['nodeUid'] ?? '') },
       { ...(candidate ? { candidate } : {}), ...(view.decision.verdicts.find((v) => v.node === a.subject) ? { verdict: view.decision.verdicts.find((v) => v.node === a.subject)! } : {}), window: windowState(this.config.DISRUPTION_WINDOWS, pool, this.clock.now()) },
     );
-    if (!check.go && check.wait) {
-      this.logger.debug('approved fence waits for its maintenance window', { approvalId: a.id, node: a.subject, opensAt: check.opensAt?.toISOString() });
-      return;
-    }
-    // Paused (or the pause unknown): the approved fence waits, unclaimed (docs/pause.md).
-    if (!this.pause.check('fence').go) {
-      this.logger.debug('approved fence waits: disruptive actions paused', { approvalId: a.id, node: a.subject });
-      return;
-    }
+    if (!check.go && check.wait) return;
     if (!(await this.approvals.claim(a.id))) return;
     if (!check.go) {
       await this.approvals.finish(a.id, [{ node: a.subject, outcome: 'skipped', reason: check.reason, detail: check.detail }], meta);

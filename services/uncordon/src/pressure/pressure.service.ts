@@ -137,9 +137,9 @@ export class PressureService {
         pods,
       });
       // The fleet-wide pause holds relief (one eviction: nothing running to stop); sampling goes on (docs/pause.md).
-      const pause = d.action === 'evict' ? this.pause.check('pressure_relief') : { go: true as const };
-      if (!pause.go) this.logger.info('pressure relief held: disruptive actions paused', { node: name, reason: pause.detail });
-      if (d.action === 'evict' && pause.go && (await this.leader.stillLeader())) {
+      const admitted = d.action === 'evict' ? await this.pause.admit('pressure_relief') : undefined;
+      if (admitted && !admitted.admit) this.logger.info('pressure relief held: disruptive actions paused', { node: name, reason: admitted.detail });
+      if (d.action === 'evict' && admitted?.admit && (await this.leader.stillLeader())) {
         const r = await this.kube.evict(d.pod.namespace, d.pod.name);
         const outcome =
           r.outcome === 'accepted' || r.outcome === 'not-found'

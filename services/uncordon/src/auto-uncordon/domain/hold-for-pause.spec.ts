@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { UncordonReason, type UncordonVerdict } from '@nodes-manager/contracts';
-import type { PauseCheck } from '@nodes-manager/disruption';
+import { admit, type PauseCheck } from '@nodes-manager/disruption';
 import { holdForPause } from './hold-for-pause.js';
 
 const verdict = (decision: UncordonVerdict['decision']): UncordonVerdict => ({ node: 'n-1', decision, reason: decision === 'uncordon' ? UncordonReason.UNCORDON : UncordonReason.WAITING_GRACE_PERIOD, evidence: {} }) as unknown as UncordonVerdict;
@@ -13,6 +13,7 @@ describe('holdForPause — auto-uncordon through a pause', () => {
     ['the pause unknown does not hold what gives capacity back', verdict('uncordon'), { go: false, reason: 'pause_unknown', detail: 'unknown' }, 'uncordon', UncordonReason.UNCORDON],
     ['a waiting verdict stays as it is', verdict('wait'), pausedAll, 'wait', UncordonReason.WAITING_GRACE_PERIOD],
   ])('%s', (_t, v, pause, decision, reason) => {
-    expect(holdForPause(v, pause, 30_000)).toMatchObject({ decision, reason });
+    const admission = admit('uncordon', { pause, policy: { default: 'manual', byKind: {} }, windows: [], nodePool: undefined, now: new Date('2026-12-01T12:00:00Z') });
+    expect(holdForPause(v, admission, 30_000)).toMatchObject({ decision, reason });
   });
 });

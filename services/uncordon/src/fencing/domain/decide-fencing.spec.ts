@@ -5,7 +5,7 @@ import { decideEc2Step, decideFencing, type FenceCandidate, type FencingRuleConf
 const NOW = new Date('2026-12-01T12:00:00Z');
 const ago = (s: number) => new Date(NOW.getTime() - s * 1000);
 // A count of 1: the percentage alone decides (a share counts only from two dead nodes), as before the count existed.
-const config: FencingRuleConfig = { enabled: true, leaseTimeoutSeconds: 60, maxUnhealthy: { count: 1, percent: 20 } };
+const config: FencingRuleConfig = { enabled: true, leaseTimeoutSeconds: 60, maxUnhealthy: { count: 1, percent: 20 }, pause: { go: true } };
 
 /** aNode — an opted-in, Ready node in zone a with a fresh Lease; overrides make it what the row needs. */
 const aNode = (name: string, o: Partial<FenceCandidate> = {}): FenceCandidate => ({

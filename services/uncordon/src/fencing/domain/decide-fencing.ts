@@ -31,7 +31,7 @@ export interface FencingRuleConfig {
    */
   readonly maxUnhealthy: TwoNumberLimit;
   /** The fleet-wide pause (docs/pause.md): when it holds `fence`, a FENCE verdict waits with reason PAUSED. */
-  readonly pause?: PauseCheck;
+  readonly pause: PauseCheck;
 }
 
 export interface FencingDecision {
@@ -161,7 +161,7 @@ export function decideFencing(candidates: readonly FenceCandidate[], now: Date, 
       verdict('skip', FencingReason.PARTITION_SUSPECTED, `${shareWords(where, limit)}: a control-plane or network fault is more likely than dead nodes`);
       continue;
     }
-    if (config.pause && !config.pause.go) {
+    if (!config.pause.go) {
       verdict('wait', FencingReason.PAUSED, `would be fenced, but ${config.pause.detail}`);
       continue;
     }

@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { FencingReason, type FencingVerdict } from '@nodes-manager/contracts';
-import type { WindowState } from '@nodes-manager/disruption';
+import { admit, type WindowState } from '@nodes-manager/disruption';
 import type { FenceCandidate } from './decide-fencing.js';
-import { gateFence, recheckApprovedFence, type FenceApprovalFacts, type FenceGate, type FenceNow, type FenceRecheck } from './gate-fencing.js';
+import { fenceApprovalInPlay, gateFence, recheckApprovedFence, type FenceApprovalFacts, type FenceGate, type FenceNow, type FenceRecheck } from './gate-fencing.js';
 
 describe('gateFence — what a FENCE verdict does under DISRUPTION_APPROVAL for fence', () => {
   const a = (status: FenceApprovalFacts['status'], id = `fence-${status}`): FenceApprovalFacts => ({ id, status });
@@ -19,7 +19,8 @@ describe('gateFence — what a FENCE verdict does under DISRUPTION_APPROVAL for 
     ['manual, one failed its re-check: asked again', 'manual', [a('failed')], { action: 'request_approval' }],
     ['manual, one executed whose fence was abandoned (Lease renewed): asked again', 'manual', [a('executed')], { action: 'request_approval' }],
   ])('%s', (_, mode, approvals, expected) => {
-    expect(gateFence(mode, approvals)).toEqual(expected);
+    const admission = admit('fence', { pause: { go: true }, policy: { default: mode, byKind: {} }, windows: [], nodePool: undefined, now: new Date('2026-12-01T12:00:00Z'), approval: fenceApprovalInPlay(approvals) });
+    expect(gateFence(admission)).toEqual(expected);
   });
 });
 

@@ -1,5 +1,5 @@
 import type { ApprovalStatus, FencingVerdict } from '@nodes-manager/contracts';
-import type { ApprovalMode, WindowState } from '@nodes-manager/disruption';
+import type { Admission, ApprovalInPlay, WindowState } from '@nodes-manager/disruption';
 import type { FenceCandidate } from './decide-fencing.js';
 
 /** FenceApprovalFacts — what the gate needs of one earlier fence approval of the same node object. */
@@ -13,25 +13,43 @@ export type FenceGate =
   | { readonly action: 'fence' }
   | { readonly action: 'request_approval' }
   | { readonly action: 'approval_open'; readonly approvalId: string; readonly status: ApprovalStatus }
-  | { readonly action: 'rejected'; readonly approvalId: string };
+  | { readonly action: 'rejected'; readonly approvalId: string }
+  /** Not admitted for another reason (the pause): nothing is fenced or asked. */
+  | { readonly action: 'held'; readonly detail: string };
 
 const OPEN: readonly ApprovalStatus[] = ['pending', 'approved', 'executing'];
 
 /**
- * gateFence — the approval gate of one node that the fencing rule would fence. `automatic`: fence now, as before
- * (maintenance windows do not hold an automatic fence: the node is down already, the fence only proves it).
- * `manual`: an approval request instead — unless one for this node object is still in play (pending, approved or
- * executing: wait for it), or one was rejected (an operator said no to fencing this node object: never asked again).
- * An expired request, or one that failed its re-check, is asked again while the node stays hung. `approvals` are the
- * earlier fence approvals of this node object (its uid), in any order.
+ * fenceApprovalInPlay — the earlier fence approvals of one node object (its uid, in any order) as the disruption gate
+ * reads them: one still in play (pending, approved or executing: wait for it), else one rejected (an operator said no
+ * to fencing this node object: never asked again), else none — an expired request, or one that failed its re-check,
+ * is asked again while the node stays hung.
  */
-export function gateFence(mode: ApprovalMode, approvals: readonly FenceApprovalFacts[]): FenceGate {
-  if (mode === 'automatic') return { action: 'fence' };
+export function fenceApprovalInPlay(approvals: readonly FenceApprovalFacts[]): ApprovalInPlay {
   const open = approvals.find((a) => OPEN.includes(a.status));
-  if (open) return { action: 'approval_open', approvalId: open.id, status: open.status };
+  if (open) return { kind: 'open', id: open.id, status: open.status };
   const rejected = approvals.find((a) => a.status === 'rejected');
-  if (rejected) return { action: 'rejected', approvalId: rejected.id };
-  return { action: 'request_approval' };
+  return rejected ? { kind: 'rejected', id: rejected.id } : { kind: 'none' };
+}
+
+/**
+ * gateFence — what a FENCE verdict does, from the disruption gate's admission (`admit('fence', …)`, libs/disruption):
+ * `automatic` fences now, as before (maintenance windows do not hold an automatic fence: the node is down already,
+ * the fence only proves it); `manual` asks for an approval, or waits for the one in play, or — rejected — never asks
+ * again.
+ */
+export function gateFence(a: Admission): FenceGate {
+  if (a.admit) return { action: 'fence' };
+  switch (a.reason) {
+    case 'request_approval':
+      return { action: 'request_approval' };
+    case 'approval_open':
+      return { action: 'approval_open', approvalId: a.approvalId, status: a.status };
+    case 'approval_rejected':
+      return { action: 'rejected', approvalId: a.approvalId };
+    default:
+      return { action: 'held', detail: a.detail };
+  }
 }
 
 /** The approved fence as it was asked: which node object. */
