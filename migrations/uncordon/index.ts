@@ -9,6 +9,7 @@ import { UncordonDrainState1765300000000 } from './1765300000000-drain-state.js'
 import { UncordonDisruptionPause1765400000000 } from './1765400000000-disruption-pause.js';
 import { UncordonOutboxTraceContext1765500000000 } from './1765500000000-outbox-trace-context.js';
 import { UncordonLeaderTerms1766100000000 } from './1766100000000-leader-terms.js';
+import { UncordonSpotInterruptions1766400000001 } from './1766400000001-spot-interruptions.js';
 import { UncordonRetentionIndexes1766600000000 } from './1766600000000-retention-indexes.js';
 
 /** The uncordon migrations, in order. Imported by the service so that no build of it can leave them out. */
@@ -23,5 +24,6 @@ export const migrations: (new () => MigrationInterface)[] = [
   UncordonDisruptionPause1765400000000,
   UncordonOutboxTraceContext1765500000000,
   UncordonLeaderTerms1766100000000,
+  UncordonSpotInterruptions1766400000001,
   UncordonRetentionIndexes1766600000000,
 ];

@@ -153,7 +153,10 @@ function validRequest(key: string): { path?: Record<string, string>; query?: str
     case 'GET /api/v1/rebalances':
       return { query: 'limit=5' };
     case 'GET /api/v1/rebalances/summary':
+    case 'GET /api/v1/rebalances/interruption-rates':
       return {};
+    case 'GET /api/v1/rebalances/interruptions':
+      return { query: 'zone=us-east-1a' };
     case 'GET /api/v1/approvals':
       return { query: 'status=pending' };
     // No action waits for approval in this run (approval is automatic): an unknown id answers its documented 404.

@@ -9,6 +9,7 @@ import type { ApprovalDecisionRequest, ApprovalsListQuery, ApprovalView } from '
 import type { CommandName, NameOf, SentPattern } from './command-schemas/index.js';
 import type { FencingView, InstanceFenceRequest, InstanceFenceReply, InstancesDescribeReply, InstancesDescribeRequest, NodePressure } from './fencing.js';
 import type { RebalancesListQuery, RebalancesSummary, RebalancesSummaryQuery, RebalanceView } from './rebalance.js';
+import type { InterruptionRates, InterruptionRatesQuery, InterruptionsListQuery, InterruptionsListReply, NodeHoursQuery, NodeHoursReply } from './interruptions.js';
 import type { DrainOperation } from './uncordon.js';
 import type { PauseRequest, PauseView } from './pause.js';
 import type { PlacementEntry } from './placement.js';
@@ -106,12 +107,15 @@ type Names = { name: string };
 export interface CommandTypes {
   'nodes.list': { request: NodesListQuery; reply: Page<NodeView> };
   'node.get': { request: NodeGetQuery; reply: NodeDetail };
+  'nodehours.list': { request: NodeHoursQuery; reply: NodeHoursReply };
   'cordons.list': { request: { limit?: number; cursor?: string; verdict?: 'uncordon' | 'wait' | 'skip' }; reply: Page<JsonObject> };
   'events.list': { request: { limit?: number; cursor?: string; node?: string; action?: string }; reply: Page<JsonObject> };
   'node.drain': { request: DrainRequest; reply: DrainOperation };
   'drain.get': { request: { id: string } | { node: string }; reply: DrainOperation };
   'rebalances.list': { request: RebalancesListQuery; reply: Page<RebalanceView> };
   'rebalances.summary': { request: RebalancesSummaryQuery; reply: RebalancesSummary };
+  'interruptions.list': { request: InterruptionsListQuery; reply: InterruptionsListReply };
+  'interruptions.rates': { request: InterruptionRatesQuery; reply: InterruptionRates };
   'fencing.status': { request: { limit?: number; node?: string }; reply: FencingView };
   'pressure.list': { request: { node?: string }; reply: { items: NodePressure[] } };
   'decisions.list': { request: { limit?: number; cursor?: string; kind?: string; subject?: string }; reply: Page<JsonObject> };

@@ -12,6 +12,7 @@ export * from './cursor.js';
 export * from './list-cursors.js';
 export * from './fencing.js';
 export * from './rebalance.js';
+export * from './interruptions.js';
 export * from './approvals.js';
 export * from './pause.js';
 export * from './placement.js';

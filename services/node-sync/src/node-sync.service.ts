@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { Inject, Injectable } from '@nestjs/common';
-import { EventTypes, type CloudEvent, type NodesListQuery } from '@nodes-manager/contracts';
+import { EventTypes, type CloudEvent, type NodeHoursQuery, type NodeHoursReply, type NodesListQuery } from '@nodes-manager/contracts';
 import {
   CLOCK, CodedError, LOGGER, makeEvent, METRICS, OUTBOX, STALE_WRITE, type Clock, type JsonLogger, type LeaderElector, type Metrics, type Outbox,
 } from '@nodes-manager/platform';
@@ -150,6 +150,15 @@ export class NodeSyncService {
 
   list(q: NodesListQuery) {
     return this.repo.list(q);
+  }
+
+  /** nodeHours — node-hours per pool over [from, to) (default to: now), from the node lifetimes (docs/node-sync.md#node-lifetimes). */
+  async nodeHours(q: NodeHoursQuery): Promise<NodeHoursReply> {
+    const from = new Date(q.from);
+    const to = q.to ? new Date(q.to) : this.clock.now();
+    if (!(from.getTime() < to.getTime())) throw new CodedError('VALIDATION_FAILED', 'from: must be before to', { errors: [{ in: 'command', field: 'from', message: 'must be before to' }] });
+    const pools = await this.repo.nodeHours(from, to, { ...(q.capacityType ? { capacityType: q.capacityType } : {}), ...(q.hourly ? { hourly: true } : {}) });
+    return { from: from.toISOString(), to: to.toISOString(), pools };
   }
 
   async get(id: string) {

@@ -30,6 +30,14 @@ export const uncordonRetention: RetentionSpec = {
       keep: { sql: `t.resolved_at IS NULL`, why: 'a rebalance not resolved yet (still watched)' },
       outlives: ['STEERING_WINDOW_HOURS', 'REBALANCE_FIGURES_DAYS'],
     },
+    {
+      table: 'spot_interruptions',
+      column: 'interrupted_at',
+      variable: 'RETENTION_SPOT_INTERRUPTIONS_DAYS',
+      dflt: 60,
+      holds: 'every Spot interruption, with or without a recommendation before it',
+      outlives: ['STEERING_WINDOW_HOURS', 'REBALANCE_FIGURES_DAYS'],
+    },
     approvalsRule('fence_approvals'),
     approvalsRule('drain_approvals'),
     {

@@ -18,3 +18,7 @@ export const DRAIN_APPROVALS = Symbol('DRAIN_APPROVALS');
 export const UNCORDON_APPROVALS = Symbol('UNCORDON_APPROVALS');
 /** The fleet-wide pause's table (docs/pause.md): uncordon keeps it. */
 export const PAUSE_REPOSITORY = Symbol('PAUSE_REPOSITORY');
+/** The Spot interruptions' repository (`nodes.spot_interruptions`): SpotInterruptionsRepository. */
+export const SPOT_INTERRUPTIONS = Symbol('SPOT_INTERRUPTIONS');
+/** Node-hours per pool, asked of node-sync: NodeHours. */
+export const NODE_HOURS = Symbol('NODE_HOURS');

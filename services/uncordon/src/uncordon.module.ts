@@ -50,7 +50,9 @@ import {
   UNCORDON_LEADER,
   UNCORDON_REPOSITORY,
 } from './tokens.js';
-import { INSTANCE_STATES, NODE_EVENTS, PAUSE_REPOSITORY, REBALANCE_REPOSITORY } from './tokens.js';
+import { INSTANCE_STATES, NODE_EVENTS, NODE_HOURS, PAUSE_REPOSITORY, REBALANCE_REPOSITORY, SPOT_INTERRUPTIONS } from './tokens.js';
+import { BusNodeHours } from './rebalance-ledger/node-hours.adapter.js';
+import { SpotInterruptionsRepository } from './rebalance-ledger/spot-interruptions.repository.js';
 
 export { UNCORDON_CONFIG } from './tokens.js';
 
@@ -104,6 +106,8 @@ export class UncordonModule {
             new KubeNodeEvents(kube.kc, { logger, metrics: { metrics, service: 'uncordon' }, resyncMs: config.SCAN_INTERVAL_SECONDS * 1000, now: () => clock.now().getTime() }),
         },
         { provide: INSTANCE_STATES, inject: [COMMAND_BUS], useFactory: (bus: CommandBus) => new BusInstanceStates(bus) },
+        { provide: NODE_HOURS, inject: [COMMAND_BUS], useFactory: (bus: CommandBus) => new BusNodeHours(bus) },
+        { provide: SPOT_INTERRUPTIONS, inject: [DATA_SOURCE], useFactory: (ds: DataSource) => new SpotInterruptionsRepository(ds) },
         // The pause's owner reads its own table (docs/pause.md#who-keeps-it-and-how-every-service-learns-it).
         { provide: PAUSE_REPOSITORY, inject: [DATA_SOURCE, OUTBOX], useFactory: (ds: DataSource, outbox: Outbox) => new PauseRepository(ds, outbox) },
         {

@@ -1,5 +1,5 @@
 import { CAPACITY_TYPES, NODE_STATES } from '../api.js';
-import { arrayOf, bool, closed, int, mapOf, nullable, nullableStr, oneOf, open, page, str, time, uuid, type JsonSchema } from '../json-schema.js';
+import { arrayOf, bool, closed, int, mapOf, nullable, nullableStr, num, oneOf, open, page, str, time, uuid, type JsonSchema } from '../json-schema.js';
 import { cursor, limit, objectName, type CommandSchema } from './command-schema.js';
 
 const resources = open({ cpuMilli: int(), memoryBytes: int(), gpu: int(), pods: int() }, ['cpuMilli', 'memoryBytes', 'gpu', 'pods']);
@@ -48,7 +48,24 @@ export const NODE_DETAIL_SCHEMA: JsonSchema = {
   required: [...(NODE_VIEW_SCHEMA['required'] as string[]), 'pods'],
 };
 
+const poolNodeHours = open(
+  {
+    instanceType: nullableStr(),
+    zone: nullableStr(),
+    capacityType: nullableStr(),
+    nodes: int('Node objects that lived in the pool in the window'),
+    nodeHours: num('the time they lived in it, in hours'),
+    hours: arrayOf(open({ from: time("the clock hour's start"), nodeHours: num() }), 'per clock hour, when asked with hourly'),
+  },
+  ['hours'],
+);
+
 export const NODE_SYNC_COMMAND_SCHEMAS = {
+  'nodehours.list': {
+    summary: 'Node-hours per pool (instance type × zone × capacity type) over a window, from the record of when each node came and went; per clock hour with hourly.',
+    request: closed({ from: time("the window's start"), to: time("its end (default now)"), capacityType: oneOf(CAPACITY_TYPES), hourly: bool() }, ['to', 'capacityType', 'hourly']),
+    reply: open({ from: time(), to: time(), pools: arrayOf(poolNodeHours) }),
+  },
   'nodes.list': {
     summary: 'Nodes with their state, resources and pod counts, a keyset page at a time; filters state, zone, type, capacity type, pool.',
     request: closed(

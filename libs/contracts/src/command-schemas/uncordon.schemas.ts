@@ -1,7 +1,7 @@
 import { EVENT_DATA_SCHEMAS } from '../event-schemas.js';
 import { FENCING_ACTIONS, FENCING_REASONS, FencingStatus, PRESSURE_MODES } from '../fencing.js';
 import { anyObject, arrayOf, bool, closed, int, mapOf, nullable, nullableNum, nullableStr, nullableTime, num, oneOf, open, page, str, time, uuid, type JsonSchema } from '../json-schema.js';
-import { REBALANCE_OUTCOMES } from '../rebalance.js';
+import { INTERRUPTION_SOURCES, REBALANCE_EVIDENCE_KINDS, REBALANCE_OUTCOMES } from '../rebalance.js';
 import { DrainStatus, UNCORDON_REASONS } from '../uncordon.js';
 import { cursor, limit, objectName, type CommandSchema } from './command-schema.js';
 
@@ -112,6 +112,40 @@ const figures: JsonSchema = open({
   leadTimeMinutes: nullable(open({ samples: int(), median: num(), p90: num() })),
   nodeHoursGivenBack: num('time auto-uncordon gave back before the node ended, was cordoned again or the horizon passed'),
 });
+const INTERRUPTION_SCHEMA: JsonSchema = open(
+  {
+    id: uuid(),
+    node: str(),
+    nodeUid: str(),
+    instanceId: nullableStr(),
+    instanceType: nullableStr(),
+    zone: nullableStr(),
+    capacityType: nullableStr(),
+    nodePool: nullableStr(),
+    interruptedAt: time(),
+    source: oneOf(INTERRUPTION_SOURCES, 'the first signal; its time is the interruption\'s'),
+    rebalanceId: { ...nullable(uuid()), description: 'the ledger row of the rebalance recommendation it followed; null: none seen' },
+    evidence: arrayOf(open({ kind: oneOf(REBALANCE_EVIDENCE_KINDS), at: time(), detail: str(), source: str() }, ['detail', 'source'])),
+  },
+  [],
+  'One Spot interruption of one Node object, whatever came before it (docs/rebalance-ledger.md#interruptions-per-1000-node-hours).',
+);
+const rate = {
+  interruptions: int(),
+  withoutRecommendation: int('interruptions no rebalance recommendation came before'),
+  nodeHours: num(),
+  nodes: int(),
+  per1000NodeHours: nullableNum('interruptions per 1,000 node-hours; null with no node-hours'),
+  interval95: { type: ['array', 'null'], items: num(), description: '95% exact (Garwood) Poisson interval of the rate' },
+};
+const RATES_SCHEMA: JsonSchema = open({
+  from: time(),
+  to: time(),
+  nodeHours: open({ available: bool(), detail: str() }, ['detail']),
+  cluster: open(rate),
+  byPool: arrayOf(open({ ...rate, instanceType: nullableStr(), zone: nullableStr() })),
+});
+
 const grouped = (keys: string[]): JsonSchema => arrayOf({ ...figures, properties: { ...(figures['properties'] as object), ...Object.fromEntries(keys.map((k) => [k, nullableStr()])) } });
 const SUMMARY_SCHEMA: JsonSchema = open({
   horizonHours: num(),
@@ -244,6 +278,16 @@ export const UNCORDON_COMMAND_SCHEMAS = {
     summary: 'Per Spot pool: how often a rebalance was followed by an interruption, lead times, node-hours given back; rolled up.',
     request: closed(window, ['from', 'to']),
     reply: SUMMARY_SCHEMA,
+  },
+  'interruptions.list': {
+    summary: 'Every Spot interruption in a window, with or without a rebalance recommendation before it, oldest first (at most 10,000).',
+    request: closed({ from: time('interruptions at or after'), to: time('interruptions before'), instanceType: str(), zone: str() }, ['from', 'to', 'instanceType', 'zone']),
+    reply: open({ from: time(), to: time(), items: arrayOf(INTERRUPTION_SCHEMA), truncated: bool() }),
+  },
+  'interruptions.rates': {
+    summary: "Per Spot pool: interruptions per 1,000 node-hours (node-hours from node-sync), with the exact Poisson interval; how many came with no recommendation.",
+    request: closed({ from: time("the window's start"), to: time("the window's end") }, ['from', 'to']),
+    reply: RATES_SCHEMA,
   },
   'fencing.status': {
     summary: 'Fencing of hung nodes: settings, partition shares, verdicts of nodes that are not Ready, the latest operations.',

@@ -5,6 +5,10 @@ import {
   EventTypes,
   LEDGER_SOURCES,
   type InstanceState,
+  type InterruptionRates,
+  type InterruptionRatesQuery,
+  type InterruptionsListQuery,
+  type InterruptionsListReply,
   type LedgerSource,
   type RebalanceFigures,
   type RebalanceObservedData,
@@ -23,12 +27,18 @@ import type { KubeNodeEvents, LedgerEventsView } from './kube-node-events.adapte
 import type { InstanceStates } from './instance-states.adapter.js';
 import type { NodeSource } from '../adapters/outbound/node-source.adapter.js';
 import { viewOf, type RebalanceLedgerRepository } from './rebalance-ledger.repository.js';
-import { INSTANCE_STATES, NODE_EVENTS, NODE_SOURCE, REBALANCE_REPOSITORY, UNCORDON_CONFIG, UNCORDON_LEADER } from '../tokens.js';
+import { INSTANCE_STATES, NODE_EVENTS, NODE_HOURS, NODE_SOURCE, REBALANCE_REPOSITORY, SPOT_INTERRUPTIONS, UNCORDON_CONFIG, UNCORDON_LEADER } from '../tokens.js';
+import { detectInterruptions } from './domain/detect-interruptions.js';
+import { interruptionRates } from './domain/interruption-rates.js';
+import type { NodeHours } from './node-hours.adapter.js';
+import type { SpotInterruptionsRepository } from './spot-interruptions.repository.js';
 
 const LEDGER_ACTOR = 'system:uncordon';
 const DAY_MS = 86_400_000;
 /** A deleted NodeClaim is remembered this long: its Events (kept by the API server for an hour by default) still find its node. */
 const CLAIM_MEMORY_MS = DAY_MS;
+/** A node that went is remembered this long: Events about it (its NodeClaim's too) can still arrive. */
+const GONE_MEMORY_MS = 3_600_000;
 
 /** SourceState — what the ledger has read from one source: signals recorded, and the last one's time. */
 export interface SourceState {
@@ -65,6 +75,9 @@ export class RebalanceLedgerService {
   /** Every NodeClaim seen, deleted ones for {@link CLAIM_MEMORY_MS}: name → its ref and when last seen. */
   private readonly claimMemory = new Map<string, { ref: ClaimRef; seenAt: number }>();
   private unattributed = 0;
+  private lastNodes = new Map<string, LedgerNode>();
+  private readonly goneNodes = new Map<string, { node: LedgerNode; at: number }>();
+  private readonly interruptionsTotal;
   private readonly sources = new Map<LedgerSource, { signals: number; lastAt: string | null }>(LEDGER_SOURCES.map((s) => [s, { signals: 0, lastAt: null }]));
   private ec2NotConfiguredUntil = 0;
   private figuresCache?: { at: number; pools: Map<string, RebalanceFigures> };
@@ -77,6 +90,8 @@ export class RebalanceLedgerService {
     @Inject(NODE_EVENTS) private readonly nodeEvents: KubeNodeEvents,
     @Inject(INSTANCE_STATES) private readonly instances: InstanceStates,
     @Inject(REBALANCE_REPOSITORY) private readonly repo: RebalanceLedgerRepository,
+    @Inject(SPOT_INTERRUPTIONS) private readonly interruptions: SpotInterruptionsRepository,
+    @Inject(NODE_HOURS) private readonly nodeHours: NodeHours,
     @Inject(UNCORDON_LEADER) private readonly leader: LeaderElector,
     @Inject(METRICS) metrics: Metrics,
     @Inject(HEALTH_REGISTRY) health: HealthRegistry,
@@ -90,6 +105,11 @@ export class RebalanceLedgerService {
     };
     this.observedTotal = metrics.counter('nodes_manager_rebalances_observed_total', 'Spot rebalance recommendations entered in the ledger', []);
     this.resolvedTotal = metrics.counter('nodes_manager_rebalances_resolved_total', 'Ledger rows that reached their final outcome, by outcome', ['outcome']);
+    this.interruptionsTotal = metrics.counter(
+      'nodes_manager_spot_interruptions_total',
+      'Spot interruptions recorded, by whether a rebalance recommendation came first (followed) or not (none)',
+      ['recommendation'],
+    );
     this.signalsTotal = metrics.counter(
       'nodes_manager_rebalance_signals_total',
       'Rebalance and interruption signals entered in the ledger as evidence, by the system they came from (karpenter, nth-imds, nth-queue, nth, ec2) and kind',
@@ -117,10 +137,50 @@ export class RebalanceLedgerService {
     for (const e of [...step.opened, ...step.updated]) after.set(e.id, e);
     const next = untilNextHorizonMs([...after.values()], now, this.ledgerConfig.horizonMs);
     const requeue = next !== undefined ? { requeueAfterMs: next } : {};
-    if (step.opened.length === 0 && step.updated.length === 0) return requeue;
-    if (!(await this.leader.stillLeader())) return {};
-    await this.record(step, now);
+    const gone = this.rememberNodes(nodes, now.getTime());
+    if (step.opened.length > 0 || step.updated.length > 0) {
+      if (!(await this.leader.stillLeader())) return {};
+      await this.record(step, now);
+    }
+    await this.recordInterruptions(nodes, gone, events, [...after.values()], now);
     return requeue;
+  }
+
+  /**
+   * rememberNodes — the nodes of this view, remembered for {@link GONE_MEMORY_MS} once gone (an interruption Event
+   * about a node can arrive after it went, its NodeClaim's too). Returns the nodes gone within that time.
+   */
+  private rememberNodes(nodes: readonly LedgerNode[], now: number): LedgerNode[] {
+    const present = new Set(nodes.map((n) => n.uid));
+    for (const [uid, seen] of this.lastNodes) if (!present.has(uid) && !this.goneNodes.has(uid)) this.goneNodes.set(uid, { node: seen, at: now });
+    this.lastNodes = new Map(nodes.map((n) => [n.uid, n]));
+    for (const [uid, g] of this.goneNodes) if (now - g.at > GONE_MEMORY_MS || present.has(uid)) this.goneNodes.delete(uid);
+    return [...this.goneNodes.values()].map((g) => g.node);
+  }
+
+  /**
+   * recordInterruptions — every Spot interruption not recorded yet (docs/rebalance-ledger.md#interruptions-per-1000-node-hours), with or
+   * without a rebalance recommendation before it: the numerator of a pool's interruptions per 1,000 node-hours.
+   */
+  private async recordInterruptions(nodes: readonly LedgerNode[], gone: readonly LedgerNode[], events: readonly NodeEvent[], ledger: readonly LedgerEntry[], now: Date): Promise<void> {
+    const candidates = detectInterruptions({ nodes, gone, events, ledger, recorded: new Set(), now, newId: randomUUID });
+    if (candidates.length === 0) return;
+    const recorded = await this.interruptions.recorded(candidates.map((c) => c.nodeUid));
+    const fresh = candidates.filter((c) => !recorded.has(c.nodeUid));
+    if (fresh.length === 0 || !(await this.leader.stillLeader())) return;
+    for (const e of await this.interruptions.insert(fresh, now)) {
+      this.interruptionsTotal.inc({ service: 'uncordon', recommendation: e.rebalanceId ? 'followed' : 'none' });
+      // The evidence of one that followed a rebalance was counted with its ledger row.
+      if (!e.rebalanceId) for (const x of e.evidence) if (x.source) this.countSignal(x.source, x.kind, x.at);
+      this.logger.info('Spot interruption recorded', { node: e.node, instanceType: e.instanceType, zone: e.zone, interruptedAt: e.interruptedAt.toISOString(), reason: e.source, rebalance: e.rebalanceId ?? 'none seen' });
+    }
+  }
+
+  private countSignal(source: LedgerSource, kind: string, at: string): void {
+    this.signalsTotal.inc({ service: 'uncordon', source, kind });
+    const src = this.sources.get(source)!;
+    src.signals += 1;
+    if (!src.lastAt || at > src.lastAt) src.lastAt = at;
   }
 
   /**
@@ -160,10 +220,7 @@ export class RebalanceLedgerService {
       const had = before.get(e.id)?.evidence ?? [];
       for (const x of e.evidence) {
         if (!x.source || had.some((h) => h.kind === x.kind && h.at === x.at)) continue;
-        this.signalsTotal.inc({ service: 'uncordon', source: x.source, kind: x.kind });
-        const src = this.sources.get(x.source)!;
-        src.signals += 1;
-        if (!src.lastAt || x.at > src.lastAt) src.lastAt = x.at;
+        this.countSignal(x.source, x.kind, x.at);
       }
     }
     for (const e of observed) {
@@ -250,6 +307,36 @@ export class RebalanceLedgerService {
     const from = q.from ? new Date(q.from) : new Date(now.getTime() - this.config.REBALANCE_FIGURES_DAYS * DAY_MS);
     const rows = await this.repo.since(from, q.to ? new Date(q.to) : undefined);
     return summarise(rows, now, this.ledgerConfig.horizonMs, from);
+  }
+
+  /** window — `from`/`to` of a query, the default window being the last REBALANCE_FIGURES_DAYS up to now. */
+  private window(q: { from?: string; to?: string }): { from: Date; to: Date } {
+    const now = this.clock.now();
+    return { from: q.from ? new Date(q.from) : new Date(now.getTime() - this.config.REBALANCE_FIGURES_DAYS * DAY_MS), to: q.to ? new Date(q.to) : now };
+  }
+
+  /** interruptionsList — every Spot interruption in the window, oldest first (what steering's pool health reads). */
+  async interruptionsList(q: InterruptionsListQuery): Promise<InterruptionsListReply> {
+    const { from, to } = this.window(q);
+    const page = await this.interruptions.between(from, to, { ...(q.instanceType ? { instanceType: q.instanceType } : {}), ...(q.zone ? { zone: q.zone } : {}) });
+    return { from: from.toISOString(), to: to.toISOString(), ...page };
+  }
+
+  /**
+   * interruptionRates — per Spot pool, interruptions per 1,000 node-hours with the exact Poisson interval: the
+   * interruptions here, the node-hours from node-sync (`nodehours.list`). Without node-sync the counts stand, with
+   * no rate, and `nodeHours.available` is false with why.
+   */
+  async interruptionRates(q: InterruptionRatesQuery): Promise<InterruptionRates> {
+    const { from, to } = this.window(q);
+    const [list, hours] = await Promise.all([this.interruptions.between(from, to), this.nodeHours.spot(from, to)]);
+    const figures = interruptionRates(list.items, hours.kind === 'hours' ? hours.pools : null);
+    return {
+      from: from.toISOString(),
+      to: to.toISOString(),
+      nodeHours: hours.kind === 'hours' ? { available: true } : { available: false, detail: hours.detail },
+      ...figures,
+    };
   }
 
   /** poolFigures — the figures of each pool over the window, cached for one scan interval. */

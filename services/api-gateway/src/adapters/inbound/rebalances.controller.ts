@@ -26,6 +26,8 @@ const rebalancesShape = z.strictObject({
 const rebalancesQuery = withOrderedWindow(rebalancesShape);
 const summaryShape = z.strictObject(window);
 const summaryQuery = withOrderedWindow(summaryShape);
+const interruptionsShape = z.strictObject({ instanceType: z.string().min(1).max(64).optional(), zone: z.string().min(1).max(64).optional(), ...window });
+const interruptionsQuery = withOrderedWindow(interruptionsShape);
 
 /** The rebalance ledger — owned by the uncordon service. */
 @Controller('api/v1/rebalances')
@@ -42,5 +44,17 @@ export class RebalancesController {
   @ApiRoute({ tag: 'rebalances', summary: 'Per Spot pool: how often a rebalance was followed by an interruption, lead times, node-hours given back', description: 'Per instance type × zone, rolled up by type, zone, node pool and the cluster. Default window: the last REBALANCE_FIGURES_DAYS days.', query: summaryShape, ok: { status: 200, description: 'The figures', schema: reply('rebalances.summary') } })
   summary(@Query() query: unknown, @Actor() actor: string) {
     return this.fwd.send(Commands.rebalancesSummary, parseInput(summaryQuery, query, 'query'), actor);
+  }
+
+  @Get('interruptions')
+  @ApiRoute({ tag: 'rebalances', summary: 'Every Spot interruption, with or without a rebalance recommendation before it, oldest first', description: 'Filters: `instanceType`, `zone`, and `from`/`to` on the interruption time (default: the last REBALANCE_FIGURES_DAYS days). At most 10,000; `truncated` says when the window held more.', query: interruptionsShape, ok: { status: 200, description: 'The interruptions, each with its evidence and the rebalance it followed (if any)', schema: reply('interruptions.list') } })
+  interruptions(@Query() query: unknown, @Actor() actor: string) {
+    return this.fwd.send(Commands.interruptionsList, parseInput(interruptionsQuery, query, 'query'), actor);
+  }
+
+  @Get('interruption-rates')
+  @ApiRoute({ tag: 'rebalances', summary: 'Per Spot pool: interruptions per 1,000 node-hours, with its 95% exact Poisson interval', description: 'Interruptions with and without a recommendation, over the node-hours node-sync recorded for the pool (instance type × zone, Spot). Default window: the last REBALANCE_FIGURES_DAYS days.', query: summaryShape, ok: { status: 200, description: 'The rates', schema: reply('interruptions.rates') } })
+  rates(@Query() query: unknown, @Actor() actor: string) {
+    return this.fwd.send(Commands.interruptionsRates, parseInput(summaryQuery, query, 'query'), actor);
   }
 }

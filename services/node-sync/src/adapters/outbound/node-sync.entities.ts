@@ -64,4 +64,21 @@ export class PodEntity {
   @Column({ type: 'timestamptz', name: 'deleted_at', nullable: true }) deletedAt!: Date | null;
 }
 
-export const entities = [NodeEntity, PodEntity];
+/**
+ * NodeLifetimeEntity — `nodes.node_lifetimes`, one row per Node object (uid): its pool and when it came (its
+ * creationTimestamp) and went (when node-sync saw it gone). Node-hours per pool are summed from here (docs/node-sync.md).
+ */
+@Entity({ schema: 'nodes', name: 'node_lifetimes' })
+export class NodeLifetimeEntity {
+  @PrimaryColumn({ type: 'text' }) uid!: string;
+  @Column({ type: 'text' }) name!: string;
+  @Column({ type: 'text', name: 'instance_id', nullable: true }) instanceId!: string | null;
+  @Column({ type: 'text', name: 'instance_type', nullable: true }) instanceType!: string | null;
+  @Column({ type: 'text', nullable: true }) zone!: string | null;
+  @Column({ type: 'text', name: 'capacity_type', nullable: true }) capacityType!: string | null;
+  @Column({ type: 'text', name: 'node_pool', nullable: true }) nodePool!: string | null;
+  @Column({ type: 'timestamptz', name: 'created_at' }) createdAt!: Date;
+  @Column({ type: 'timestamptz', name: 'deleted_at', nullable: true }) deletedAt!: Date | null;
+}
+
+export const entities = [NodeEntity, PodEntity, NodeLifetimeEntity];

@@ -3,7 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import type { PoolClient } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { DataSource, EntityManager } from 'typeorm';
-import { InvalidCursorError, LIST_CURSORS, type NodeDetail, type NodesListQuery, type NodeView, type Page } from '@nodes-manager/contracts';
+import { InvalidCursorError, LIST_CURSORS, type NodeDetail, type NodesListQuery, type NodeView, type Page, type PoolHoursBucket, type PoolNodeHours } from '@nodes-manager/contracts';
 import type { CloudEvent } from '@nodes-manager/contracts';
 import { CodedError, fenced, STALE_WRITE, type Outbox, type StaleWrite } from '@nodes-manager/platform';
 import type { NodeState, NodeTaintRow } from '../../domain/project-node.js';
@@ -93,6 +93,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * change are not touched (and counted as such: the result is the number of rows Postgres actually wrote). What is
  * encoded or read at once is bounded by {@link StoreBatches}, never by the cluster's size.
  */
+type Row = Record<string, unknown>;
+
 export class NodeSyncRepository {
   constructor(
     private readonly ds: DataSource,
@@ -160,6 +162,7 @@ export class NodeSyncRepository {
             WHERE name = ANY($1::text[]) AND deleted_at IS NULL`,
           [changes.nodeRemovals, now],
         );
+        await tx.query(`UPDATE nodes.node_lifetimes SET deleted_at = $2 WHERE name = ANY($1::text[]) AND deleted_at IS NULL`, [changes.nodeRemovals, now]);
       }
       if (changes.podWrites.length) podRows += await this.copyPods(tx, changes.podWrites, now);
       for (let i = 0; i < changes.podRemovals.length; i += POD_CHUNK) {
@@ -191,6 +194,7 @@ export class NodeSyncRepository {
           content_hash text, resource_version text, k8s_created_at timestamptz) ON COMMIT DROP`,
     );
     await copyInto(tx, 'nodes_stage', NODE_COPY_COLUMNS, copyChunks(writes, this.batches.copy, nodeCopyLine));
+    await this.recordLifetimes(tx, now);
     return affected(
       tx,
       `INSERT INTO nodes.nodes AS n (${NODE_COPY_COLUMNS.join(', ')}, first_seen_at, last_seen_at, changed_at, deleted_at)
@@ -210,6 +214,69 @@ export class NodeSyncRepository {
        WHERE n.content_hash IS DISTINCT FROM EXCLUDED.content_hash OR n.deleted_at IS NOT NULL`,
       [now],
     );
+  }
+
+  /**
+   * recordLifetimes — from the staged node rows: a Node object (uid) seen for the first time starts its lifetime at
+   * its creationTimestamp (our first sight without one); a lifetime still open under the same name with another uid
+   * ends now (the node was re-created between two cycles); a pool label that changed is taken.
+   */
+  private async recordLifetimes(tx: EntityManager, now: Date): Promise<void> {
+    await tx.query(
+      `UPDATE nodes.node_lifetimes l SET deleted_at = $1
+         FROM nodes_stage s WHERE l.name = s.name AND l.uid <> s.uid AND l.deleted_at IS NULL`,
+      [now],
+    );
+    await tx.query(
+      `INSERT INTO nodes.node_lifetimes AS l (uid, name, instance_id, instance_type, zone, capacity_type, node_pool, created_at)
+       SELECT s.uid, s.name, s.instance_id, s.instance_type, s.zone, s.capacity_type, s.node_pool, COALESCE(s.k8s_created_at, $1) FROM nodes_stage s
+       ON CONFLICT (uid) DO UPDATE SET instance_id = EXCLUDED.instance_id, instance_type = EXCLUDED.instance_type, zone = EXCLUDED.zone,
+         capacity_type = EXCLUDED.capacity_type, node_pool = EXCLUDED.node_pool
+       WHERE (l.instance_id, l.instance_type, l.zone, l.capacity_type, l.node_pool)
+         IS DISTINCT FROM (EXCLUDED.instance_id, EXCLUDED.instance_type, EXCLUDED.zone, EXCLUDED.capacity_type, EXCLUDED.node_pool)`,
+      [now],
+    );
+  }
+
+  /**
+   * nodeHours — node-hours per pool (instance type × zone × capacity type) over [from, to): each lifetime's overlap
+   * with the window, a node still there counting up to `to`. With `hourly`, also per clock hour (the hours' starts).
+   */
+  async nodeHours(from: Date, to: Date, o: { capacityType?: string; hourly?: boolean } = {}): Promise<PoolNodeHours[]> {
+    const rows: Row[] = await this.ds.query(
+      `SELECT instance_type, zone, capacity_type, count(*)::int AS nodes,
+              sum(EXTRACT(EPOCH FROM (LEAST(COALESCE(deleted_at, $2), $2) - GREATEST(created_at, $1)))) / 3600 AS node_hours
+         FROM nodes.node_lifetimes
+        WHERE created_at < $2 AND (deleted_at IS NULL OR deleted_at > $1) AND ($3::text IS NULL OR capacity_type = $3)
+        GROUP BY instance_type, zone, capacity_type
+        ORDER BY instance_type, zone, capacity_type`,
+      [from, to, o.capacityType ?? null],
+    );
+    const pools: PoolNodeHours[] = rows.map((r) => ({
+      instanceType: (r['instance_type'] as string | null) ?? null,
+      zone: (r['zone'] as string | null) ?? null,
+      capacityType: (r['capacity_type'] as string | null) ?? null,
+      nodes: Number(r['nodes']),
+      nodeHours: Number(r['node_hours']),
+    }));
+    if (!o.hourly) return pools;
+    const hours: Row[] = await this.ds.query(
+      `SELECT l.instance_type, l.zone, l.capacity_type, h.start,
+              sum(EXTRACT(EPOCH FROM (LEAST(COALESCE(l.deleted_at, $2), $2, h.start + interval '1 hour') - GREATEST(l.created_at, $1, h.start)))) / 3600 AS node_hours
+         FROM nodes.node_lifetimes l
+         JOIN LATERAL generate_series(date_trunc('hour', GREATEST(l.created_at, $1)), LEAST(COALESCE(l.deleted_at, $2), $2) - interval '1 microsecond', interval '1 hour') AS h(start) ON true
+        WHERE l.created_at < $2 AND (l.deleted_at IS NULL OR l.deleted_at > $1) AND ($3::text IS NULL OR l.capacity_type = $3)
+        GROUP BY l.instance_type, l.zone, l.capacity_type, h.start
+        ORDER BY h.start`,
+      [from, to, o.capacityType ?? null],
+    );
+    const key = (t: unknown, z: unknown, c: unknown) => `${t ?? ''}|${z ?? ''}|${c ?? ''}`;
+    const buckets = new Map<string, PoolHoursBucket[]>();
+    for (const h of hours) {
+      const k = key(h['instance_type'], h['zone'], h['capacity_type']);
+      buckets.set(k, [...(buckets.get(k) ?? []), { from: (h['start'] as Date).toISOString(), nodeHours: Number(h['node_hours']) }]);
+    }
+    return pools.map((p) => ({ ...p, hours: buckets.get(key(p.instanceType, p.zone, p.capacityType)) ?? [] }));
   }
 
   /**

@@ -1,6 +1,6 @@
 import { Inject } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import { Commands, type CommandRequest, type RebalancesListQuery, type RebalancesSummaryQuery } from '@nodes-manager/contracts';
+import { Commands, type CommandRequest, type InterruptionRatesQuery, type InterruptionsListQuery, type RebalancesListQuery, type RebalancesSummaryQuery } from '@nodes-manager/contracts';
 import { CommandController, CommandHandler } from '@nodes-manager/platform';
 import { RebalanceLedgerService } from '../../rebalance-ledger/rebalance-ledger.service.js';
 
@@ -20,5 +20,17 @@ export class RebalanceCommands {
   @CommandHandler(Commands.rebalancesSummary)
   summary(@Payload() req: CommandRequest<RebalancesSummaryQuery>) {
     return this.ledger.summary(req.data ?? {});
+  }
+
+  /** interruptions.list — every Spot interruption in the window, with or without a recommendation before it (steering reads it). */
+  @CommandHandler(Commands.interruptionsList)
+  interruptions(@Payload() req: CommandRequest<InterruptionsListQuery>) {
+    return this.ledger.interruptionsList(req.data ?? {});
+  }
+
+  /** interruptions.rates — per Spot pool, interruptions per 1,000 node-hours with the Poisson interval. */
+  @CommandHandler(Commands.interruptionsRates)
+  rates(@Payload() req: CommandRequest<InterruptionRatesQuery>) {
+    return this.ledger.interruptionRates(req.data ?? {});
   }
 }

@@ -1,6 +1,7 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { approvalEntity } from '@nodes-manager/platform';
 import { RebalanceLedgerEntity } from '../../rebalance-ledger/rebalance-ledger.repository.js';
+import { SpotInterruptionEntity } from '../../rebalance-ledger/spot-interruptions.repository.js';
 
 /** ScalingEventEntity — `nodes.scaling_events`: every action on a node, with its evidence and its actor. */
 @Entity({ schema: 'nodes', name: 'scaling_events' })
@@ -119,4 +120,5 @@ export const entities = [
   FencingStateEntity,
   NodePressureEntity,
   RebalanceLedgerEntity,
+  SpotInterruptionEntity,
 ];
