@@ -21,7 +21,7 @@ export class NodeSyncNodeLifetimes1766400000000 implements MigrationInterface {
         deleted_at timestamptz
       )`);
     await q.query(`CREATE INDEX node_lifetimes_open ON nodes.node_lifetimes (name) WHERE deleted_at IS NULL`);
-    await q.query(`CREATE INDEX node_lifetimes_span ON nodes.node_lifetimes (created_at, deleted_at)`);
+    await q.query(`CREATE INDEX node_lifetimes_span ON nodes.node_lifetimes (deleted_at, created_at)`);
     await q.query(`
       INSERT INTO nodes.node_lifetimes (uid, name, instance_id, instance_type, zone, capacity_type, node_pool, created_at, deleted_at)
       SELECT uid, name, instance_id, instance_type, zone, capacity_type, node_pool, COALESCE(k8s_created_at, first_seen_at), deleted_at
