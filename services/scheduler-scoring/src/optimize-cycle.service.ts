@@ -70,11 +70,6 @@ export class OptimizeCycleService {
     @Inject(OptimizeExecutionService) private readonly execution: OptimizeExecutionService,
   ) {}
 
-  /** trigger — one cycle now for the calling user; `dryRun: false` executes the plan as OPTIMIZE_MODE=execute. */
-  trigger(req: { dryRun?: boolean }, meta: CommandMeta): Promise<CycleResult> {
-    return this.runCycle({ mode: req.dryRun === false ? 'execute' : 'plan', meta });
-  }
-
   /**
    * runCycle — scale-up recommendation for the pending pods and a consolidation plan, recorded with their
    * rationale and events in one transaction; in `execute` mode the plan is then carried out. One cycle at a

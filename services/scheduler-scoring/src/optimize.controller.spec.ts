@@ -35,7 +35,14 @@ class FakeService {
   fail: Error[] = [];
   running = 0;
   maxRunning = 0;
+  /** The actor of each trigger cycle run. */
+  readonly triggered: string[] = [];
   constructor(private readonly clock: FakeClock, private readonly t0: number) {}
+  async runCycle(o: { mode: string; meta: { actor: string } }): Promise<{ mode: string }> {
+    this.triggered.push(o.meta.actor);
+    if (this.hold) await new Promise<void>((r) => this.held.push(r));
+    return { mode: o.mode };
+  }
   async runLoopCycle(mode: string, stillLeader: () => Promise<boolean>): Promise<undefined> {
     const call = { at: this.clock.now().getTime() - this.t0, mode, ran: false };
     this.calls.push(call);
@@ -58,7 +65,14 @@ function anOptimizer(o: { synced?: boolean } = {}) {
   const clock = new FakeClock('2026-03-11T10:00:00Z');
   const t0 = clock.now().getTime();
   const leader = new FakeLeader();
-  const cluster = { synced: o.synced ?? true };
+  let markSynced!: () => void;
+  const synced = new Promise<void>((r) => (markSynced = r));
+  const cluster = { synced: o.synced ?? true, waitForSync: () => (cluster.synced ? Promise.resolve() : synced) };
+  /** sync — the cluster cache has listed everything now. */
+  const sync = () => {
+    cluster.synced = true;
+    markSynced();
+  };
   const svc = new FakeService(clock, t0);
   const config = { OPTIMIZE_MODE: 'plan', SCAN_INTERVAL_SECONDS: SCAN_MS / 1000 } as SchedulerScoringConfig;
   const opt = new OptimizeController(
@@ -74,7 +88,7 @@ function anOptimizer(o: { synced?: boolean } = {}) {
     await opt.controller.settled();
   };
   const at = () => svc.calls.map((c) => c.at);
-  return { clock, leader, cluster, svc, opt, lead, at };
+  return { clock, leader, sync, svc, opt, lead, at };
 }
 
 describe('OptimizeController: the optimisation interval (FakeClock, in milliseconds)', () => {
@@ -103,16 +117,17 @@ describe('OptimizeController: the optimisation interval (FakeClock, in milliseco
   });
 
   it('never runs on a cache that has not synced; the sync itself starts a cycle, not the next interval', async () => {
-    const { clock, cluster, opt, lead, at } = anOptimizer({ synced: false });
-    await lead();
+    const { clock, leader, sync, opt, at } = anOptimizer({ synced: false });
+    leader.set(true);
     await clock.step(SCAN_MS * 2 + 1_000);
     expect(at()).toEqual([]);
-    cluster.synced = true;
-    opt.synced();
+    // The runtime waits for the cache (`ready`): its sync lets the waiting listing go on, and that is the cycle.
+    sync();
     await opt.controller.settled();
     expect(at()).toEqual([SCAN_MS * 2 + 1_000]);
-    await clock.step(SCAN_MS - 1_000);
-    expect(at()).toEqual([SCAN_MS * 2 + 1_000, SCAN_MS * 3]);
+    // The interval counts from that first cycle's listing.
+    await clock.step(SCAN_MS);
+    expect(at()).toEqual([SCAN_MS * 2 + 1_000, SCAN_MS * 3 + 1_000]);
   });
 
   it('makes one more cycle of the ticks that come while a cycle runs, never more, never two at once', async () => {
@@ -164,5 +179,46 @@ describe('OptimizeController: the optimisation interval (FakeClock, in milliseco
     await lead();
     await opt.cycle();
     expect(at()).toEqual([0, 0]);
+  });
+});
+
+describe('OptimizeController: optimize.trigger through its key', () => {
+  const meta = (actor: string) => ({ actor, correlationId: `c-${actor}` });
+
+  it('N triggers while a trigger cycle runs make one more cycle, not N, and every caller gets a result', async () => {
+    const { svc, opt } = anOptimizer();
+    opt.triggers.start();
+    svc.hold = true;
+    const first = opt.trigger({ dryRun: true }, meta('a'));
+    await new Promise((r) => setImmediate(r));
+    const more = ['b', 'c', 'd', 'e'].map((a) => opt.trigger({ dryRun: true }, meta(a)));
+    await new Promise((r) => setImmediate(r));
+    expect(svc.triggered).toEqual(['a']);
+    svc.hold = false;
+    svc.held.shift()!();
+    const answers = await Promise.all([first, ...more]);
+    // The second cycle is b's (the first who asked); c, d and e share it.
+    expect(svc.triggered).toEqual(['a', 'b']);
+    expect(answers.map((x) => x.mode)).toEqual(['plan', 'plan', 'plan', 'plan', 'plan']);
+  });
+
+  it('a plan trigger and an execute trigger are two keys: each mode its own cycle', async () => {
+    const { svc, opt } = anOptimizer();
+    opt.triggers.start();
+    const [plan, execute] = await Promise.all([opt.trigger({ dryRun: true }, meta('p')), opt.trigger({ dryRun: false }, meta('x'))]);
+    expect([plan.mode, execute.mode]).toEqual(['plan', 'execute']);
+    expect(svc.triggered.sort()).toEqual(['p', 'x']);
+  });
+
+  it("a cycle's error is its callers', and is not retried by the runtime", async () => {
+    const { clock, svc, opt } = anOptimizer();
+    opt.triggers.start();
+    svc.runCycle = async () => {
+      svc.triggered.push('failed');
+      throw coded('CONFLICT', 'an optimisation run is in progress');
+    };
+    await expect(opt.trigger({ dryRun: false }, meta('x'))).rejects.toThrow('an optimisation run is in progress');
+    await clock.step(60_000);
+    expect(svc.triggered).toEqual(['failed']);
   });
 });

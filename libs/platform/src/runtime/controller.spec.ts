@@ -242,6 +242,25 @@ describe('Controller: leadership and stop', () => {
     expect([keys(), settled]).toEqual([['x'], true]);
   });
 
+  it('a key enqueued before its caches synced waits for them: `ready` gates every reconcile, not only the listing', async () => {
+    let synced!: () => void;
+    let asked = 0;
+    const ready = () => {
+      asked++;
+      return new Promise<void>((r) => (synced = r));
+    };
+    const { controller, keys, tick } = aController({ ready });
+    controller.start();
+    controller.enqueue('node-a'); // an informer event, a command's request
+    controller.enqueue('node-b');
+    await tick();
+    expect(keys()).toEqual([]);
+    synced();
+    await controller.settled();
+    expect(keys()).toEqual(['node-a', 'node-b']);
+    expect(asked).toBe(1); // once per term
+  });
+
   it('aborts the signal of a reconcile in flight when leadership is lost, and gives each term its own id', async () => {
     const leader = new FakeLeader(true);
     const { controller, gates, tick } = aController({ leader, gated: true });
@@ -274,6 +293,34 @@ describe('Controller: leadership and stop', () => {
     await expect(stopped).resolves.toBe('stopped');
     await tick();
     expect(keys()).toEqual(['a', 'b']);
+  });
+
+  it('shows a reconcile stuck on a call that never answers: the longest-running gauge grows, the queue latency of the key behind it too', async () => {
+    const { controller, metrics, gates, tick } = aController({ gated: true });
+    controller.start();
+    controller.enqueue('hung');
+    controller.enqueue('behind');
+    await tick();
+    const longest = async () => {
+      const m = await metrics.registry.getSingleMetric('nodes_manager_controller_longest_running_reconcile_seconds')!.get();
+      return m.values.find((v) => v.labels['controller'] === 'test')?.value ?? 0;
+    };
+    const first = await longest();
+    await new Promise((r) => setTimeout(r, 30)); // real time: the gauge measures the reconcile's own
+    const later = await longest();
+    expect(later).toBeGreaterThanOrEqual(first + 0.025);
+    gates[0]!.end();
+    await tick();
+    gates[1]!.end();
+    await controller.settled();
+    expect(await longest()).toBe(0);
+    const latency = await metrics.registry.getSingleMetric('nodes_manager_controller_queue_latency_seconds')!.get();
+    const named = (name: string) => latency.values.find((v) => (v as { metricName?: string }).metricName === name)!.value;
+    const count = named('nodes_manager_controller_queue_latency_seconds_count');
+    const sum = named('nodes_manager_controller_queue_latency_seconds_sum');
+    expect(count).toBe(2);
+    expect(sum).toBeGreaterThanOrEqual(0.025); // `behind` waited for the hung one's worker
+    expect(lintExposition(await metrics.registry.metrics())).toEqual([]);
   });
 
   it('exposes its queue depth, reconcile durations, retries and errors as lint-clean metrics', async () => {

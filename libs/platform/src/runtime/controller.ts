@@ -61,10 +61,11 @@ export interface ControllerOptions<R extends ReconcileResult = ReconcileResult> 
    */
   readonly listKeys?: (why: 'start' | 'resync') => Promise<Iterable<string>> | Iterable<string>;
   /**
-   * ready — what the first listing after becoming leader waits for (controller-runtime's WaitForCacheSync): the
-   * caches its reconciles read have synced, so no first pass decides on an empty view and then waits for a timer.
-   * Waited for as part of the listing (`settled` waits too); a rejection counts as a failed listing, listed again
-   * with back-off.
+   * ready — what every listing and every reconcile waits for (controller-runtime's WaitForCacheSync): the caches its
+   * reconciles read have synced, so no pass decides on an empty view and then waits for a timer, and a reconcile
+   * never checks the sync itself. Asked once per term (a rejection is asked again next time); waited for as part of
+   * the listing (`settled` waits too) and of the reconcile: a rejection counts as a failed listing or a failed
+   * reconcile, tried again with back-off.
    */
   readonly ready?: () => Promise<void>;
   /** Absent: the controller reconciles in every replica. */
@@ -91,6 +92,7 @@ interface Outcome<R> {
   readonly error?: unknown;
 }
 
+const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300];
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 export const DEFAULT_STOP_TIMEOUT_MS = 10_000;
 
@@ -116,6 +118,10 @@ export class Controller<R extends ReconcileResult = ReconcileResult> {
   private readonly delayed = new Map<string, { at: number; timer: TimerHandle }>();
   private readonly waiting = new Map<string, ((o: Outcome<R>) => void)[]>();
   private readonly inFlight = new Map<string, Promise<void>>();
+  /** When each reconcile in flight started (real time: `performance.now()`), for the longest-running gauge. */
+  private readonly startedAt = new Map<string, number>();
+  /** When each queued key was first added since its last turn (real time), for the queue latency. */
+  private readonly addedAt = new Map<string, number>();
   /** Reconciles started and not ended (counted before a reconcile's first line runs, so a nested enqueue sees it). */
   private running = 0;
   private readonly idleWaiters: (() => void)[] = [];
@@ -127,6 +133,8 @@ export class Controller<R extends ReconcileResult = ReconcileResult> {
   private abort = new AbortController();
   private resync?: TimerHandle;
   private listFailures = 0;
+  /** This term's wait for `ready` (one per term; dropped when it rejects, so the next asks again). */
+  private readyWait?: { term: string; done: Promise<void> };
   /** Listings of the keys under way: their keys are not queued yet, but `settled` waits for them. */
   private listing = 0;
   private readonly labels: { service: string; controller: string };
@@ -135,6 +143,7 @@ export class Controller<R extends ReconcileResult = ReconcileResult> {
     duration: { observe(labels: Record<string, string>, v: number): void };
     retries: { inc(labels: Record<string, string>): void };
     errors: { inc(labels: Record<string, string>): void };
+    latency: { observe(labels: Record<string, string>, v: number): void };
   };
 
   constructor(private readonly opts: ControllerOptions<R>) {
@@ -148,7 +157,13 @@ export class Controller<R extends ReconcileResult = ReconcileResult> {
         duration: opts.metrics.histogram('nodes_manager_controller_reconcile_duration_seconds', 'Time one reconcile of a key took, by result', [...labels, 'result'], DURATION_BUCKETS),
         retries: opts.metrics.counter('nodes_manager_controller_retries_total', 'Keys requeued with back-off after a failed reconcile', labels),
         errors: opts.metrics.counter('nodes_manager_controller_errors_total', 'Reconciles that failed (threw)', labels),
+        latency: opts.metrics.histogram('nodes_manager_controller_queue_latency_seconds', 'Time a key waited in a controller\'s queue before a worker took it', labels, LATENCY_BUCKETS),
       };
+      // At scrape time: how long the oldest reconcile in flight has been running (0 when none). A reconcile stuck on
+      // a call that never answers shows here growing, while its duration histogram, observed at the end, shows nothing.
+      opts.metrics.collectedGauge('nodes_manager_controller_longest_running_reconcile_seconds', 'How long the longest-running reconcile in flight has been running', labels, (g) => {
+        g.set(this.labels, this.longestRunningSeconds());
+      });
       this.m.depth.set(this.labels, 0);
     }
   }
@@ -251,6 +266,7 @@ export class Controller<R extends ReconcileResult = ReconcileResult> {
     for (const { timer } of this.delayed.values()) timer.cancel();
     this.delayed.clear();
     this.queue.clear();
+    this.addedAt.clear();
     this.backoff.clear();
     this.traces.clear();
     const dropped = [...this.waiting.values()].flat();
@@ -271,7 +287,7 @@ export class Controller<R extends ReconcileResult = ReconcileResult> {
       let keys: Iterable<string>;
       this.listing++;
       try {
-        if (why === 'start' && this.opts.ready) await this.opts.ready();
+        await this.whenReady();
         keys = [...(await listKeys(why))];
         this.listFailures = 0;
       } catch (err) {
@@ -291,6 +307,18 @@ export class Controller<R extends ReconcileResult = ReconcileResult> {
     await Promise.all(requests);
   }
 
+  /** whenReady — this term's wait for `ready` (resolved at once without one). */
+  private whenReady(): Promise<void> {
+    if (!this.opts.ready) return Promise.resolve();
+    if (this.readyWait?.term === this.term) return this.readyWait.done;
+    const wait = { term: this.term, done: this.opts.ready() };
+    wait.done.catch(() => {
+      if (this.readyWait === wait) this.readyWait = undefined;
+    });
+    this.readyWait = wait;
+    return wait.done;
+  }
+
   private add(key: string): Promise<Outcome<R>> {
     if (!this.active) return Promise.resolve({ reconciled: false });
     const outcome = new Promise<Outcome<R>>((resolve) => {
@@ -299,6 +327,7 @@ export class Controller<R extends ReconcileResult = ReconcileResult> {
       this.waiting.set(key, list);
     });
     this.traces.add(key);
+    if (!this.addedAt.has(key)) this.addedAt.set(key, performance.now());
     this.queue.add(key);
     this.pump();
     return outcome;
@@ -310,6 +339,11 @@ export class Controller<R extends ReconcileResult = ReconcileResult> {
       if (key === undefined) break;
       const waiters = this.waiting.get(key) ?? [];
       this.waiting.delete(key);
+      const added = this.addedAt.get(key);
+      this.addedAt.delete(key);
+      const now = performance.now();
+      if (added !== undefined) this.m?.latency.observe(this.labels, (now - added) / 1000);
+      this.startedAt.set(key, now);
       this.running++;
       // With tracing on, a reconcile starts from no trace whoever pumped it: only its key's own (KeyTraces) applies.
       this.inFlight.set(key, tracingOn() ? withContext(ROOT_CONTEXT, () => this.process(key, waiters)) : this.process(key, waiters));
@@ -324,6 +358,7 @@ export class Controller<R extends ReconcileResult = ReconcileResult> {
     const started = performance.now();
     let outcome: Outcome<R>;
     try {
+      await this.whenReady();
       const result = (await this.traces.run(key, this.labels.controller, ctx, () => withFence(ctx.fence, () => this.opts.reconcile(key, ctx)))) ?? undefined;
       outcome = { reconciled: true, ...(result !== undefined ? { result } : {}) };
       const requeue = result?.requeueAfterMs;
@@ -346,9 +381,17 @@ export class Controller<R extends ReconcileResult = ReconcileResult> {
     }
     this.queue.done(key);
     this.inFlight.delete(key);
+    this.startedAt.delete(key);
     this.running--;
     for (const w of waiters) w(outcome);
     this.pump();
+  }
+
+  /** longestRunningSeconds — how long the oldest reconcile in flight has been running; 0 when none is. */
+  longestRunningSeconds(): number {
+    let oldest = Number.POSITIVE_INFINITY;
+    for (const at of this.startedAt.values()) oldest = Math.min(oldest, at);
+    return oldest === Number.POSITIVE_INFINITY ? 0 : (performance.now() - oldest) / 1000;
   }
 
   private gauge(): void {

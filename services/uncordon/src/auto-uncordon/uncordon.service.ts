@@ -136,7 +136,6 @@ export class UncordonService {
    * so passes never overlap and a change during one makes one more right after (docs/design.md#cycles).
    */
   async pass(): Promise<CycleResult> {
-    if (!this.source.synced || !this.leader.isLeader) return { verdicts: [], acted: {} };
     let unrecorded = await this.reconcilePending();
     const now = this.clock.now();
     const cordoned = this.source.list().filter((n) => n.spec?.unschedulable === true);

@@ -25,7 +25,6 @@ import {
   type Clock,
   type HealthRegistry,
   type JsonLogger,
-  type LeaderElector,
   type Metrics,
   type SqlRunner,
 } from '@nodes-manager/platform';
@@ -38,7 +37,7 @@ import { fencingView, type FencingRepository } from './fencing.repository.js';
 import { FENCING_ACTOR, fencingRecordOf } from './fence.service.js';
 import type { KubeFencing, LeaseReading } from '../adapters/outbound/kube-fencing.adapter.js';
 import type { NodeSource } from '../adapters/outbound/node-source.adapter.js';
-import { FENCE_APPROVALS, FENCING_REPOSITORY, KUBE_FENCING, NODE_SOURCE, UNCORDON_CONFIG, UNCORDON_LEADER } from '../tokens.js';
+import { FENCE_APPROVALS, FENCING_REPOSITORY, KUBE_FENCING, NODE_SOURCE, UNCORDON_CONFIG } from '../tokens.js';
 
 export { FENCE_ACTION, FENCING_ACTOR } from './fence.service.js';
 /** Leases are read for at most this many dead-looking nodes at once. */
@@ -88,7 +87,6 @@ export class FencingService {
     @Inject(KUBE_FENCING) private readonly kube: KubeFencing,
     @Inject(FENCING_REPOSITORY) private readonly repo: FencingRepository,
     @Inject(FENCE_APPROVALS) private readonly approvals: ApprovalStore,
-    @Inject(UNCORDON_LEADER) private readonly leader: LeaderElector,
     @Inject(METRICS) metrics: Metrics,
     @Inject(HEALTH_REGISTRY) health: HealthRegistry,
     @Inject(PAUSE_GATE) private readonly pause: PauseGate,
@@ -105,7 +103,6 @@ export class FencingService {
    * itself (a Lease growing stale).
    */
   async evaluate(): Promise<{ requeueAfterMs?: number }> {
-    if (!this.leader.isLeader || !this.source.synced) return {};
     const all = this.source.list();
     const relevant = all.filter((n) => optedIn(n) || !isNodeReady(n));
     const now = this.clock.now();

@@ -64,7 +64,6 @@ export class PressureService {
    * reading (one that stopped opting in, or went, has its reading forgotten by its reconcile). Nothing before sync.
    */
   async nodesToRead(): Promise<string[]> {
-    if (!this.source.synced) return [];
     const opted = this.source.list().filter((n) => modeOf(n) !== undefined).map((n) => n.metadata?.name ?? '');
     return [...new Set([...opted, ...(await this.repo.names())])];
   }
@@ -75,7 +74,6 @@ export class PressureService {
    * again at the next interval.
    */
   async read(name: string): Promise<void> {
-    if (!this.leader.isLeader || !this.source.synced) return;
     const node = this.source.get(name);
     const mode = node ? modeOf(node) : undefined;
     if (!node || !mode) return this.repo.forget(name);

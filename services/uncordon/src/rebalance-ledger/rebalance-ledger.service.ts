@@ -123,7 +123,6 @@ export class RebalanceLedgerService {
    * soonest horizon of the rows left open (its answer).
    */
   async pass(): Promise<{ requeueAfterMs?: number }> {
-    if (!this.source.synced || !this.leader.isLeader) return {};
     const nodes = this.source.list().map(ledgerNodeOf);
     const events = await this.currentEvents(nodes);
     const entries = await this.repo.forStep(nodes.map((n) => n.uid));

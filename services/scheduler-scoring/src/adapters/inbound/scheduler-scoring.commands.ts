@@ -1,16 +1,16 @@
 import { Payload } from '@nestjs/microservices';
 import { Commands, type CommandRequest, type DecisionsListQuery, type OptimizeReplaceRequest, type OptimizeTriggerRequest, type PlacementListQuery, type SimulateRequest } from '@nodes-manager/contracts';
 import { CommandController, CommandHandler } from '@nodes-manager/platform';
-import { OptimizeCycleService } from '../../optimize-cycle.service.js';
 import { SchedulingQueriesService } from '../../scheduling-queries.service.js';
 import { OptimizeReplaceService } from '../../optimize-replace.service.js';
+import { OptimizeController } from '../../optimize.controller.js';
 
 /** SchedulerScoringCommands — the scheduler-scoring service's commands on `nodes-manager.scheduler-scoring` (its approvals: libs/platform `approvalCommands`). */
 @CommandController()
 export class SchedulerScoringCommands {
   constructor(
     private readonly queries: SchedulingQueriesService,
-    private readonly cycles: OptimizeCycleService,
+    private readonly optimize: OptimizeController,
     private readonly replacements: OptimizeReplaceService,
   ) {}
 
@@ -26,10 +26,10 @@ export class SchedulerScoringCommands {
     return this.queries.plan(req.data ?? {}, req.meta);
   }
 
-  /** optimize.trigger — `{dryRun}`: a cycle now for the caller; `dryRun: false` executes the plan. */
+  /** optimize.trigger — `{dryRun}`: a cycle now for the caller (triggers meanwhile share it); `dryRun: false` executes the plan. */
   @CommandHandler(Commands.optimizeTrigger)
   trigger(@Payload() req: CommandRequest<OptimizeTriggerRequest>) {
-    return this.cycles.trigger(req.data ?? { dryRun: true }, req.meta);
+    return this.optimize.trigger(req.data ?? { dryRun: true }, req.meta);
   }
 
   /** optimize.replace — `{nodePool, nodes, reason, evidence?}`: those nodes drained a few at a time through the optimizer's gate. */

@@ -22,14 +22,14 @@ export class SchedulerScoringLoop implements OnApplicationBootstrap, OnApplicati
 
   onApplicationBootstrap(): void {
     this.optimize.controller.start();
+    this.optimize.triggers.start();
     this.approvals.approvals.start();
     this.cluster.start();
     this.leader.start();
-    void this.cluster.waitForSync().then(() => this.optimize.synced(), () => undefined);
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await Promise.all([this.optimize.controller.stop(), this.approvals.approvals.stop()]);
+    await Promise.all([this.optimize.controller.stop(), this.optimize.triggers.stop(), this.approvals.approvals.stop()]);
     await this.leader.stop();
     await this.cluster.stop();
   }
