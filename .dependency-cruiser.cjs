@@ -133,11 +133,12 @@ module.exports = {
     {
       name: 'kube-is-pure',
       comment:
-        'libs/kube is the one pure model of Kubernetes objects, importable from every domain/: it imports itself only — ' +
-        'no client, no package, no node built-in (its test builders in src/testing/ may use the client\'s types).',
+        'libs/kube is the one pure model of Kubernetes objects, importable from every domain/: it imports itself and ' +
+        'libs/contracts (data only: the one list of capacity types) — no client, no package, no node built-in (its test ' +
+        'builders in src/testing/ may use the client\'s types).',
       severity: 'error',
       from: { path: '^libs/kube/', pathNot: TESTS },
-      to: { pathNot: '^libs/kube/' },
+      to: { pathNot: '^libs/(kube|contracts)/' },
     },
     {
       name: 'disruption-is-pure',

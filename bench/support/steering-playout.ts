@@ -26,7 +26,6 @@ import {
   catalogueKeys,
   DEFAULT_POOL_HEALTH_CONFIG,
   nameLabels,
-  poolKeyOf,
   steerFleet,
   type FleetRails,
   type Offering,
@@ -37,6 +36,7 @@ import {
   type Requirement,
   type SteeringRecord,
 } from '@nodes-manager/steering';
+import { poolKey } from '@nodes-manager/contracts';
 
 export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
@@ -137,17 +137,17 @@ function shareAt(p: PoolSpec, day: number): number {
 /** playout — one run of the model; deterministic for a seed. */
 export function playout(o: PlayoutOptions): PlayoutResult {
   const started = performance.now();
-  const pools = new Map(o.pools.map((p) => [poolKeyOf(p), p]));
+  const pools = new Map<string, (typeof o.pools)[number]>(o.pools.map((p) => [poolKey(p), p]));
   const offerings: Offering[] = o.pools.flatMap((p) => [
     { instanceType: p.instanceType, zone: p.zone, capacityType: 'spot' as const, labels: nameLabels(p.instanceType) },
     { instanceType: p.instanceType, zone: p.zone, capacityType: 'on-demand' as const, labels: nameLabels(p.instanceType) },
   ]);
   const keys = catalogueKeys(offerings);
-  const prices = new Map<string, PoolPrice>(o.pools.map((p) => [poolKeyOf(p), { spotPerHour: p.spotPerHour, onDemandPerHour: p.onDemandPerHour }]));
+  const prices = new Map<string, PoolPrice>(o.pools.map((p) => [poolKey(p), { spotPerHour: p.spotPerHour, onDemandPerHour: p.onDemandPerHour }]));
   const priceOf = (n: SimNode) => (n.capacityType === 'spot' ? pools.get(n.pool)!.spotPerHour : pools.get(n.pool)!.onDemandPerHour);
 
   const nodePools = o.nodePools.map((np) => ({ ...np, requirements: np.requirements.map((r): Requirement => ({ ...r, ...(r.values ? { values: [...r.values] } : {}) })), record: null as SteeringRecord | null, fallbackSince: null as number | null, returning: null as number | null }));
-  const poolRng = new Map(o.pools.map((p, i) => [poolKeyOf(p), mulberry32(o.seed * 1000 + i + 1)]));
+  const poolRng = new Map<string, () => number>(o.pools.map((p, i) => [poolKey(p), mulberry32(o.seed * 1000 + i + 1)]));
   const launchRng = mulberry32(o.seed * 7919 + (o.steering ? 1 : 1));
   const unavailableUntil = new Map<string, number>();
   const rows: LedgerRow[] = [];
@@ -157,18 +157,18 @@ export function playout(o: PlayoutOptions): PlayoutResult {
 
   const launch = (np: number, now: number): SimNode => {
     const choices = admitted(nodePools[np]!.requirements, offerings, keys);
-    const spot = choices.filter((c) => c.capacityType === 'spot' && (unavailableUntil.get(poolKeyOf(c)) ?? 0) <= now);
+    const spot = choices.filter((c) => c.capacityType === 'spot' && (unavailableUntil.get(poolKey(c)) ?? 0) <= now);
     let pick: Offering;
     if (spot.length > 0) {
-      spot.sort((a, b) => pools.get(poolKeyOf(a))!.spotPerHour - pools.get(poolKeyOf(b))!.spotPerHour);
+      spot.sort((a, b) => pools.get(poolKey(a))!.spotPerHour - pools.get(poolKey(b))!.spotPerHour);
       pick = spot[Math.floor(launchRng() * Math.min(3, spot.length))]!;
     } else {
       const od = choices.filter((c) => c.capacityType === 'on-demand');
-      od.sort((a, b) => pools.get(poolKeyOf(a))!.onDemandPerHour - pools.get(poolKeyOf(b))!.onDemandPerHour);
+      od.sort((a, b) => pools.get(poolKey(a))!.onDemandPerHour - pools.get(poolKey(b))!.onDemandPerHour);
       pick = od[0] ?? choices[0]!;
     }
     const id = nextId++;
-    const n: SimNode = { id, nodePool: np, pool: poolKeyOf(pick), capacityType: pick.capacityType, launchedAt: now, doomedAt: null, openRow: null, rng: mulberry32(o.seed * 104729 + id) };
+    const n: SimNode = { id, nodePool: np, pool: poolKey(pick), capacityType: pick.capacityType, launchedAt: now, doomedAt: null, openRow: null, rng: mulberry32(o.seed * 104729 + id) };
     nodes.set(id, n);
     return n;
   };
@@ -282,7 +282,7 @@ export function playout(o: PlayoutOptions): PlayoutResult {
       rails: o.rails,
     });
     for (const h of pass.health) {
-      const key = poolKeyOf(h.pool);
+      const key = poolKey(h.pool);
       if (h.state === 'avoid' && previous.get(key)?.state !== 'avoid') {
         avoidEntries.push(new Date(now));
         const why = h.reason === 'burst' ? 'burst' : 'share';

@@ -125,6 +125,38 @@ describe('migrations and the start-up schema check', () => {
     expect(problems.map((p) => p.message).join('\n')).toContain('nodes.nodes does not exist');
   });
 
+  it('karpenter-gateway: stored hyphenated codes take their snake_case spelling, the other codes and results untouched', async () => {
+    db = await createTestDatabase();
+    const s = SERVICES.find((x) => x.service === 'karpenter-gateway')!;
+    const upTo = s.migrations.findIndex((m) => new m().name === 'KarpenterGatewaySnakeCaseCodes1766200000000');
+    expect(upTo).toBeGreaterThan(0);
+    const before = specFor(s, { migrations: s.migrations.slice(0, upTo) });
+    const ds = await dataSource(before);
+    await runMigrations(ds, before);
+    const now = '2026-12-01T00:00:00Z';
+    for (const [pool, status] of [['a', 'outside-window'], ['b', 'nothing-to-do'], ['c', 'written']]) {
+      await ds.query(`INSERT INTO nodes.steering_plans (node_pool, mode, plan, status, detail, planned_at) VALUES ($1, 'execute', '{}', $2, 'x', $3)`, [pool, status, now]);
+    }
+    for (const [i, result] of ['dry-run', 'awaiting-approval', 'applied', 'refused:CONFLICT'].entries()) {
+      await ds.query(`INSERT INTO nodes.nodepool_changes (id, node_pool, action, actor, result, created_at) VALUES ($1, 'a', 'consolidate', 'alice', $2, $3)`, [`00000000-0000-4000-8000-00000000000${i}`, result, now]);
+    }
+    const results = [
+      { node: 'a', outcome: 'skipped', reason: 'outside-window', detail: 'd' },
+      { node: 'b', outcome: 'skipped', reason: 'plan_changed', detail: 'd' },
+      { node: 'c', outcome: 'skipped', reason: 'awaiting-approval', detail: 'd' },
+    ];
+    await ds.query(
+      `INSERT INTO nodes.steer_approvals (id, kind, status, subject, reason, action, requested_by, requested_at, expires_at, results) VALUES ('steer-1', 'steer', 'executed', 'a', 'r', '{}', 'alice', $1, $1, $2::jsonb)`,
+      [now, JSON.stringify(results)],
+    );
+    const after = await dataSource(specFor(s));
+    expect(await runMigrations(after, specFor(s))).toContain('KarpenterGatewaySnakeCaseCodes1766200000000');
+    expect((await ds.query(`SELECT status FROM nodes.steering_plans ORDER BY node_pool`)).map((r: { status: string }) => r.status)).toEqual(['outside_window', 'nothing_to_do', 'written']);
+    expect((await ds.query(`SELECT result FROM nodes.nodepool_changes ORDER BY id`)).map((r: { result: string }) => r.result)).toEqual(['dry_run', 'awaiting_approval', 'applied', 'refused:CONFLICT']);
+    const [row] = (await ds.query(`SELECT results FROM nodes.steer_approvals`)) as { results: { reason: string }[] }[];
+    expect(row!.results.map((r) => r.reason)).toEqual(['outside_window', 'plan_changed', 'awaiting_approval']);
+  });
+
   it('reports a migration of the build that the database has not applied', async () => {
     db = await createTestDatabase();
     const s = SERVICES[3];

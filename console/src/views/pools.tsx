@@ -38,11 +38,11 @@ const MODE_WORDS: Record<SteeringPools['mode'], string> = {
   execute: 'Steering writes its NodePool changes, through approvals and maintenance windows.',
 };
 const STATUS_WORDS: Record<string, string> = {
-  'nothing-to-do': 'nothing to change',
+  nothing_to_do: 'nothing to change',
   planned: 'planned, not written',
   paused: 'held: the fleet is paused',
-  'outside-window': 'waiting for its maintenance window',
-  'awaiting-approval': 'waiting for approval',
+  outside_window: 'waiting for its maintenance window',
+  awaiting_approval: 'waiting for approval',
   written: 'written',
   conflict: 'changed meanwhile: planned again',
   failed: 'failed',

@@ -61,7 +61,7 @@ export interface OptimizeReplaceResult {
 /** OptimizePlan — scheduler-scoring's `optimize.plan` reply: the plan now, with the settings it was made with. */
 export interface OptimizePlan {
   readonly remove: readonly PlannedNodeRemoval[];
-  readonly blocked: readonly { readonly node: string; readonly reason: string; readonly detail?: string }[];
+  readonly blocked: readonly { readonly node: string; readonly reason: string; readonly detail?: string; readonly pdbs?: readonly string[] }[];
   readonly pdbImpact: readonly { readonly pdb: string; readonly disruptionsUsed: number; readonly disruptionsAllowed: number }[];
   readonly hourlySavingsUsd: number;
   readonly monthlySavingsUsd: number;

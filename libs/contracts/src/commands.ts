@@ -1,4 +1,4 @@
-import type { ServiceName } from './events.js';
+import { ServiceNames, type ServiceName } from './events.js';
 
 /** Commands — request/reply patterns (`<noun>.<verb>`) and the service that owns each. */
 export const Commands = {
@@ -87,6 +87,18 @@ export const COMMAND_OWNER: Record<Exclude<CommandPattern, 'service.status'>, Se
   'pause.set': 'uncordon',
   'pause.clear': 'uncordon',
 };
+
+/**
+ * commandOwner — the service that answers a pattern as it travels: a command's owner ({@link COMMAND_OWNER}), or the
+ * service a per-service pattern names (`service.status.uncordon`, `approvals.list.scheduler-scoring`). A caller never
+ * names it: the pattern says.
+ */
+export function commandOwner(pattern: string): ServiceName {
+  const named = /^(?:service\.status|approvals\.(?:list|get|approve|reject))\.(.+)$/.exec(pattern)?.[1];
+  const owner = named ?? (COMMAND_OWNER as Record<string, ServiceName | undefined>)[pattern];
+  if (!owner || !(ServiceNames as readonly string[]).includes(owner)) throw new Error(`no service answers ${pattern}`);
+  return owner as ServiceName;
+}
 
 /** serviceQueue — the durable command queue of a service. */
 export const serviceQueue = (service: ServiceName): string => `nodes-manager.${service}`;

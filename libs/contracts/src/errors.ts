@@ -58,7 +58,7 @@ export interface AppliedNotRecordedDetails {
     resource: string;
     name: string;
     action: string;
-    /** The outcome that would have been recorded (`applied`, `partial`, `awaiting-approval`). */
+    /** The outcome that would have been recorded (`applied`, `partial`, `awaiting_approval`). */
     result: string;
     actor: string;
     correlationId: string;

@@ -16,6 +16,7 @@ export * from './interruptions.js';
 export * from './approvals.js';
 export * from './pause.js';
 export * from './placement.js';
+export * from './pool-key.js';
 export * from './command-schemas/index.js';
 export * from './command-types.js';
 export * from './command-catalogue.js';

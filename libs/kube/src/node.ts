@@ -1,5 +1,6 @@
 import { nodeResources, type NodeResources } from './resources.js';
 import { taintOf, type Taint } from './taints.js';
+import type { CapacityType } from '@nodes-manager/contracts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Raw = any;
@@ -36,7 +37,8 @@ export const instanceTypeOf = (labels: Labels): string | undefined => first(labe
 /** nodePoolOf — Karpenter's NodePool, else the EKS managed node group. */
 export const nodePoolOf = (labels: Labels): string | undefined => first(labels, [LABEL_NODEPOOL, LABEL_EKS_NODEGROUP]);
 
-export type CapacityType = 'spot' | 'on-demand';
+/** CapacityType — libs/contracts `CAPACITY_TYPES`: the one list of capacity types. */
+export type { CapacityType };
 
 /**
  * capacityTypeOf — Karpenter's `spot|on-demand|reserved` or EKS's `SPOT|ON_DEMAND|CAPACITY_BLOCK`, normalised.

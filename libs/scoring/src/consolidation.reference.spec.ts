@@ -45,9 +45,9 @@ function referencePlan(input: ConsolidationInput): ConsolidationPlan {
     const gone = new Set<string>();
     const used = input.pdbs.map(() => 0);
     const remove: NodeRemoval[] = [];
-    const blocked: { node: string; reason: ConsolidationBlockReason; detail: string }[] = [];
+    const blocked: { node: string; reason: ConsolidationBlockReason; detail: string; pdbs?: string[] }[] = [];
     for (const c of candidates) {
-      const block = (reason: ConsolidationBlockReason, detail: string) => blocked.push({ node: c.n.name, reason, detail });
+      const block = (reason: ConsolidationBlockReason, detail: string, pdbs?: string[]) => blocked.push({ node: c.n.name, reason, detail, ...(pdbs ? { pdbs } : {}) });
       const mine = extra.get(c.n.name);
       if (c.n.annotations?.['karpenter.sh/do-not-disrupt'] === 'true') block('node_do_not_disrupt', `${c.n.name} is annotated karpenter.sh/do-not-disrupt`);
       else if (mine && (mine.pods > 0 || mine.cpuMilli > 0 || mine.memoryBytes > 0)) block('node_receives_pods', `${c.n.name} takes pods from another removed node`);
@@ -63,7 +63,7 @@ function referencePlan(input: ConsolidationInput): ConsolidationPlan {
         }
         const exhausted = [...need].filter(([i, k]) => used[i]! + k > input.pdbs[i]!.disruptionsAllowed);
         if (exhausted.length > 0) {
-          block('pdb_exhausted', exhausted.map(([i, k]) => pdbExhaustedDetail(input.pdbs[i]!, used[i]!, k)).join('; '));
+          block('pdb_exhausted', exhausted.map(([i, k]) => pdbExhaustedDetail(input.pdbs[i]!, used[i]!, k)).join('; '), [...new Set(exhausted.map(([i]) => `${input.pdbs[i]!.namespace}/${input.pdbs[i]!.name}`))].sort());
           continue;
         }
         const before = new Map(extra);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { planConsolidation, pdbsOfDetail, type ConsolidationInput, type PdbInfo } from './consolidation.js';
+import { planConsolidation, type ConsolidationInput, type PdbInfo } from './consolidation.js';
 import { aNode, aPod, resources } from './testing/builders.js';
 import type { ScoringPod } from './types.js';
 
@@ -62,7 +62,7 @@ describe('planConsolidation', () => {
 
   it('refuses a node whose pods a PodDisruptionBudget protects with no disruption left', () => {
     const plan = planConsolidation(fleet({}, [{ name: 'web', namespace: 'default', selector: { app: 'web' }, disruptionsAllowed: 0 }]));
-    expect(plan.blocked).toEqual([{ node: 'idle', reason: 'pdb_exhausted', detail: 'PodDisruptionBudget default/web allows 0 more, needs 1' }]);
+    expect(plan.blocked).toEqual([{ node: 'idle', reason: 'pdb_exhausted', detail: 'PodDisruptionBudget default/web allows 0 more, needs 1', pdbs: ['default/web'] }]);
     expect(plan.pdbImpact).toEqual([{ pdb: 'default/web', disruptionsUsed: 0, disruptionsAllowed: 0 }]);
   });
 
@@ -70,7 +70,7 @@ describe('planConsolidation', () => {
     const web = (name: string, disruptionsAllowed: number): PdbInfo => ({ name, namespace: 'default', selector: { app: 'web' }, disruptionsAllowed });
     const plan = planConsolidation(fleet({}, [web('web-a', 0), web('web-ok', 1), web('web-b', 0)]));
     expect(plan.blocked.map((b) => b.detail)).toEqual(['PodDisruptionBudget default/web-a allows 0 more, needs 1; PodDisruptionBudget default/web-b allows 0 more, needs 1']);
-    expect(pdbsOfDetail(plan.blocked[0]!.detail)).toEqual(['default/web-a', 'default/web-b']);
+    expect(plan.blocked[0]!.pdbs).toEqual(['default/web-a', 'default/web-b']);
   });
 
   it('shares a PodDisruptionBudget across the whole plan, not per node', () => {

@@ -56,11 +56,6 @@ export function pdbExhaustedDetail(b: Pick<PdbInfo, 'namespace' | 'name' | 'disr
   return `PodDisruptionBudget ${b.namespace}/${b.name} allows ${b.disruptionsAllowed - usedByPlan} more${usedByPlan > 0 ? ` (${usedByPlan} used by other nodes of this plan)` : ''}, needs ${needs}`;
 }
 
-/** pdbsOfDetail — the budgets (`namespace/name`) a `pdb_exhausted` detail names ({@link pdbExhaustedDetail}), sorted. */
-export function pdbsOfDetail(detail: string): string[] {
-  return [...new Set([...detail.matchAll(/PodDisruptionBudget (\S+)/g)].map((m) => m[1]!))].sort();
-}
-
 /** REMOVAL_WORDS — why a node is removed, in words. */
 export const REMOVAL_WORDS: Readonly<Record<NodeRemoval['reason'], string>> = { empty: 'empty', underutilized: 'under-used' };
 
@@ -84,9 +79,18 @@ export interface NodeRemoval {
   readonly priceKnown: boolean;
 }
 
+/** ConsolidationBlock — a node the plan keeps: why (a code and in words), and for `pdb_exhausted` the budgets that hold it. */
+export interface ConsolidationBlock {
+  readonly node: string;
+  readonly reason: ConsolidationBlockReason;
+  readonly detail: string;
+  /** `pdb_exhausted` only: every budget (`namespace/name`) that holds the node, sorted. */
+  readonly pdbs?: readonly string[];
+}
+
 export interface ConsolidationPlan {
   readonly remove: readonly NodeRemoval[];
-  readonly blocked: readonly { readonly node: string; readonly reason: ConsolidationBlockReason; readonly detail: string }[];
+  readonly blocked: readonly ConsolidationBlock[];
   readonly pdbImpact: readonly { readonly pdb: string; readonly disruptionsUsed: number; readonly disruptionsAllowed: number }[];
   readonly hourlySavingsUsd: number;
   /** hourly × 730. */
@@ -241,11 +245,11 @@ function planInOrder(input: ConsolidationInput, prep: Prepared, order: Order): C
   const dest = new Destinations(prep.destinations);
   const budgetUsed = input.pdbs.map(() => 0);
   const remove: NodeRemoval[] = [];
-  const blocked: { node: string; reason: ConsolidationBlockReason; detail: string }[] = [];
+  const blocked: ConsolidationBlock[] = [];
 
   for (const c of candidates) {
     const node = c.n;
-    const block = (reason: ConsolidationBlockReason, detail: string) => blocked.push({ node: node.name, reason, detail });
+    const block = (reason: ConsolidationBlockReason, detail: string, pdbs?: readonly string[]) => blocked.push({ node: node.name, reason, detail, ...(pdbs ? { pdbs } : {}) });
     if (node.annotations?.[ANNOTATION_DO_NOT_DISRUPT] === 'true') {
       block('node_do_not_disrupt', `${node.name} is annotated ${ANNOTATION_DO_NOT_DISRUPT}`);
       continue;
@@ -265,7 +269,8 @@ function planInOrder(input: ConsolidationInput, prep: Prepared, order: Order): C
     // Every budget that holds the node is named: relaxing one of two would not free it.
     const exhausted = [...need].filter(([i, k]) => budgetUsed[i]! + k > input.pdbs[i]!.disruptionsAllowed);
     if (exhausted.length > 0) {
-      block('pdb_exhausted', exhausted.map(([i, k]) => pdbExhaustedDetail(input.pdbs[i]!, budgetUsed[i]!, k)).join('; '));
+      const pdbs = [...new Set(exhausted.map(([i]) => `${input.pdbs[i]!.namespace}/${input.pdbs[i]!.name}`))].sort();
+      block('pdb_exhausted', exhausted.map(([i, k]) => pdbExhaustedDetail(input.pdbs[i]!, budgetUsed[i]!, k)).join('; '), pdbs);
       continue;
     }
     const moves = repack(c.pods, self, dest);

@@ -5,7 +5,8 @@ import { scoreNode } from './score-node.js';
 import { simulatePlacement } from './simulate/index.js';
 import { rankNodes } from './scoring-index.js';
 import { aNode, aPod } from './testing/builders.js';
-import { priceKey, type PriceInfo } from './types.js';
+import { type PriceInfo } from './types.js';
+import { poolKey } from '@nodes-manager/contracts';
 
 const cfg = { disruptionCostUsd: 7.3, minSamples: 10 };
 const measured = (interrupted: number, samples: number, perNodeHour?: number): MeasuredInterruptions => ({ samples, interrupted, share: interrupted / samples, ...(perNodeHour !== undefined ? { perNodeHour } : {}) });
@@ -43,8 +44,8 @@ describe('placement scoring with measured pools', () => {
   const table = (m?: MeasuredInterruptions): Map<string, PriceInfo> =>
     withExpectedCosts(
       new Map<string, PriceInfo>([
-        [priceKey('m5.large', 'us-east-1a'), { spotUsdPerHour: 0.04, onDemandUsdPerHour: 0.096, interruptionBucket: '<5%', ...(m ? { measured: m } : {}) }],
-        [priceKey('m5.large', 'us-east-1b'), { spotUsdPerHour: 0.04, onDemandUsdPerHour: 0.096, interruptionBucket: '<5%' }],
+        [poolKey({ instanceType: 'm5.large', zone: 'us-east-1a' }), { spotUsdPerHour: 0.04, onDemandUsdPerHour: 0.096, interruptionBucket: '<5%', ...(m ? { measured: m } : {}) }],
+        [poolKey({ instanceType: 'm5.large', zone: 'us-east-1b' }), { spotUsdPerHour: 0.04, onDemandUsdPerHour: 0.096, interruptionBucket: '<5%' }],
       ]),
       { disruptionCostUsd: 20, minSamples: 10 },
     );
@@ -70,8 +71,8 @@ describe('simulate with measured pools', () => {
   const prices = (m?: MeasuredInterruptions) =>
     withExpectedCosts(
       new Map<string, PriceInfo>([
-        [priceKey('m5.large', 'us-east-1a'), { spotUsdPerHour: 0.04, onDemandUsdPerHour: 0.096, interruptionBucket: '<5%', ...(m ? { measured: m } : {}) }],
-        [priceKey('m5.large', 'us-east-1b'), { spotUsdPerHour: 0.041, onDemandUsdPerHour: 0.096, interruptionBucket: '<5%' }],
+        [poolKey({ instanceType: 'm5.large', zone: 'us-east-1a' }), { spotUsdPerHour: 0.04, onDemandUsdPerHour: 0.096, interruptionBucket: '<5%', ...(m ? { measured: m } : {}) }],
+        [poolKey({ instanceType: 'm5.large', zone: 'us-east-1b' }), { spotUsdPerHour: 0.041, onDemandUsdPerHour: 0.096, interruptionBucket: '<5%' }],
       ]),
       { disruptionCostUsd: 20, minSamples: 10 },
     );

@@ -1,6 +1,7 @@
 import { instanceType, ON_DEMAND_PRICE_TABLE_REGION, type InstanceTypeSpec } from '@nodes-manager/contracts';
 import type { ExpectedCost, MeasuredInterruptions } from './expected-cost.js';
-import { priceKey, type CapacityType, type InterruptionBucket, type PriceTable } from './types.js';
+import { type CapacityType, type InterruptionBucket, type PriceTable } from './types.js';
+import { poolKey } from '@nodes-manager/contracts';
 
 /** NodePricing — what is known about one node's price; undefined means unknown, never guessed. */
 export interface NodePricing {
@@ -40,7 +41,7 @@ export function pricing(
   capacityType: CapacityType,
   override?: number,
 ): NodePricing {
-  const info = prices?.get(priceKey(type, zone));
+  const info = prices?.get(poolKey({ instanceType: type, zone }));
   const onDemand = info?.onDemandUsdPerHour ?? catalogOnDemand(type, zone);
   const usd = override ?? (capacityType === 'spot' ? info?.spotUsdPerHour : onDemand);
   return {

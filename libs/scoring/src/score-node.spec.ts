@@ -3,7 +3,8 @@ import fc from 'fast-check';
 import { explainScore, scoreNode, type ScoreFacts } from './score-node.js';
 import { buildScoringIndex, commitPlacement, countWorkloadZones, rankNodes, scoreIndexed } from './scoring-index.js';
 import { aNode, aPod, GiB, resources } from './testing/builders.js';
-import { priceKey, type PriceInfo } from './types.js';
+import { type PriceInfo } from './types.js';
+import { poolKey } from '@nodes-manager/contracts';
 
 const prices = (entries: Record<string, PriceInfo>) => new Map(Object.entries(entries));
 
@@ -113,7 +114,7 @@ describe('scoreNode', () => {
     const node = aNode({ capacityType, instanceType: 'm5.large', zone: 'us-east-1a' });
     const pod = cls === 'stateful' ? aPod({ ownerKind: 'StatefulSet' }) : aPod();
     const info: PriceInfo = { spotUsdPerHour: 0.04, ...(bucket ? { interruptionBucket: bucket } : {}) };
-    const result = scoreNode(pod, node, { prices: prices({ [priceKey('m5.large', 'us-east-1a')]: info }) });
+    const result = scoreNode(pod, node, { prices: prices({ [poolKey({ instanceType: 'm5.large', zone: 'us-east-1a' })]: info }) });
     expect(result.feasible && result.dimensions.interruptionRisk).toBe(expected);
   });
 
@@ -125,7 +126,7 @@ describe('scoreNode', () => {
   ] as const)('cost: %s', (_, capacityType, spot, onDemand, expected) => {
     const node = aNode({ capacityType, instanceType: 'm5.large', zone: 'eu-west-1a' });
     const info: PriceInfo = { onDemandUsdPerHour: onDemand, ...(spot !== undefined ? { spotUsdPerHour: spot } : {}) };
-    const result = scoreNode(aPod(), node, { prices: prices({ [priceKey('m5.large', 'eu-west-1a')]: info }) });
+    const result = scoreNode(aPod(), node, { prices: prices({ [poolKey({ instanceType: 'm5.large', zone: 'eu-west-1a' })]: info }) });
     expect(result.feasible && result.dimensions.costEfficiency).toBeCloseTo(expected, 1);
   });
 
@@ -143,8 +144,8 @@ describe('scoreNode', () => {
 
 describe('rankNodes', () => {
   const spotPrices = prices({
-    [priceKey('m5.large', 'us-east-1a')]: { spotUsdPerHour: 0.0365, interruptionBucket: '<5%' },
-    [priceKey('m5.large', 'us-east-1b')]: { spotUsdPerHour: 0.0365, interruptionBucket: '<5%' },
+    [poolKey({ instanceType: 'm5.large', zone: 'us-east-1a' })]: { spotUsdPerHour: 0.0365, interruptionBucket: '<5%' },
+    [poolKey({ instanceType: 'm5.large', zone: 'us-east-1b' })]: { spotUsdPerHour: 0.0365, interruptionBucket: '<5%' },
   });
   const fleet = [
     aNode({ name: 'od-a', instanceType: 'm5.large', zone: 'us-east-1a', allocatable: resources({ cpuMilli: 2000, memoryBytes: 8 * GiB }) }),
@@ -229,7 +230,7 @@ describe('scoreIndexed agrees with scoreNode', () => {
           ...(p.selectSpot ? { nodeSelector: { 'karpenter.sh/capacity-type': 'spot' } } : {}),
         });
         const ctx = {
-          prices: new Map(types.flatMap((t) => zones.map((z) => [priceKey(t, z), { spotUsdPerHour: 0.05, interruptionBucket: '5-10%' as const }]))),
+          prices: new Map(types.flatMap((t) => zones.map((z) => [poolKey({ instanceType: t, zone: z }), { spotUsdPerHour: 0.05, interruptionBucket: '5-10%' as const }]))),
           workloadZoneCounts: new Map([['default/web', new Map(zones.map((z, i) => [z, peers[i]!]))]]),
         };
         const index = buildScoringIndex(nodes, ctx);

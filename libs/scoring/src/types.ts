@@ -111,13 +111,8 @@ export interface PriceInfo {
   readonly expected?: ExpectedCost;
 }
 
-/** PriceTable — PriceInfo keyed by {@link priceKey}. */
+/** PriceTable — PriceInfo keyed by pool (libs/contracts `poolKey`: `instanceType/zone`). */
 export type PriceTable = ReadonlyMap<string, PriceInfo>;
-
-/** priceKey — the key of a (instance type, zone) pair in a {@link PriceTable}. */
-export function priceKey(instanceType: string, zone: string): string {
-  return `${instanceType}/${zone}`;
-}
 
 /** Well-known labels the library reads or synthesises on projected nodes. */
 export const LABEL_ZONE = 'topology.kubernetes.io/zone';

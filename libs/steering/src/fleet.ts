@@ -4,7 +4,8 @@ import { rateRuleOf } from './pool-health-config.js';
 import { decidePoolHealth, type PoolHealth, type PoolHealthPrevious, type PoolPrice, type PoolSample } from './pool-health.js';
 import { nodeHoursFrom, type PoolExposure, type RateBaseline } from './pool-rate.js';
 import { limitAvoidEntries } from './rails.js';
-import { poolKeyOf, type Offering, type Requirement } from './requirements.js';
+import { type Offering, type Requirement } from './requirements.js';
+import { poolKey, poolOfKey } from '@nodes-manager/contracts';
 
 /** FleetRails — the rails of a steering pass (docs/steering.md#the-rails). */
 export interface FleetRails {
@@ -63,7 +64,7 @@ export function steerFleet(input: FleetSteeringInput): FleetSteering {
   const keys = new Set([...input.samples.keys(), ...input.prices.keys(), ...input.previous.keys(), ...(input.exposure?.keys() ?? [])]);
   const baselines = input.exposure ? fleetBaselines(input.exposure, input.now, input.config) : null;
   const decided = [...keys].sort().map((key) => {
-    const [instanceType, zone] = key.split('/') as [string, string];
+    const { instanceType, zone } = poolOfKey(key);
     const exposure = input.exposure ? (input.exposure.get(key) ?? { nodeHours: [], interruptions: [] }) : null;
     return decidePoolHealth(
       { pool: { instanceType, zone }, samples: input.samples.get(key) ?? [], price: input.prices.get(key) ?? null, previous: input.previous.get(key) ?? null, now: input.now, exposure, fleet: baselines ? baselines(key) : null },
@@ -141,7 +142,7 @@ const RISKY_REASONS = new Set(['rate-above-watch', 'share-above-watch', 'share-u
 export function healthViewOf(health: readonly PoolHealth[], prices: ReadonlyMap<string, PoolPrice> = new Map()): Map<string, PoolHealthView> {
   return new Map(
     health.map((h) => {
-      const key = poolKeyOf(h.pool);
+      const key = poolKey(h.pool);
       const view: PoolHealthView = { state: h.state, share: h.evidence.share, spotPerHour: h.evidence.price?.spotPerHour ?? prices.get(key)?.spotPerHour ?? null, onDemandPerHour: h.evidence.price?.onDemandPerHour ?? prices.get(key)?.onDemandPerHour ?? null };
       if (h.state === 'watch' && RISKY_REASONS.has(h.reason)) view.risky = true;
       if (h.evidence.rate?.window.per1000 != null) view.ratePer1000 = h.evidence.rate.window.per1000;
@@ -169,7 +170,7 @@ export function samplesFromLedger(rows: readonly LedgerRowLike[]): Map<string, P
   const out = new Map<string, PoolSample[]>();
   for (const r of rows) {
     if (!r.instanceType || !r.zone || (r.capacityType && r.capacityType !== 'spot')) continue;
-    const key = poolKeyOf({ instanceType: r.instanceType, zone: r.zone });
+    const key = poolKey({ instanceType: r.instanceType, zone: r.zone });
     const sample: PoolSample = {
       seenAt: new Date(r.seenAt),
       outcome: r.outcome === 'interrupted' ? 'interrupted' : r.outcome === 'survived' ? 'survived' : 'unknown',

@@ -22,7 +22,6 @@ import {
   INSTANCE_TYPE_KEY,
   minValuesHeld,
   offeringKey,
-  poolKeyOf,
   sameRequirement,
   sameRequirements,
   ZONE_KEY,
@@ -30,6 +29,7 @@ import {
   type Requirement,
 } from './requirements.js';
 import { pct } from './stats.js';
+import { poolKey } from '@nodes-manager/contracts';
 
 export type * from './nodepool-edit.types.js';
 
@@ -109,12 +109,12 @@ export function planNodePoolEdit(input: NodePoolEditInput): NodePoolEditPlan {
   const foreignEdit = record !== null && !sameRequirements(before, record.applied);
   const keys = catalogueKeys(offerings);
   const owned = admitted(original, offerings, keys);
-  const isAvoided = (o: Offering) => o.capacityType === 'spot' && health.get(poolKeyOf(o))?.state === 'avoid';
+  const isAvoided = (o: Offering) => o.capacityType === 'spot' && health.get(poolKey(o))?.state === 'avoid';
   const avoided = owned.filter(isAvoided);
   const healthySpot = owned.filter((o) => o.capacityType === 'spot' && !isAvoided(o));
   // The rail keeps the cheapest prices of pools not shown risky: a cheap pool watched for its rate or share is not
   // protected blindly (it would keep taking the launches the rail protects).
-  const cheapest = cheapestPrices(healthySpot.filter((o) => !health.get(poolKeyOf(o))?.risky), health, rails.keepCheapest);
+  const cheapest = cheapestPrices(healthySpot.filter((o) => !health.get(poolKey(o))?.risky), health, rails.keepCheapest);
   const prev = previousExclusions(record);
   const nodes = input.nodes ?? null;
   const nodesOn = (o: Offering) => (nodes ? nodes.filter((n) => n.instanceType === o.instanceType && n.zone === o.zone && n.capacityType === o.capacityType).reduce((a, n) => a + n.count, 0) : 0);
@@ -131,9 +131,9 @@ export function planNodePoolEdit(input: NodePoolEditInput): NodePoolEditPlan {
   if (avoided.length > 0 && healthySpot.length === 0) {
     if (owned.some((o) => o.capacityType === 'on-demand')) {
       // The fallback is an explicit, dearer decision: every Spot node of the NodePool drifts to on-demand.
-      const od = owned.filter((o) => o.capacityType === 'on-demand').map((o) => health.get(poolKeyOf(o))?.onDemandPerHour).filter((x): x is number => typeof x === 'number');
+      const od = owned.filter((o) => o.capacityType === 'on-demand').map((o) => health.get(poolKey(o))?.onDemandPerHour).filter((x): x is number => typeof x === 'number');
       const odPrice = od.length > 0 ? Math.min(...od) : null;
-      const spotSpend = nodes ? nodes.filter((n) => n.capacityType === 'spot').reduce((a, n) => a + n.count * (health.get(poolKeyOf(n))?.spotPerHour ?? 0), 0) : null;
+      const spotSpend = nodes ? nodes.filter((n) => n.capacityType === 'spot').reduce((a, n) => a + n.count * (health.get(poolKey(n))?.spotPerHour ?? 0), 0) : null;
       const extra = spotNodes !== null && odPrice !== null && spotSpend !== null ? spotNodes * odPrice - spotSpend : null;
       const approved = input.fallbackApproved === true;
       const already = prev.fallback;
@@ -210,9 +210,9 @@ export function planNodePoolEdit(input: NodePoolEditInput): NodePoolEditPlan {
       if (n.count <= 0) continue;
       const o: Offering = { instanceType: n.instanceType, zone: n.zone, capacityType: n.capacityType, labels: offerings.find((x) => x.instanceType === n.instanceType)?.labels ?? {} };
       if (admits(after, o, keys)) continue;
-      const avoidedPool = n.capacityType === 'spot' && health.get(poolKeyOf(n))?.state === 'avoid';
+      const avoidedPool = n.capacityType === 'spot' && health.get(poolKey(n))?.state === 'avoid';
       byPool.push({ pool: { instanceType: n.instanceType, zone: n.zone }, capacityType: n.capacityType, nodes: n.count, avoided: avoidedPool && !fallback });
-      const p = n.capacityType === 'spot' ? health.get(poolKeyOf(n))?.spotPerHour : health.get(poolKeyOf(n))?.onDemandPerHour;
+      const p = n.capacityType === 'spot' ? health.get(poolKey(n))?.spotPerHour : health.get(poolKey(n))?.onDemandPerHour;
       if (typeof p === 'number') before$ += p * n.count;
       else priced = false;
     }
@@ -220,7 +220,7 @@ export function planNodePoolEdit(input: NodePoolEditInput): NodePoolEditPlan {
     const onPurpose = byPool.filter((b) => b.avoided).reduce((a, b) => a + b.nodes, 0);
     // Replacements go where Karpenter launches after the write: the mean of the cheapest admitted (Spot, else on-demand).
     const spotPrices = launchers.map((o) => priceOf(o, health)).filter((x): x is number => x !== null);
-    const odPrices = afterOfferings.filter((o) => o.capacityType === 'on-demand').map((o) => health.get(poolKeyOf(o))?.onDemandPerHour).filter((x): x is number => typeof x === 'number');
+    const odPrices = afterOfferings.filter((o) => o.capacityType === 'on-demand').map((o) => health.get(poolKey(o))?.onDemandPerHour).filter((x): x is number => typeof x === 'number');
     const unit = spotPrices.length > 0 ? spotPrices.reduce((a, b) => a + b, 0) / spotPrices.length : odPrices.length > 0 ? Math.min(...odPrices) : null;
     const after$ = unit !== null ? unit * total : null;
     const perPool = byPool.map((b) => `${b.nodes} in ${poolText(b.pool)}${b.capacityType === 'on-demand' ? ' (on-demand)' : ''}${b.avoided ? '' : ' (collateral)'}`).join(', ');
@@ -292,7 +292,7 @@ export function planNodePoolEdit(input: NodePoolEditInput): NodePoolEditPlan {
 }
 
 const priceOf = (o: Offering, health: ReadonlyMap<string, PoolHealthView>): number | null => {
-  const p = health.get(poolKeyOf(o))?.spotPerHour;
+  const p = health.get(poolKey(o))?.spotPerHour;
   return typeof p === 'number' && Number.isFinite(p) ? p : null;
 };
 
@@ -364,7 +364,7 @@ function coverAvoided({ nodePool, owned, original, isAvoided, health, rails, pre
       const left = owned.filter((o) => !removed.has(offeringKey(o)) && !hit.includes(o));
       const spotLeft = left.filter((o) => o.capacityType === 'spot' && !isAvoided(o));
       const kept = c.kind === 'instance-type' ? prev.types.has(c.value) : prev.zones.has(c.value);
-      const cheapAfter = cheapestPrices(spotLeft.filter((o) => !health.get(poolKeyOf(o))?.risky), health, cheapest.length);
+      const cheapAfter = cheapestPrices(spotLeft.filter((o) => !health.get(poolKey(o))?.risky), health, cheapest.length);
       // Hysteresis: an exclusion already written may raise the cheapest prices by up to priceHysteresis; a new one by none.
       const tolerance = kept ? (rails.priceHysteresis ?? 0) : 0;
       const raises = cheapest.length > 0 && raisesPrices(cheapest.map((p) => p * (1 + tolerance)), cheapAfter);
@@ -432,7 +432,7 @@ function coverAvoided({ nodePool, owned, original, isAvoided, health, rails, pre
     const other = scored.find((s) => s.kind === otherKind && s.value === (otherKind === 'zone' ? first.zone : first.instanceType));
     const alternative = other ? { kind: other.kind, value: other.value, loses: other.loses, refused: other.problem } : null;
     const coverText = best.covers.map((o) => {
-      const share = health.get(poolKeyOf(o))?.share;
+      const share = health.get(poolKey(o))?.share;
       return `${poolText(o)}${share != null ? ` (${pct(share)} of its rebalances interrupted)` : ''}`;
     });
     const refusedText: Record<HeldBackReason, string> = {

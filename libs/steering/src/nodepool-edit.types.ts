@@ -1,6 +1,6 @@
 // The shapes of a NodePool edit plan (docs/steering.md#the-edit): what the planner reads and what it answers.
 import type { PoolHealthState, PoolRef } from './pool-health.js';
-import type { Offering, Requirement } from './requirements.js';
+import type { CapacityType, Offering, Requirement } from './requirements.js';
 /**
  * SteeringRecord — what nodes-manager wrote to a NodePool last, kept so that every change can be undone exactly:
  * the owner's requirements as they were (`original`), the entries added (`added`), the whole list as written
@@ -27,7 +27,7 @@ export interface DisruptionBudget {
 export interface NodeCount {
   instanceType: string;
   zone: string;
-  capacityType: 'spot' | 'on-demand';
+  capacityType: CapacityType;
   count: number;
 }
 
@@ -35,7 +35,7 @@ export interface NodeCount {
 export interface DriftForecast {
   total: number;
   /** Per pool and capacity type: nodes whose labels the new requirements no longer admit; `avoided`: moved off an avoided pool on purpose. */
-  byPool: Array<{ pool: PoolRef; capacityType: 'spot' | 'on-demand'; nodes: number; avoided: boolean }>;
+  byPool: Array<{ pool: PoolRef; capacityType: CapacityType; nodes: number; avoided: boolean }>;
   onPurpose: number;
   collateral: number;
   /** What the drifted nodes cost per hour now, and replaced where Karpenter would launch them after the write (USD). */

@@ -1,5 +1,5 @@
-import { poolKeyOf } from './requirements.js';
 import type { PoolHealth, PoolHealthPrevious } from './pool-health.js';
+import { poolKey } from '@nodes-manager/contracts';
 
 const HOUR = 3_600_000;
 
@@ -20,7 +20,7 @@ export function limitAvoidEntries(
   let left = Math.max(0, maxPerHour - spent);
   const entering = decisions
     .filter((d) => d.changed && d.state === 'avoid')
-    .sort((a, b) => Number(b.reason === 'burst') - Number(a.reason === 'burst') || (b.evidence.interval95?.[0] ?? 0) - (a.evidence.interval95?.[0] ?? 0) || poolKeyOf(a.pool).localeCompare(poolKeyOf(b.pool)));
+    .sort((a, b) => Number(b.reason === 'burst') - Number(a.reason === 'burst') || (b.evidence.interval95?.[0] ?? 0) - (a.evidence.interval95?.[0] ?? 0) || poolKey(a.pool).localeCompare(poolKey(b.pool)));
   const held = new Set<PoolHealth>();
   for (const d of entering) {
     if (left > 0) left -= 1;
@@ -28,7 +28,7 @@ export function limitAvoidEntries(
   }
   return decisions.map((d) => {
     if (!held.has(d)) return d;
-    const p = previous.get(poolKeyOf(d.pool));
+    const p = previous.get(poolKey(d.pool));
     return {
       ...d,
       state: p?.state ?? 'healthy',

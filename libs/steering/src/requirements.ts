@@ -3,11 +3,13 @@
  * type) a list of requirements admits. Karpenter reads the list as a conjunction, entries on the same key
  * intersecting — which is why steering can add an entry of its own without touching the owner's.
  */
+import type { CapacityType } from '@nodes-manager/contracts';
+
 export const INSTANCE_TYPE_KEY = 'node.kubernetes.io/instance-type';
 export const ZONE_KEY = 'topology.kubernetes.io/zone';
 export const CAPACITY_TYPE_KEY = 'karpenter.sh/capacity-type';
 
-export type CapacityType = 'spot' | 'on-demand';
+export type { CapacityType };
 
 /** Requirement — one entry of `spec.template.spec.requirements`. */
 export interface Requirement {
@@ -30,7 +32,6 @@ export interface Offering {
 }
 
 export const offeringKey = (o: Pick<Offering, 'instanceType' | 'zone' | 'capacityType'>): string => `${o.instanceType}/${o.zone}/${o.capacityType}`;
-export const poolKeyOf = (o: { instanceType: string; zone: string }): string => `${o.instanceType}/${o.zone}`;
 
 function labelsOf(o: Offering): Record<string, string> {
   return { ...o.labels, [INSTANCE_TYPE_KEY]: o.instanceType, [ZONE_KEY]: o.zone, [CAPACITY_TYPE_KEY]: o.capacityType };

@@ -25,7 +25,7 @@ export class ConsolidationPlanningService {
   async select(name: string, meta: CommandMeta, only?: ReadonlySet<string>) {
     await this.access.requireInstalledForWrite();
     const pool = await this.access.readPool(name, 'KARPENTER_NOT_INSTALLED_FOR_WRITE');
-    const fromPlan = plannedRemovals(await this.bus.send('scheduler-scoring', Commands.optimizePlan, { nodePool: name }, meta, { timeoutMs: this.opts.planTimeoutMs }));
+    const fromPlan = plannedRemovals(await this.bus.send(Commands.optimizePlan, { nodePool: name }, meta, { timeoutMs: this.opts.planTimeoutMs }));
     const planned = fromPlan.filter((p) => !only || only.has(p.node));
     const claims = await this.kube.listNodeClaims(name).catch((err) => Promise.reject(this.access.coded(err, name)));
     const claimNodes = new Set(claims.flatMap((c) => (c.status?.nodeName ? [c.status.nodeName] : [])));

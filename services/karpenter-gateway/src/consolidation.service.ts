@@ -107,7 +107,7 @@ export class ConsolidationService {
       planned: preview.planned.length,
       approval: { id: approval.id, status: approval.status, expiresAt: approval.expiresAt },
     };
-    await this.access.recordApplied({ ...base, now: this.clock.now(), after: result, result: 'awaiting-approval' });
+    await this.access.recordApplied({ ...base, now: this.clock.now(), after: result, result: 'awaiting_approval' });
     return result;
   }
 
@@ -188,7 +188,7 @@ export class ConsolidationService {
       }
       const result: ConsolidationResult = { nodePool: name, dryRun, nodeClaims: done, failed, skipped, budget: selection.budget, planned: planned.length };
       await this.access.recordApplied(
-        { ...base, now: this.clock.now(), after: result, result: dryRun ? 'dry-run' : failed.length ? 'partial' : 'applied' },
+        { ...base, now: this.clock.now(), after: result, result: dryRun ? 'dry_run' : failed.length ? 'partial' : 'applied' },
         dryRun ? undefined : { type: EventTypes.nodepoolConsolidationRequested, data: result },
       );
       this.logger.info(dryRun ? 'nodepool consolidation (dry run)' : 'nodepool consolidation requested', {

@@ -95,7 +95,7 @@ describe('karpenter-gateway with Karpenter (through the REST API)', () => {
       ['create', 'applied', false],
       ['update', 'applied', false],
       ['update', 'applied', false],
-      ['consolidate', 'dry-run', true],
+      ['consolidate', 'dry_run', true],
       ['consolidate', 'applied', false],
       ['delete', 'applied', false],
     ]);

@@ -303,7 +303,7 @@ describe("steering keeps a NodePool's cheapest Spot offerings (STEERING_KEEP_CHE
     expect(await t.requirements('general')).toEqual(GENERAL);
     expect(await t.requirements('only-a')).toEqual([...ONLY_A, req('karpenter.sh/capacity-type', 'NotIn', 'spot')]);
     const plan = ((await t.h.db.query(`SELECT status, plan FROM nodes.steering_plans WHERE node_pool = 'general'`)) as any[])[0];
-    expect(plan.status).toBe('nothing-to-do');
+    expect(plan.status).toBe('nothing_to_do');
     expect(plan.plan.heldBack).toEqual([expect.objectContaining({ pool: A, reason: 'launch-price-rail' })]);
     expect(plan.plan.heldBack[0].sentence).toContain('m5.large in us-east-1b ($0.020/h)');
     expect(t.h.events.filter((e) => e.type === 'nodepool.steered').map((e) => (e.data as { nodePool: string }).nodePool)).toEqual(['only-a']);

@@ -50,7 +50,7 @@ describe('optimize.replace: on-demand nodes drained through the optimizer gate (
   let h: Harness;
   const clock = new FakeClock('2026-03-11T00:30:00Z'); // outside the window
   const paused = { on: false };
-  const replace = (req: OptimizeReplaceRequest = REQUEST) => new InProcessCommandBus(h.runtime.commands!, 10_000).send('scheduler-scoring', Commands.optimizeReplace, req, ASKER);
+  const replace = (req: OptimizeReplaceRequest = REQUEST) => new InProcessCommandBus(h.runtime.commands!, 10_000).send(Commands.optimizeReplace, req, ASKER);
   const cordoned = async () => (await h.sim.kubeConfig('test-reader').makeApiClient(k8s.CoreV1Api).listNode()).items.filter((n) => n.spec?.unschedulable).map((n) => n.metadata!.name!).sort();
 
   beforeAll(async () => {
@@ -114,7 +114,7 @@ describe('optimize.replace: on-demand nodes drained through the optimizer gate (
 describe('optimize.replace with DISRUPTION_APPROVAL=manual: an approval request of kind optimize, then the drains', () => {
   let h: Harness;
   const clock = new FakeClock('2026-03-11T02:05:00Z'); // inside the window
-  const replace = () => new InProcessCommandBus(h.runtime.commands!, 10_000).send('scheduler-scoring', Commands.optimizeReplace, { ...REQUEST, nodes: ['od-1', 'od-2', 'od-3'] }, ASKER);
+  const replace = () => new InProcessCommandBus(h.runtime.commands!, 10_000).send(Commands.optimizeReplace, { ...REQUEST, nodes: ['od-1', 'od-2', 'od-3'] }, ASKER);
 
   beforeAll(async () => {
     h = await startHarness(fleet(), { ...ENV, DISRUPTION_APPROVAL: 'manual' }, { clock });

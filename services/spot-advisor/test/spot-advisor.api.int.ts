@@ -188,7 +188,7 @@ describe('spot-advisor through the gateway, against the EC2 simulator', () => {
 
   it('answers spot.prices with PriceInfo per (type, zone) for scheduler-scoring', async () => {
     const bus = new InProcessCommandBus(h.runtime.commands!, 5000);
-    const out = await bus.send('spot-advisor', 'spot.prices', { instanceTypes: ['m5.large', 'g5.xlarge'] }, { actor: 'system:scheduler-scoring', correlationId: 'c1' });
+    const out = await bus.send('spot.prices', { instanceTypes: ['m5.large', 'g5.xlarge'] }, { actor: 'system:scheduler-scoring', correlationId: 'c1' });
     expect(out.prices).toHaveLength(6);
     expect(out.prices.find((p) => p.instanceType === 'm5.large' && p.zone === 'us-east-1c')).toEqual({
       instanceType: 'm5.large',
@@ -197,7 +197,7 @@ describe('spot-advisor through the gateway, against the EC2 simulator', () => {
       onDemandUsdPerHour: 0.096,
       interruptionBucket: expect.stringMatching(/%/),
     });
-    await expect(bus.send('spot-advisor', 'spot.prices', { region: 'nowhere' }, { actor: 'x', correlationId: 'c2' })).rejects.toMatchObject({
+    await expect(bus.send('spot.prices', { region: 'nowhere' }, { actor: 'x', correlationId: 'c2' })).rejects.toMatchObject({
       code: 'VALIDATION_FAILED',
     });
   });
@@ -206,12 +206,12 @@ describe('spot-advisor through the gateway, against the EC2 simulator', () => {
     sim.resetCalls();
     const bus = new InProcessCommandBus(h.runtime.commands!, 5000);
     const meta = { actor: 'system:scheduler-scoring', correlationId: 'c3' };
-    const all = await bus.send('spot-advisor', 'instancetypes.list', {}, meta);
+    const all = await bus.send('instancetypes.list', {}, meta);
     const pages = sim.calls().filter((c) => c.action === 'DescribeInstanceTypes').length;
     expect(pages).toBeGreaterThanOrEqual(1);
     expect(all.items.map((t) => t.name).sort()).toEqual(INSTANCE_TYPES.map((t) => t.name).sort());
     expect(all.items.find((t) => t.name === 'g5.xlarge')).toMatchObject({ vcpu: 4, memoryMiB: 16384, gpus: 1, architectures: ['x86_64'], onDemandKnown: true });
-    const some = await bus.send('spot-advisor', 'instancetypes.list', { instanceTypes: ['m5.large', 'x9.huge'] }, meta);
+    const some = await bus.send('instancetypes.list', { instanceTypes: ['m5.large', 'x9.huge'] }, meta);
     expect(some.items.map((t) => t.name)).toEqual(['m5.large']);
     expect(some.unknown).toEqual(['x9.huge']);
     expect(sim.calls().filter((c) => c.action === 'DescribeInstanceTypes')).toHaveLength(pages);

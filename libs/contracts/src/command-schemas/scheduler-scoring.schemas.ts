@@ -1,3 +1,4 @@
+import { CAPACITY_TYPES } from '../api.js';
 import { FILTER_REASONS, PLACEMENT_FITS } from '../placement.js';
 import { anyObject, arrayOf, uuid, bool, closed, int, mapOf, nullableNum, nullableStr, num, oneOf, open, page, str, time, type JsonSchema } from '../json-schema.js';
 import { cursor, limit, objectName, type CommandSchema } from './command-schema.js';
@@ -80,7 +81,7 @@ const planRemoval = open({
 });
 const planCore = {
   remove: arrayOf(planRemoval, 'the nodes to remove, with where their pods go and the savings'),
-  blocked: arrayOf(open({ node: str(), reason: str(), detail: str() }, ['detail']), 'nodes that cannot go, and why'),
+  blocked: arrayOf(open({ node: str(), reason: str(), detail: str(), pdbs: arrayOf(str(), 'pdb_exhausted: every PodDisruptionBudget (namespace/name) that holds the node, sorted') }, ['detail', 'pdbs']), 'nodes that cannot go, and why'),
   pdbImpact: arrayOf(open({ pdb: str(), disruptionsUsed: int(), disruptionsAllowed: int() })),
   hourlySavingsUsd: num(),
   monthlySavingsUsd: num('hourly × 730'),
@@ -139,7 +140,7 @@ const SIMULATE_RESULT_SCHEMA = open(
     placedOnExisting: arrayOf(open({ node: str(), pod: str(), count: int() })),
     placedOnExistingCount: int(),
     additions: arrayOf(
-      open({ instanceType: str(), zone: str(), capacityType: oneOf(['spot', 'on-demand']), count: int(), unitUsdPerHour: num(), hourlyUsd: num('count × unit price') }),
+      open({ instanceType: str(), zone: str(), capacityType: oneOf(CAPACITY_TYPES), count: int(), unitUsdPerHour: num(), hourlyUsd: num('count × unit price') }),
       'the new nodes to buy, cheapest packing first',
     ),
     hourlyCostUsd: num('hourly cost of the additions'),

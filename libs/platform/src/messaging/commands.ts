@@ -288,12 +288,13 @@ function commandSpan(rpc: unknown, service: string, pattern: string, command: Pa
 export const CommandController = () => applyDecorators(Controller(), UseInterceptors(CommandReplyInterceptor));
 
 /**
- * CommandBus — sends a command to the service that owns it, typed by pattern (libs/contracts CommandTypes): the
+ * CommandBus — sends a command to the service that owns it (derived from the pattern), typed by pattern (libs/contracts CommandTypes): the
  * request is checked against its schema before it travels and the reply after it arrives
  * (command-contracts.ts); rejects with a CodedError.
  */
 export interface CommandBus {
-  send<P extends SentPattern>(service: ServiceName, pattern: P, data: RequestOf<P>, meta: CommandMeta, opts?: { timeoutMs?: number }): Promise<ReplyOf<P>>;
+  /** send — to the service that answers `pattern` (libs/contracts `commandOwner`). */
+  send<P extends SentPattern>(pattern: P, data: RequestOf<P>, meta: CommandMeta, opts?: { timeoutMs?: number }): Promise<ReplyOf<P>>;
   close(): Promise<void>;
 }
 export const COMMAND_BUS = Symbol('COMMAND_BUS');

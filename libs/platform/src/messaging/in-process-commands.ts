@@ -1,6 +1,6 @@
 import { Server, type CustomTransportStrategy, type MessageHandler } from '@nestjs/microservices';
 import { from, isObservable, lastValueFrom, timeout, type Observable } from 'rxjs';
-import type { CommandMeta, CommandReply, CommandRequest, ReplyOf, RequestOf, SentPattern, ServiceName } from '@nodes-manager/contracts';
+import { commandOwner, type CommandMeta, type CommandReply, type CommandRequest, type ReplyOf, type RequestOf, type SentPattern, type ServiceName } from '@nodes-manager/contracts';
 import { CodedError } from '../errors/coded-error.js';
 import type { JsonLogger } from '../logging/logger.js';
 import { checkRequest } from './command-contracts.js';
@@ -36,7 +36,8 @@ export class InProcessCommandBus implements CommandBus {
     private readonly defaultTimeoutMs: number,
     private readonly logger?: JsonLogger,
   ) {}
-  async send<P extends SentPattern>(service: ServiceName, pattern: P, data: RequestOf<P>, meta: CommandMeta, opts: { timeoutMs?: number } = {}): Promise<ReplyOf<P>> {
+  async send<P extends SentPattern>(pattern: P, data: RequestOf<P>, meta: CommandMeta, opts: { timeoutMs?: number } = {}): Promise<ReplyOf<P>> {
+    const service = commandOwner(pattern);
     checkRequest(pattern, data);
     const handler = this.registry.handlers.get(pattern);
     if (!handler) throw new CodedError('SERVICE_UNAVAILABLE', `${service} is not running in this process (${pattern})`, { service });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type amqp from 'amqplib';
-import { serviceQueue, type CommandMeta, type CommandReply, type CommandRequest, type ReplyOf, type RequestOf, type SentPattern, type ServiceName } from '@nodes-manager/contracts';
+import { commandOwner, serviceQueue, type CommandMeta, type CommandReply, type CommandRequest, type ReplyOf, type RequestOf, type SentPattern, type ServiceName } from '@nodes-manager/contracts';
 import type { Clock } from '../clock/clock.js';
 import { CodedError } from '../errors/coded-error.js';
 import type { JsonLogger } from '../logging/logger.js';
@@ -108,7 +108,8 @@ export class RmqCommandBus implements CommandBus {
    * send — with tracing on and a traced caller, the request is a PRODUCER span `send nodes-manager.<service>` (ended
    * with the reply) whose W3C context travels in the message's AMQP headers (docs/observability.md).
    */
-  async send<P extends SentPattern>(service: ServiceName, pattern: P, data: RequestOf<P>, meta: CommandMeta, opts: { timeoutMs?: number } = {}): Promise<ReplyOf<P>> {
+  async send<P extends SentPattern>(pattern: P, data: RequestOf<P>, meta: CommandMeta, opts: { timeoutMs?: number } = {}): Promise<ReplyOf<P>> {
+    const service = commandOwner(pattern);
     if (!tracingOn()) return this.sendTraced(service, pattern, data, meta, opts);
     const queue = serviceQueue(service);
     const attributes = {

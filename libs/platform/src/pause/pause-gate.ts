@@ -193,7 +193,7 @@ export class PauseGate implements OnApplicationBootstrap, OnApplicationShutdown 
 export const commandPauseSource =
   (bus: CommandBus, service: ServiceName): PauseSource =>
   () =>
-    bus.send(PAUSE_OWNER, Commands.pauseGet, {}, newMeta(`system:${service}`));
+    bus.send(Commands.pauseGet, {}, newMeta(`system:${service}`));
 
 /**
  * pauseGateProviders — `PAUSE_GATE` for a service module that imports `PlatformModule.forService` and

@@ -9,13 +9,13 @@ import {
   LABEL_CAPACITY_TYPE,
   LABEL_INSTANCE_TYPE,
   LABEL_ZONE,
-  priceKey,
   type CapacityType,
   type NodeResources,
   type PriceTable,
   type ScoringNode,
 } from '../types.js';
 import { DIMS, MiB, type Group, type Offering, type SimulateConstraints, type SimulateResult, type UnschedulableReason } from './types.js';
+import { poolKey } from '@nodes-manager/contracts';
 
 /**
  * allocatableFor — what a new node of this type offers pods, with the EKS AMI's reservations: cpu 6% of the
@@ -116,6 +116,6 @@ export function takeUnplaceable(
 function allPricesKnown(catalog: readonly InstanceTypeSpec[], nodes: readonly ScoringNode[], c: SimulateConstraints | undefined): PriceTable {
   const zones = zonesFor(new Map(), nodes, c ?? {});
   const m = new Map<string, { spotUsdPerHour: number; onDemandUsdPerHour: number }>();
-  for (const s of catalog) for (const z of zones) m.set(priceKey(s.name, z), { spotUsdPerHour: 1, onDemandUsdPerHour: 1 });
+  for (const s of catalog) for (const z of zones) m.set(poolKey({ instanceType: s.name, zone: z }), { spotUsdPerHour: 1, onDemandUsdPerHour: 1 });
   return m;
 }

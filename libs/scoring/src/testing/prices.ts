@@ -1,5 +1,6 @@
 import type { InstanceTypeSpec } from '@nodes-manager/contracts';
-import { priceKey, type InterruptionBucket, type PriceInfo } from '../types.js';
+import { type InterruptionBucket, type PriceInfo } from '../types.js';
+import { poolKey } from '@nodes-manager/contracts';
 
 /** mulberry32 — a small seeded PRNG for generated test inputs (same seed, same fleet). */
 export function mulberry32(seed: number): () => number {
@@ -21,7 +22,7 @@ export function priceTable(catalog: readonly InstanceTypeSpec[], zones: readonly
   const m = new Map<string, PriceInfo>();
   for (const spec of catalog) {
     for (const zone of zones) {
-      m.set(priceKey(spec.name, zone), {
+      m.set(poolKey({ instanceType: spec.name, zone }), {
         onDemandUsdPerHour: spec.onDemandUsdPerHour,
         spotUsdPerHour: Math.round(spec.onDemandUsdPerHour * (0.28 + 0.2 * rnd()) * 1e4) / 1e4,
         interruptionBucket: BUCKETS[Math.floor(rnd() * BUCKETS.length)]!,

@@ -1,4 +1,5 @@
 import { Requirements, type NodeSelectorRequirement } from './requirements.js';
+import type { CapacityType } from '@nodes-manager/contracts';
 
 /**
  * Which NodePool and which offering Karpenter launches: NodePools by `weight` (kubernetes-sigs/karpenter,
@@ -26,7 +27,7 @@ export function orderNodePools<T extends NodePoolLike>(pools: readonly T[]): T[]
   });
 }
 
-export type CapacityType = 'spot' | 'on-demand';
+export type { CapacityType };
 
 /** Offering — one (instance type, zone, capacity type) EC2 could launch, with its price now. */
 export interface Offering {

@@ -1,3 +1,4 @@
+import { poolKey } from '@nodes-manager/contracts';
 import { expectedCost, type InterruptionBucket } from '@nodes-manager/scoring';
 
 /** StoredPoolHealth — a `nodes.pool_health` row as steering's status gives it (evidence: libs/steering PoolEvidence as JSON). */
@@ -38,7 +39,7 @@ export function poolsView(pools: readonly StoredPoolHealth[], market: ReadonlyMa
   return pools
     .map((p) => {
       const e = p.evidence ?? {};
-      const m = market.get(`${p.instanceType}/${p.zone}`);
+      const m = market.get(poolKey(p));
       const spot = e.price?.spotPerHour ?? m?.spotUsdPerHour ?? null;
       const od = e.price?.onDemandPerHour ?? m?.onDemandUsdPerHour ?? null;
       const samples = e.samples ?? 0;
@@ -65,5 +66,5 @@ export function poolsView(pools: readonly StoredPoolHealth[], market: ReadonlyMa
         restoreInSeconds: restoreAt ? Math.max(0, Math.round((restoreAt.getTime() - now.getTime()) / 1000)) : null,
       };
     })
-    .sort((a, b) => STATE_ORDER[a.state] - STATE_ORDER[b.state] || (a.expectedUsdPerHour ?? Infinity) - (b.expectedUsdPerHour ?? Infinity) || `${a.instanceType}/${a.zone}`.localeCompare(`${b.instanceType}/${b.zone}`));
+    .sort((a, b) => STATE_ORDER[a.state] - STATE_ORDER[b.state] || (a.expectedUsdPerHour ?? Infinity) - (b.expectedUsdPerHour ?? Infinity) || poolKey(a).localeCompare(poolKey(b)));
 }

@@ -1,5 +1,4 @@
 import {
-  poolKeyOf,
   steerFleet,
   type LedgerRowLike,
   type PoolHealth,
@@ -9,6 +8,7 @@ import {
   type PoolRef,
   type PoolSample,
 } from '@nodes-manager/steering';
+import { poolKey } from '@nodes-manager/contracts';
 
 /** ReplayRow — a rebalance ledger row as the replay reads it: the sample, the node, and when its outcome was known. */
 export interface ReplayRow extends LedgerRowLike {
@@ -71,7 +71,7 @@ export function visibleSamples(rows: readonly ReplayRow[], now: number): Map<str
     const interruptedAt = r.interruptedAt && t(r.interruptedAt) <= now ? new Date(r.interruptedAt) : null;
     const known = r.resolvedAt !== null && t(r.resolvedAt) <= now;
     const outcome: PoolSample['outcome'] = r.outcome === 'interrupted' && interruptedAt ? 'interrupted' : known && r.outcome === 'survived' ? 'survived' : 'unknown';
-    const key = poolKeyOf({ instanceType: r.instanceType, zone: r.zone });
+    const key = poolKey({ instanceType: r.instanceType, zone: r.zone });
     const list = out.get(key) ?? [];
     list.push({ seenAt: new Date(r.seenAt), outcome, interruptedAt, leadTimeMs: outcome === 'interrupted' ? r.leadTimeMs : null });
     out.set(key, list);
@@ -86,7 +86,7 @@ function replacementPrice(pool: PoolRef, prices: ReadonlyMap<string, PoolPrice>,
     if (!key.startsWith(`${pool.instanceType}/`) || avoided.has(key) || p.spotPerHour === null) continue;
     if (best === null || p.spotPerHour < best) best = p.spotPerHour;
   }
-  return best ?? prices.get(poolKeyOf(pool))?.onDemandPerHour ?? null;
+  return best ?? prices.get(poolKey(pool))?.onDemandPerHour ?? null;
 }
 
 /**
@@ -131,7 +131,7 @@ export function replaySteering(input: ReplayInput): SteeringReplay {
   for (const o of open.values()) periods.push({ ...o, to: null });
 
   function track(h: PoolHealth, now: number) {
-    const key = poolKeyOf(h.pool);
+    const key = poolKey(h.pool);
     previous.set(key, { state: h.state, since: h.since, basisFrom: h.basisFrom });
     const was = open.get(key);
     if (h.state === 'avoid' && !was) {
@@ -143,13 +143,13 @@ export function replaySteering(input: ReplayInput): SteeringReplay {
     }
   }
 
-  const avoidedKeys = new Set(periods.map((p) => poolKeyOf(p.pool)));
+  const avoidedKeys = new Set(periods.map((p) => poolKey(p.pool)));
   let total = 0;
   for (const r of input.rows) if (r.outcome === 'interrupted' && r.interruptedAt && t(r.interruptedAt) >= from && t(r.interruptedAt) <= to) total += 1;
   const avoided = periods
-    .sort((a, b) => a.from - b.from || poolKeyOf(a.pool).localeCompare(poolKeyOf(b.pool)))
+    .sort((a, b) => a.from - b.from || poolKey(a.pool).localeCompare(poolKey(b.pool)))
     .map((p): AvoidPeriod => {
-      const key = poolKeyOf(p.pool);
+      const key = poolKey(p.pool);
       const end = p.to ?? to;
       const mine = input.rows.filter((r) => r.instanceType === p.pool.instanceType && r.zone === p.pool.zone);
       const spared = mine.filter((r) => r.outcome === 'interrupted' && r.interruptedAt && t(r.interruptedAt) >= p.from && t(r.interruptedAt) < end).length;
@@ -177,7 +177,7 @@ export function replaySteering(input: ReplayInput): SteeringReplay {
   const sentence =
     avoided.length === 0
       ? `Over this window no pool would have been avoided: ${total} interruption${total === 1 ? '' : 's'}, none spared, no extra cost.`
-      : `${avoided.length} time${avoided.length === 1 ? '' : 's'} a pool would have been avoided (${new Set(avoided.map((a) => poolKeyOf(a.pool))).size} of ${poolsSeen.size} pools): ` +
+      : `${avoided.length} time${avoided.length === 1 ? '' : 's'} a pool would have been avoided (${new Set(avoided.map((a) => poolKey(a.pool))).size} of ${poolsSeen.size} pools): ` +
         `up to ${spared} of ${total} interruptions spared, for about $${extra.toFixed(2)} more` +
         (unpriced > 0 ? ` (${unpriced} period${unpriced === 1 ? '' : 's'} without a known price not counted)` : '') +
         '.';

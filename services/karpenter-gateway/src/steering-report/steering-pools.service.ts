@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Commands, type CommandMeta } from '@nodes-manager/contracts';
+import { Commands, poolKey, type CommandMeta } from '@nodes-manager/contracts';
 import { CLOCK, COMMAND_BUS, type Clock, type CommandBus } from '@nodes-manager/platform';
 import type { KarpenterGatewayConfig } from '../config.js';
 import { poolsView, type MarketPool, type StoredPoolHealth } from '../domain/pools-view.js';
@@ -35,8 +35,8 @@ export class SteeringPoolsService {
     const status = (await this.steering.status()) as { mode: 'off' | 'plan' | 'execute'; karpenterInstalled: boolean; decidedAt: string | null; pools: StoredPoolHealth[]; nodePools: PlanRow[] };
     const market = new Map<string, MarketPool>();
     try {
-      const reply = await this.bus.send('spot-advisor', Commands.spotPrices, {}, meta, { timeoutMs: 3000 });
-      for (const p of reply.prices) market.set(`${p.instanceType}/${p.zone}`, p);
+      const reply = await this.bus.send(Commands.spotPrices, {}, meta, { timeoutMs: 3000 });
+      for (const p of reply.prices) market.set(poolKey(p), p);
     } catch {
       // Prices as the last pass recorded them (in each pool's evidence) stand in.
     }

@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Commands, type CommandMeta, type OptimizeReplaceRequest, type OptimizeReplaceResult } from '@nodes-manager/contracts';
 import { COMMAND_BUS, type CommandBus } from '@nodes-manager/platform';
-import { nameLabels, poolKeyOf, type LedgerRowLike, type Offering, type PoolPrice } from '@nodes-manager/steering';
+import { nameLabels, type LedgerRowLike, type Offering, type PoolPrice } from '@nodes-manager/steering';
+import { poolKey } from '@nodes-manager/contracts';
 
 /** The most ledger pages one pass reads (500 rows each): a bound, logged when reached. */
 const MAX_PAGES = 200;
@@ -24,7 +25,7 @@ export class CommandSteeringSources implements SteeringSources {
     const rows: LedgerRowLike[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < MAX_PAGES; page++) {
-      const reply = await this.bus.send('uncordon', Commands.rebalancesList, { limit: 500, from: from.toISOString(), ...(cursor ? { cursor } : {}) }, meta);
+      const reply = await this.bus.send(Commands.rebalancesList, { limit: 500, from: from.toISOString(), ...(cursor ? { cursor } : {}) }, meta);
       rows.push(...reply.items);
       cursor = reply.nextCursor;
       if (!cursor) break;
@@ -33,7 +34,7 @@ export class CommandSteeringSources implements SteeringSources {
   }
 
   async market(meta: CommandMeta): Promise<{ prices: Map<string, PoolPrice>; offerings: Offering[] }> {
-    const reply = await this.bus.send('spot-advisor', Commands.spotPrices, {}, meta);
+    const reply = await this.bus.send(Commands.spotPrices, {}, meta);
     return marketOf(reply.prices);
   }
 }
@@ -50,7 +51,7 @@ export class CommandOnDemandReplacer implements OnDemandReplacer {
   constructor(@Inject(COMMAND_BUS) private readonly bus: CommandBus) {}
 
   replace(req: OptimizeReplaceRequest, meta: CommandMeta): Promise<OptimizeReplaceResult> {
-    return this.bus.send('scheduler-scoring', Commands.optimizeReplace, req, meta);
+    return this.bus.send(Commands.optimizeReplace, req, meta);
   }
 }
 
@@ -59,7 +60,7 @@ export function marketOf(items: ReadonlyArray<{ instanceType: string; zone: stri
   const prices = new Map<string, PoolPrice>();
   const offerings: Offering[] = [];
   for (const p of items) {
-    prices.set(poolKeyOf(p), { spotPerHour: p.spotUsdPerHour ?? null, onDemandPerHour: p.onDemandUsdPerHour ?? null });
+    prices.set(poolKey(p), { spotPerHour: p.spotUsdPerHour ?? null, onDemandPerHour: p.onDemandUsdPerHour ?? null });
     const labels = nameLabels(p.instanceType);
     offerings.push({ instanceType: p.instanceType, zone: p.zone, capacityType: 'spot', labels }, { instanceType: p.instanceType, zone: p.zone, capacityType: 'on-demand', labels });
   }

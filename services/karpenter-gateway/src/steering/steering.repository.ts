@@ -3,12 +3,13 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { EventTypes, type CommandMeta } from '@nodes-manager/contracts';
 import { DATA_SOURCE, fenced, makeEvent, NOT_LOCKED, OUTBOX, withAdvisoryLock, type Outbox } from '@nodes-manager/platform';
-import { poolKeyOf, type NodePoolEditPlan, type PoolHealth, type PoolHealthPrevious, type PoolHealthState, type Requirement, type SteeringRecord } from '@nodes-manager/steering';
+import { type NodePoolEditPlan, type PoolHealth, type PoolHealthPrevious, type PoolHealthState, type Requirement, type SteeringRecord } from '@nodes-manager/steering';
+import { poolKey } from '@nodes-manager/contracts';
 
 export type SteeringMode = 'off' | 'plan' | 'execute';
 
 /** PlanStatus — what became of a NodePool's plan in the last pass. */
-export type PlanStatus = 'nothing-to-do' | 'planned' | 'paused' | 'outside-window' | 'awaiting-approval' | 'written' | 'conflict' | 'failed';
+export type PlanStatus = 'nothing_to_do' | 'planned' | 'paused' | 'outside_window' | 'awaiting_approval' | 'written' | 'conflict' | 'failed';
 
 export interface StoredPlan {
   nodePool: string;
@@ -67,13 +68,13 @@ export class SteeringRepository {
           `INSERT INTO nodes.pool_health (pool, instance_type, zone, state, since, basis_from, reason, sentence, evidence, restore_at, decided_at)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11)
            ON CONFLICT (pool) DO UPDATE SET state = $4, since = $5, basis_from = $6, reason = $7, sentence = $8, evidence = $9::jsonb, restore_at = $10, decided_at = $11`,
-          [poolKeyOf(h.pool), h.pool.instanceType, h.pool.zone, h.state, h.since, h.basisFrom, h.reason, h.sentence, JSON.stringify(h.evidence), h.restoreAt, now],
+          [poolKey(h.pool), h.pool.instanceType, h.pool.zone, h.state, h.since, h.basisFrom, h.reason, h.sentence, JSON.stringify(h.evidence), h.restoreAt, now],
         );
       }
       for (const h of changed) {
         await tx.query(
           `INSERT INTO nodes.pool_health_transitions (id, pool, from_state, to_state, at, reason, sentence, evidence) VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb)`,
-          [randomUUID(), poolKeyOf(h.pool), h.from, h.state, now, h.reason, h.sentence, JSON.stringify(h.evidence)],
+          [randomUUID(), poolKey(h.pool), h.from, h.state, now, h.reason, h.sentence, JSON.stringify(h.evidence)],
         );
       }
       if (changed.length > 0) {
@@ -84,7 +85,7 @@ export class SteeringRepository {
               'karpenter-gateway',
               EventTypes.poolHealthChanged,
               {
-                pool: poolKeyOf(h.pool),
+                pool: poolKey(h.pool),
                 instanceType: h.pool.instanceType,
                 zone: h.pool.zone,
                 from: h.from,
@@ -97,7 +98,7 @@ export class SteeringRepository {
                 mode,
               },
               now,
-              { actor: 'system:karpenter-gateway', subject: poolKeyOf(h.pool) },
+              { actor: 'system:karpenter-gateway', subject: poolKey(h.pool) },
             ),
           ),
         );
@@ -182,7 +183,7 @@ export class SteeringRepository {
             before: plan.before,
             after: plan.after,
             original: plan.original,
-            exclusions: plan.exclusions.map((e) => ({ kind: e.kind, value: e.value, covers: e.covers.map(poolKeyOf), loses: e.loses, sentence: e.sentence })),
+            exclusions: plan.exclusions.map((e) => ({ kind: e.kind, value: e.value, covers: e.covers.map(poolKey), loses: e.loses, sentence: e.sentence })),
             fallback: plan.fallback,
             replaceOnDemand: w.replaceOnDemand,
             sentence: plan.sentence,

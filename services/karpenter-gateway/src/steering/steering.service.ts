@@ -7,7 +7,6 @@ import {
   healthViewOf,
   nameLabels,
   planNodePoolEdit,
-  poolKeyOf,
   samplesFromLedger,
   sameRequirements,
   steerFleet,
@@ -26,6 +25,7 @@ import { DISRUPTION_GATE, type DisruptionGateConfig } from '../tokens.js';
 import { KARPENTER_GATEWAY_CONFIG } from '../tokens.js';
 import { ON_DEMAND_REPLACER, STEERING_SOURCES, type OnDemandReplacer, type SteeringSources } from './steering-sources.adapter.js';
 import { SteeringRepository, type PlanStatus, type SteeringMode, type StoredPlan } from './steering.repository.js';
+import { CAPACITY_TYPES, poolKey, poolOfKey } from '@nodes-manager/contracts';
 
 export const STEER_APPROVALS = Symbol('STEER_APPROVALS');
 const ACTOR = 'system:karpenter-gateway';
@@ -133,7 +133,7 @@ export class SteeringService {
     });
     const transitions = await this.repo.saveHealth(fleet.health, this.mode, now);
     for (const h of fleet.health.filter((x) => x.changed)) {
-      this.logger.info('pool health changed', { pool: poolKeyOf(h.pool), from: h.from, to: h.state, reason: h.reason, decision: h.state });
+      this.logger.info('pool health changed', { pool: poolKey(h.pool), from: h.from, to: h.state, reason: h.reason, decision: h.state });
     }
     const view = healthViewOf(fleet.health, s.market.prices);
     this.recommendations = recommend(fleet.health, view, s.market.offerings, this.editRails(), now);
@@ -152,15 +152,15 @@ export class SteeringService {
 
   /** act — what `execute` does with one NodePool's plan; `plan` mode records it only. */
   private async act(plan: NodePoolEditPlan, view: Map<string, PoolHealthView>, offerings: Offering[], record: SteeringRecord | null, health: PoolHealth[], meta: CommandMeta): Promise<{ status: PlanStatus; detail: string }> {
-    if (!plan.write) return { status: 'nothing-to-do', detail: plan.sentence };
+    if (!plan.write) return { status: 'nothing_to_do', detail: plan.sentence };
     if (this.mode !== 'execute') return { status: 'planned', detail: `STEERING_MODE=${this.mode}: nothing is written. ${plan.sentence}` };
     // The disruption gate, in its one order: the pause, then the approval, then the window (docs/approvals.md#one-gate).
     const open = await this.approvals.open(plan.nodePool);
     const admitted = await this.pause.admit('steer', this.gateFacts(plan.nodePool, open ? { kind: 'open', id: open.id, status: open.status } : { kind: 'none' }));
     if (!admitted.admit) {
       if (admitted.reason === 'paused' || admitted.reason === 'pause_unknown') return { status: 'paused', detail: admitted.detail };
-      if (admitted.reason === 'outside_window') return { status: 'outside-window', detail: admitted.detail };
-      if (admitted.reason !== 'request_approval') return { status: 'awaiting-approval', detail: admitted.detail };
+      if (admitted.reason === 'outside_window') return { status: 'outside_window', detail: admitted.detail };
+      if (admitted.reason !== 'request_approval') return { status: 'awaiting_approval', detail: admitted.detail };
       const a = await this.approvals.request(
         {
           subject: plan.nodePool,
@@ -171,7 +171,7 @@ export class SteeringService {
         },
         meta,
       );
-      return { status: 'awaiting-approval', detail: `approval ${a.id} requested` };
+      return { status: 'awaiting_approval', detail: `approval ${a.id} requested` };
     }
     return this.write(plan.nodePool, view, offerings, record, health, null, meta);
   }
@@ -231,10 +231,10 @@ export class SteeringService {
     meta: CommandMeta,
   ): Promise<{ status: PlanStatus; detail: string }> {
     const pool = await this.kube.getNodePool(name);
-    if (!pool) return { status: 'nothing-to-do', detail: `NodePool ${name} is gone` };
+    if (!pool) return { status: 'nothing_to_do', detail: `NodePool ${name} is gone` };
     const now = this.clock.now();
     const plan = planNodePoolEdit({ nodePool: name, requirements: requirementsOf(pool), record, offerings, health: view, rails: this.editRails(), now });
-    if (!plan.write) return { status: 'nothing-to-do', detail: `re-checked at execution: ${plan.sentence}` };
+    if (!plan.write) return { status: 'nothing_to_do', detail: `re-checked at execution: ${plan.sentence}` };
     if (approval && !sameRequirements(approval.after, plan.after)) {
       return { status: 'conflict', detail: 'the plan changed since it was approved: it is planned again' };
     }
@@ -323,11 +323,11 @@ export class SteeringService {
  * price list leaves out (a stale or partial answer) must still be seen as avoided, or its exclusion would be undone.
  */
 function withKnownPools(offerings: readonly Offering[], keys: readonly string[]): Offering[] {
-  const have = new Set(offerings.map((o) => `${poolKeyOf(o)}/${o.capacityType}`));
+  const have = new Set(offerings.map((o) => `${poolKey(o)}/${o.capacityType}`));
   const out = [...offerings];
   for (const key of new Set(keys)) {
-    const [instanceType, zone] = key.split('/') as [string, string];
-    for (const capacityType of ['spot', 'on-demand'] as const) {
+    const { instanceType, zone } = poolOfKey(key);
+    for (const capacityType of CAPACITY_TYPES) {
       if (!have.has(`${key}/${capacityType}`)) out.push({ instanceType, zone, capacityType, labels: nameLabels(instanceType) });
     }
   }
@@ -336,8 +336,8 @@ function withKnownPools(offerings: readonly Offering[], keys: readonly string[])
 
 /** evidenceOf — the health of the pools a plan keeps out, as recorded with the change. */
 function evidenceOf(plan: NodePoolEditPlan, health: readonly PoolHealth[]) {
-  const keys = new Set([...plan.exclusions.flatMap((e) => e.covers.map(poolKeyOf)), ...plan.heldBack.map((h) => poolKeyOf(h.pool))]);
-  return health.filter((h) => keys.has(poolKeyOf(h.pool)) || (plan.fallback && h.state === 'avoid')).map((h) => ({ pool: poolKeyOf(h.pool), state: h.state, reason: h.reason, sentence: h.sentence, share: h.evidence.share, interval95: h.evidence.interval95, samples: h.evidence.samples }));
+  const keys = new Set([...plan.exclusions.flatMap((e) => e.covers.map(poolKey)), ...plan.heldBack.map((h) => poolKey(h.pool))]);
+  return health.filter((h) => keys.has(poolKey(h.pool)) || (plan.fallback && h.state === 'avoid')).map((h) => ({ pool: poolKey(h.pool), state: h.state, reason: h.reason, sentence: h.sentence, share: h.evidence.share, interval95: h.evidence.interval95, samples: h.evidence.samples }));
 }
 
 /**
@@ -347,7 +347,7 @@ function evidenceOf(plan: NodePoolEditPlan, health: readonly PoolHealth[]) {
 export function recommend(health: readonly PoolHealth[], view: ReadonlyMap<string, PoolHealthView>, offerings: readonly Offering[], rails: SteeringRails, now: Date): Recommendations {
   const plan = planNodePoolEdit({
     nodePool: 'the fleet',
-    requirements: [{ key: CAPACITY_TYPE_KEY, operator: 'In', values: ['spot', 'on-demand'] }],
+    requirements: [{ key: CAPACITY_TYPE_KEY, operator: 'In', values: [...CAPACITY_TYPES] }],
     record: null,
     offerings,
     health: view,
@@ -357,6 +357,6 @@ export function recommend(health: readonly PoolHealth[], view: ReadonlyMap<strin
   return {
     instanceTypes: plan.exclusions.filter((e) => e.kind === 'instance-type').map((e) => e.value).sort(),
     zones: plan.exclusions.filter((e) => e.kind === 'zone').map((e) => e.value).sort(),
-    pools: health.filter((h) => h.state === 'avoid').map((h) => poolKeyOf(h.pool)).sort(),
+    pools: health.filter((h) => h.state === 'avoid').map((h) => poolKey(h.pool)).sort(),
   };
 }

@@ -11,6 +11,7 @@ const keptBy = (node: string, ...pdbs: string[]): Blocked => ({
   node,
   reason: 'pdb_exhausted',
   detail: pdbs.map((p) => `PodDisruptionBudget ${p} allows 0 more, needs 1`).join('; '),
+  pdbs,
 });
 const announced = (node: string, pdbs: string[], at: Date): [string, AnnouncedBlock] => [node, { pdbs, at }];
 

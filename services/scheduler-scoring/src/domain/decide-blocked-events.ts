@@ -1,4 +1,4 @@
-import { pdbsOfDetail, type ConsolidationPlan } from '@nodes-manager/scoring';
+import type { ConsolidationPlan } from '@nodes-manager/scoring';
 
 /** AnnouncedBlock — the budgets a node's last Event named, and when it was written. */
 export interface AnnouncedBlock {
@@ -23,11 +23,11 @@ export function blockedEventMessage(node: string, detail: string, budgets: numbe
   return `the consolidation plan keeps ${node}: ${detail}; planned again once ${budgets === 1 ? 'the budget allows' : 'the budgets allow'} it`;
 }
 
-/** budgetKept — the plan's nodes a used-up PodDisruptionBudget keeps (`pdb_exhausted`), each with the budgets its detail names. */
+/** budgetKept — the plan's nodes a used-up PodDisruptionBudget keeps (`pdb_exhausted`), each with the budgets that hold it (`pdbs`). */
 export function budgetKept(blocked: ConsolidationPlan['blocked']): { node: string; pdbs: string[]; detail: string }[] {
   return blocked.flatMap((b) => {
     if (b.reason !== 'pdb_exhausted') return [];
-    const pdbs = pdbsOfDetail(b.detail);
+    const pdbs = [...(b.pdbs ?? [])].sort();
     return pdbs.length > 0 ? [{ node: b.node, pdbs, detail: b.detail }] : [];
   });
 }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { INSTANCE_TYPES } from '@nodes-manager/contracts';
-import { priceKey, simulatePlacement, type PriceInfo, type PriceTable } from '@nodes-manager/scoring';
+import { simulatePlacement, type PriceInfo, type PriceTable } from '@nodes-manager/scoring';
 import { bundledCatalog, estimateMaxPods, toCatalog, type InstanceTypeFacts } from './instance-catalog.js';
+import { poolKey } from '@nodes-manager/contracts';
 
 /** aType — DescribeInstanceTypes facts of an x86 type with 2 vCPU / 8 GiB, overridden in part. */
 const aType = (name: string, o: Partial<InstanceTypeFacts> = {}): InstanceTypeFacts => ({
@@ -15,7 +16,7 @@ const aType = (name: string, o: Partial<InstanceTypeFacts> = {}): InstanceTypeFa
   ...o,
 });
 const prices = (entries: Record<string, PriceInfo> = {}): PriceTable => new Map(Object.entries(entries));
-const spotFor = (type: string): PriceTable => prices({ [priceKey(type, 'us-east-1a')]: { spotUsdPerHour: 0.05 } });
+const spotFor = (type: string): PriceTable => prices({ [poolKey({ instanceType: type, zone: 'us-east-1a' })]: { spotUsdPerHour: 0.05 } });
 
 describe('toCatalog', () => {
   it.each([
@@ -42,7 +43,7 @@ describe('toCatalog', () => {
 
   it.each([
     ['a type with neither a bundled On-Demand nor a known Spot price', aType('m7g.large'), prices(), 'no_price'],
-    ['a type whose only known price is On-Demand from elsewhere is still unpriced here', aType('m7g.large'), prices({ [priceKey('m7g.large', 'us-east-1a')]: { onDemandUsdPerHour: 0.08 } }), 'no_price'],
+    ['a type whose only known price is On-Demand from elsewhere is still unpriced here', aType('m7g.large'), prices({ [poolKey({ instanceType: 'm7g.large', zone: 'us-east-1a' })]: { onDemandUsdPerHour: 0.08 } }), 'no_price'],
     ['a Mac type', aType('mac2.metal', { architectures: ['arm64_mac'] }), spotFor('mac2.metal'), 'unsupported_architecture'],
     ['a 32-bit-only type', aType('m1.small', { architectures: ['i386'] }), spotFor('m1.small'), 'unsupported_architecture'],
     ['an AMD GPU type (no resource InstanceTypeSpec can name)', aType('g4ad.xlarge', { gpus: 1, gpuNames: ['Radeon Pro V520'] }), spotFor('g4ad.xlarge'), 'unsupported_accelerator'],

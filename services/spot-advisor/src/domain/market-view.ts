@@ -64,7 +64,7 @@ export function onDemandSource(region: string): { table: 'bundled-catalog'; pric
 
 /**
  * PoolPrice — scheduler-scoring's `PriceInfo` (libs/scoring/src/types.ts) for one (type, zone), keyed so that the
- * caller can build its `PriceTable` with `priceKey(instanceType, zone)`. Absent fields are unknown, never zero.
+ * caller can build its `PriceTable` with libs/contracts `poolKey`. Absent fields are unknown, never zero.
  */
 export interface PoolPrice {
   readonly instanceType: string;

@@ -143,10 +143,10 @@ export class FenceService {
     let state = op.instanceState;
     try {
       if (state === null) {
-        const r = await this.bus.send('spot-advisor', Commands.instanceFence, { instanceId: op.instanceId, action: op.action, force: true }, newMeta(FENCING_ACTOR, op.id));
+        const r = await this.bus.send(Commands.instanceFence, { instanceId: op.instanceId, action: op.action, force: true }, newMeta(FENCING_ACTOR, op.id));
         seen = { state: r.currentState };
       } else {
-        const r = await this.bus.send('spot-advisor', Commands.instancesDescribe, { instanceIds: [op.instanceId] }, newMeta(FENCING_ACTOR, op.id));
+        const r = await this.bus.send(Commands.instancesDescribe, { instanceIds: [op.instanceId] }, newMeta(FENCING_ACTOR, op.id));
         seen = { state: r.instances.find((i) => i.instanceId === op.instanceId)?.state ?? (r.missing.includes(op.instanceId) ? 'terminated' : state) };
       }
     } catch (err) {

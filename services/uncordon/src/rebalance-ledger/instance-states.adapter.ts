@@ -19,7 +19,6 @@ export class BusInstanceStates implements InstanceStates {
   async states(instanceIds: readonly string[]): Promise<InstanceStatesAnswer> {
     try {
       const reply = await this.bus.send(
-        'spot-advisor',
         Commands.instancesDescribe,
         { instanceIds: [...instanceIds] },
         newMeta('system:uncordon'),

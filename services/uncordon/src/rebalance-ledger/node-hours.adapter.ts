@@ -18,7 +18,7 @@ export class BusNodeHours implements NodeHours {
 
   async spot(from: Date, to: Date): Promise<NodeHoursAnswer> {
     try {
-      const reply = await this.bus.send('node-sync', Commands.nodeHoursList, { from: from.toISOString(), to: to.toISOString(), capacityType: 'spot' }, newMeta('system:uncordon'), {
+      const reply = await this.bus.send(Commands.nodeHoursList, { from: from.toISOString(), to: to.toISOString(), capacityType: 'spot' }, newMeta('system:uncordon'), {
         timeoutMs: this.timeoutMs,
       });
       return { kind: 'hours', pools: reply.pools };

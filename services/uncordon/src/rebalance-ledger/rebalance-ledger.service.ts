@@ -4,6 +4,7 @@ import type { V1Node } from '@kubernetes/client-node';
 import {
   EventTypes,
   LEDGER_SOURCES,
+  poolKey,
   type InstanceState,
   type InterruptionRates,
   type InterruptionRatesQuery,
@@ -22,7 +23,7 @@ import type { UncordonConfig } from '../config.js';
 import { advanceLedger, givenBackMs, untilNextHorizonMs, type Ec2View, type LedgerConfig, type LedgerEntry, type LedgerStep } from './domain/advance-ledger.js';
 import { attributeClaimEvents, ledgerNodeOf, nodeFactsOf, type ClaimRef, type LedgerNode, type NodeEvent } from './domain/ledger-node.js';
 import { graceFor, type GraceChoice, type GraceMode } from './domain/learned-grace.js';
-import { poolKey, summarise } from './domain/rebalance-figures.js';
+import { summarise } from './domain/rebalance-figures.js';
 import type { KubeNodeEvents, LedgerEventsView } from './kube-node-events.adapter.js';
 import type { InstanceStates } from './instance-states.adapter.js';
 import type { NodeSource } from '../adapters/outbound/node-source.adapter.js';
@@ -343,7 +344,7 @@ export class RebalanceLedgerService {
     const now = this.clock.now().getTime();
     if (this.figuresCache && now - this.figuresCache.at < this.config.SCAN_INTERVAL_SECONDS * 1000) return this.figuresCache.pools;
     const summary = await this.summary({});
-    const pools = new Map(summary.byPool.map((p) => [poolKey(p.instanceType, p.zone), p as RebalanceFigures]));
+    const pools = new Map(summary.byPool.map((p) => [poolKey({ instanceType: p.instanceType ?? '?', zone: p.zone ?? '?' }), p as RebalanceFigures]));
     this.figuresCache = { at: now, pools };
     return pools;
   }
@@ -351,7 +352,7 @@ export class RebalanceLedgerService {
   /** measureOf — the pool of this node as its cordon verdict shows it, with the grace it gets. */
   measureOf(node: V1Node, pools: Map<string, RebalanceFigures>): PoolMeasure {
     const facts = nodeFactsOf(node.metadata?.labels ?? {}, node.spec?.providerID);
-    const f = pools.get(poolKey(facts.instanceType, facts.zone));
+    const f = pools.get(poolKey({ instanceType: facts.instanceType ?? '?', zone: facts.zone ?? '?' }));
     return {
       instanceType: facts.instanceType,
       zone: facts.zone,

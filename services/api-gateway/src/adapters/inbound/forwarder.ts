@@ -12,12 +12,12 @@ export class Forwarder {
 
   send<P extends OwnedPattern>(pattern: P, data: RequestOf<P>, actor: string, correlationId?: string): Promise<ReplyOf<P>> {
     const requestId = currentRequestId();
-    return this.bus.send(COMMAND_OWNER[pattern], pattern, data, { actor, correlationId: correlationId ?? randomUUID(), ...(requestId ? { requestId } : {}) });
+    return this.bus.send(pattern, data, { actor, correlationId: correlationId ?? randomUUID(), ...(requestId ? { requestId } : {}) });
   }
 
   /** approval — an approval command to the service that owns it (`approvalPattern`). */
   approval<V extends ApprovalVerb>(service: ServiceName, verb: V, data: RequestOf<`approvals.${V}.${ServiceName}`>, actor: string, correlationId?: string): Promise<ReplyOf<`approvals.${V}.${ServiceName}`>> {
     const requestId = currentRequestId();
-    return this.bus.send(service, approvalPattern(service, verb), data, { actor, correlationId: correlationId ?? randomUUID(), ...(requestId ? { requestId } : {}) });
+    return this.bus.send(approvalPattern(service, verb), data, { actor, correlationId: correlationId ?? randomUUID(), ...(requestId ? { requestId } : {}) });
   }
 }

@@ -84,7 +84,7 @@ export class GatewayHealthController {
       await Promise.all(
         ServiceNames.filter((s): s is Exclude<ServiceName, 'api-gateway'> => s !== 'api-gateway').map(async (s) => {
           try {
-            services[s] = await this.bus.send(s, serviceStatusPattern(s), {}, { actor: 'system:api-gateway', correlationId: 'readyz' }, { timeoutMs: 2000 });
+            services[s] = await this.bus.send(serviceStatusPattern(s), {}, { actor: 'system:api-gateway', correlationId: 'readyz' }, { timeoutMs: 2000 });
           } catch (err) {
             services[s] = { ready: false, error: CodedError.from(err).toBody() };
           }

@@ -4,7 +4,7 @@ import type { DataSource } from 'typeorm';
 import type { CommandMeta, EventType } from '@nodes-manager/contracts';
 import { CLOCK, CodedError, DATA_SOURCE, fenced, makeEvent, OUTBOX, retryOnClock, STALE_WRITE, withAdvisoryLock, type Clock, type Outbox } from '@nodes-manager/platform';
 
-/** NodePoolChange — one row of `nodes.nodepool_changes`. `result`: applied | dry-run | refused:<CODE>. */
+/** NodePoolChange — one row of `nodes.nodepool_changes`. `result`: applied | dry_run | partial | awaiting_approval | refused:<CODE>. */
 export interface NodePoolChange {
   nodePool: string;
   action: 'create' | 'update' | 'delete' | 'consolidate';

@@ -31,7 +31,7 @@ export class BusCatalogSource implements CatalogSource {
 
   async instanceTypes(meta: CommandMeta): Promise<CatalogFetch> {
     try {
-      const reply = await this.bus.send('spot-advisor', Commands.instanceTypesList, {}, meta, { timeoutMs: this.timeoutMs });
+      const reply = await this.bus.send(Commands.instanceTypesList, {}, meta, { timeoutMs: this.timeoutMs });
       const types = reply?.items ?? [];
       if (types.length === 0) return { ok: false, detail: 'EMPTY: spot-advisor listed no instance types' };
       return { ok: true, ...(reply.region ? { region: reply.region } : {}), types };

@@ -23,9 +23,9 @@ export class BusDrainer implements Drainer {
   ) {}
   drain(node: string, meta: CommandMeta): Promise<DrainHandle> {
     const req: DrainRequest = { node, timeoutSeconds: this.timeoutSeconds, force: false, deleteEmptyDirData: false };
-    return this.bus.send('uncordon', Commands.nodeDrain, req, meta);
+    return this.bus.send(Commands.nodeDrain, req, meta);
   }
   get(id: string, meta: CommandMeta): Promise<DrainHandle> {
-    return this.bus.send('uncordon', Commands.drainGet, { id }, meta);
+    return this.bus.send(Commands.drainGet, { id }, meta);
   }
 }

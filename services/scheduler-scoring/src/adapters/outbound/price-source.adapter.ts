@@ -1,7 +1,8 @@
 import { Commands, INSTANCE_TYPES, type CommandMeta } from '@nodes-manager/contracts';
 import type { CommandBus, JsonLogger } from '@nodes-manager/platform';
-import { catalogOnDemand, priceKey, withExpectedCosts, type ExpectedCostConfig, type InterruptionBucket, type PriceInfo } from '@nodes-manager/scoring';
+import { catalogOnDemand, withExpectedCosts, type ExpectedCostConfig, type InterruptionBucket, type PriceInfo } from '@nodes-manager/scoring';
 import type { PriceSnapshot } from '../../domain/cluster.js';
+import { poolKey } from '@nodes-manager/contracts';
 
 /** PriceSource — prices for scoring, simulate and consolidation (port). */
 export interface PriceSource {
@@ -22,7 +23,7 @@ export function bundledPrices(zones: readonly string[]): Map<string, PriceInfo> 
   for (const t of INSTANCE_TYPES) {
     for (const z of zones) {
       const od = catalogOnDemand(t, z);
-      if (od !== undefined) table.set(priceKey(t.name, z), { onDemandUsdPerHour: od });
+      if (od !== undefined) table.set(poolKey({ instanceType: t.name, zone: z }), { onDemandUsdPerHour: od });
     }
   }
   return table;
@@ -45,9 +46,9 @@ export class BusPriceSource implements PriceSource {
   async prices(zones: readonly string[], meta: CommandMeta): Promise<PriceSnapshot> {
     const table = bundledPrices(zones);
     try {
-      const reply = await this.bus.send('spot-advisor', Commands.spotPrices, zones.length > 0 ? { zones: [...zones] } : {}, meta, { timeoutMs: this.timeoutMs });
+      const reply = await this.bus.send(Commands.spotPrices, zones.length > 0 ? { zones: [...zones] } : {}, meta, { timeoutMs: this.timeoutMs });
       for (const p of reply?.prices ?? []) {
-        const key = priceKey(p.instanceType, p.zone);
+        const key = poolKey({ instanceType: p.instanceType, zone: p.zone });
         const prev = table.get(key);
         table.set(key, {
           ...prev,

@@ -50,7 +50,7 @@ export class BusMeasuredRebalances {
 
   private async fetch(now: number): Promise<MeasuredPools> {
     try {
-      const s = await this.bus.send('uncordon', Commands.rebalancesSummary, {}, newMeta('system:spot-advisor'), { timeoutMs: this.timeoutMs });
+      const s = await this.bus.send(Commands.rebalancesSummary, {}, newMeta('system:spot-advisor'), { timeoutMs: this.timeoutMs });
       const value: MeasuredPools = { pools: new Map(s.byPool.map((p) => [poolKey(p.instanceType, p.zone), p])), horizonHours: s.horizonHours, asOf: s.to };
       this.last = { at: now, value };
       return value;

@@ -51,9 +51,6 @@ function groupBy<K extends string>(rows: readonly LedgerEntry[], key: (r: Ledger
   return [...groups.values()].sort((a, b) => JSON.stringify(a.key).localeCompare(JSON.stringify(b.key)));
 }
 
-/** poolKey — a Spot pool's key: instance type × zone. */
-export const poolKey = (instanceType: string | null, zone: string | null): string => `${instanceType ?? '?'}/${zone ?? '?'}`;
-
 /** summarise — the figures per pool (instance type × zone), rolled up by type, zone, node pool and the cluster. */
 export function summarise(rows: readonly LedgerEntry[], now: Date, horizonMs: number, from?: Date): RebalancesSummary {
   const fig = (g: { rows: LedgerEntry[] }) => figuresOf(g.rows, now, horizonMs);
