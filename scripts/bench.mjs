@@ -20,6 +20,7 @@ run('scoring: placement, simulate, consolidation at 5,000 nodes', ['dist/bench/s
 run('consolidation plan on the generated fleet at 1k to 50k nodes (scheduler-scoring\'s projections, no simulator)', [
   '--max-old-space-size=8192', 'dist/bench/consolidation-scale.bench.js', '--sizes', quick ? '1000,5000' : '1000,5000,20000,50000',
 ]);
+run('retention: table growth at 5,000 nodes, before and after, with the retention controllers', ['--max-old-space-size=4096', 'dist/bench/retention.bench.js', ...(quick ? ['--days', '3', '--sample', '500'] : [])]);
 run('steering: a 30-day playout of 500 Spot nodes, with and without steering', ['dist/bench/steering.bench.js', ...(quick ? ['--days', '10'] : [])]);
 run('node-sync: first sync, no-change cycle, COPY + merge baseline', [
   'dist/bench/sync.bench.js',

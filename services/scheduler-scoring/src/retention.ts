@@ -9,8 +9,9 @@ export const schedulerScoringRetention: RetentionSpec = {
       table: 'consolidation_plans',
       column: 'created_at',
       variable: 'RETENTION_CONSOLIDATION_PLANS_DAYS',
-      dflt: 30,
-      holds: 'consolidation plans and their execution',
+      // One row per cycle with the whole plan: ≈ 750 KiB at 5,000 nodes, 1,440 a day (docs/benchmarks.md).
+      dflt: 3,
+      holds: 'consolidation plans (one per cycle) and their execution',
       keep: {
         sql: `EXISTS (SELECT 1 FROM nodes.optimize_approvals a WHERE a.plan_id = t.id AND a.status IN ('pending', 'approved', 'executing'))`,
         why: 'a plan an open approval references',

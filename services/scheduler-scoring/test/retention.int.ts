@@ -6,8 +6,8 @@ import { loadSchedulerScoringConfig } from '../src/config.js';
 import { schedulerScoringRetention } from '../src/retention.js';
 
 /**
- * scheduler-scoring's retention on its migrated schema (docs/retention.md): decisions after 14 days, plans after 30
- * unless an open approval references them, approvals after 90 unless open.
+ * scheduler-scoring's retention on its migrated schema (docs/retention.md): plans after 3 days unless an open approval
+ * references them, decisions after 14, approvals after 90 unless open.
  */
 const config = loadSchedulerScoringConfig(testEnv('postgres://unused/x'));
 let h: RetentionHarness;
@@ -33,15 +33,14 @@ describe('scheduler-scoring retention', () => {
     await h.row('optimize_approvals', { id: 'closed', status: 'rejected', plan_id: decided['id'] });
     expect(done['id']).toBeDefined();
 
-    await h.stepPast(14 * DAY_MS - 60_000);
-    expect(await h.left('scheduling_decisions', 'subject')).toEqual(['decided']);
-    await h.stepPast(2 * DAY_MS);
-    expect(await h.left('scheduling_decisions', 'subject')).toEqual([]);
+    await h.stepPast(3 * DAY_MS - 60_000);
     expect(await h.left('consolidation_plans', 'node_pool')).toEqual(['awaiting approval', 'done', 'rejected']);
-
-    await h.stepPast(15 * DAY_MS);
+    await h.stepPast(2 * DAY_MS);
     expect(await h.left('consolidation_plans', 'node_pool')).toEqual(['awaiting approval']);
-    await h.stepPast(60 * DAY_MS);
+    expect(await h.left('scheduling_decisions', 'subject')).toEqual(['decided']);
+    await h.stepPast(10 * DAY_MS);
+    expect(await h.left('scheduling_decisions', 'subject')).toEqual([]);
+    await h.stepPast(80 * DAY_MS);
     expect(await h.left('optimize_approvals', 'id')).toEqual(['open']);
     expect(await h.left('consolidation_plans', 'node_pool')).toEqual(['awaiting approval']);
 
