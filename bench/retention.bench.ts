@@ -57,11 +57,13 @@ const DAY_MS = 86_400_000;
  */
 const CHURN: Record<string, { perDay: number; why: string }> = {
   nodes: { perDay: 750, why: '15% of 5,000 nodes replaced a day' },
+  node_lifetimes: { perDay: 750, why: 'one per node object that comes and goes' },
   pods: { perDay: 42_500, why: 'the replaced nodes\' 22,500 pods, rollouts of 10% of 150,000 pods, 5,000 job pods' },
   scaling_events: { perDay: 700, why: '2 per rebalance (cordon seen, uncordon or drain), 2 per drain' },
   drain_operations: { perDay: 200, why: 'consolidation and manual drains' },
   fencing_operations: { perDay: 3, why: 'hung nodes fenced' },
   rebalance_ledger: { perDay: 150, why: '5% of 3,000 Spot nodes' },
+  spot_interruptions: { perDay: 60, why: '2% of 3,000 Spot nodes interrupted a day' },
   fence_approvals: { perDay: 3, why: 'one per fence, manual approval' },
   drain_approvals: { perDay: 10, why: 'manual drains recorded' },
   disruption_pause: { perDay: 2, why: 'a pause and a resume' },
@@ -182,6 +184,8 @@ async function main(): Promise<void> {
     plan: planJson,
   };
   const rules = SPECS.flatMap(({ spec }) => activeRules(spec, defaults(spec)).map((r) => ({ ...r, service: spec.service })));
+  const unmodelled = rules.filter((r) => !CHURN[r.table]).map((r) => r.table);
+  if (unmodelled.length) throw new Error(`no churn rate for ${unmodelled.join(', ')}: add each to CHURN`);
 
   // 1. Bytes per row, from one day's sample of each table.
   const a = await migratedDatabase('size');

@@ -36,6 +36,7 @@ describe('uncordon retention', () => {
     await h.row('fencing_operations', { node_name: 'fencing', status: 'ec2_requested' });
     await h.row('rebalance_ledger', { node_name: 'resolved', outcome: 'interrupted', resolved_at: now() });
     await h.row('rebalance_ledger', { node_name: 'open', outcome: 'open' });
+    await h.row('spot_interruptions', { node_name: 'interrupted', evidence: '[]' });
     await h.row('fence_approvals', { id: 'decided', status: 'rejected' });
     await h.row('fence_approvals', { id: 'pending', status: 'pending' });
     await h.row('drain_approvals', { id: 'executed', status: 'executed' });
@@ -54,8 +55,10 @@ describe('uncordon retention', () => {
     expect(await h.left('fencing_operations', 'node_name')).toEqual(['fenced', 'fencing']);
     expect(await h.left('rebalance_ledger', 'node_name')).toEqual(['open', 'resolved']);
 
+    expect(await h.left('spot_interruptions', 'node_name')).toEqual(['interrupted']);
     await h.stepPast(30 * DAY_MS);
     expect(await h.left('rebalance_ledger', 'node_name')).toEqual(['open']);
+    expect(await h.left('spot_interruptions', 'node_name')).toEqual([]);
     expect(await h.left('fence_approvals', 'id')).toEqual(['decided', 'pending']);
 
     await h.stepPast(30 * DAY_MS);
@@ -67,7 +70,7 @@ describe('uncordon retention', () => {
     await h.stepPast(300 * DAY_MS);
     // The pause in force and the last one by configuration stay, however old.
     expect(await h.left('disruption_pause', 'reason')).toEqual(['by configuration', 'in force']);
-    for (const t of ['scaling_events', 'drain_operations', 'fencing_operations', 'rebalance_ledger', 'fence_approvals', 'drain_approvals', 'disruption_pause']) {
+    for (const t of ['scaling_events', 'drain_operations', 'fencing_operations', 'rebalance_ledger', 'spot_interruptions', 'fence_approvals', 'drain_approvals', 'disruption_pause']) {
       expect([t, await h.deleted(t)]).toEqual([t, 1]);
     }
   });
