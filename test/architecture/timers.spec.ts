@@ -1,5 +1,5 @@
-// Time belongs to the Clock (docs/runtime.md#timers-and-the-clock): code under services/ never sleeps and sets no
-// timer of its own. "Not yet" is a reconcile's `requeueAfterMs` or a controller's `enqueueAfter`, which the runtime
+// Time belongs to the Clock (docs/runtime.md#timers-and-the-clock): code under services/ and libs/platform/ never
+// sleeps and sets no timer of its own. "Not yet" is a reconcile's `requeueAfterMs` or a controller's `enqueueAfter`, which the runtime
 // (libs/platform/src/runtime) arms on the injected Clock — so a FakeClock's `step` drives every wait in a test.
 // A call of `setTimeout`, `setInterval` or a `sleep` (any, the Clock's included), or an import of `timers/promises`,
 // is allowed only in the files listed below, each with its reason; a new one fails here, and so does an entry whose
@@ -9,9 +9,27 @@ import { describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 
-/** Each file of services/ that may still use a timer of its own, and why. */
+/** Each file of services/ and libs/platform/ that may still use a timer of its own (or sleep), and why. */
 const ALLOWED: Record<string, string> = {
   'services/api-gateway/src/adapters/inbound/stream.controller.ts': "one HTTP stream's keep-alive ping and its token's expiry: the connection's real time, whatever the Clock",
+  // The Clock itself and the runtime that waits on it.
+  'libs/platform/src/clock/clock.ts': "the SystemClock: the one place real timers are set for the behaviour's time",
+  'libs/platform/src/clock/fake-clock.ts': "the FakeClock's own sleep (on its own timers, stepped by tests)",
+  'libs/platform/src/runtime/retry.ts': "retryOnClock waits on the Clock's sleep",
+  'libs/platform/src/pause/pause-gate.ts': "its bounded wait for a fresh answer is the Clock's sleep",
+  'libs/platform/src/runtime/controller.ts': "stop's bound guards the process's termination grace period: real time, whatever the Clock",
+  // Deadlines and reconnects of a connection: real time, whatever the Clock says (a FakeClock would never end them).
+  'libs/platform/src/messaging/amqp-connection.ts': "the broker's reconnect delay and the bound on a broker round trip",
+  'libs/platform/src/messaging/rmq-command-bus.ts': "a command's reply deadline",
+  'libs/platform/src/messaging/event-publisher.ts': "a publish confirm's deadline",
+  'libs/platform/src/messaging/commands.ts': "the bound on draining command handlers at shutdown",
+  'libs/platform/src/health/health.ts': "a health check's 3 s deadline",
+  'libs/platform/src/tracing/tracing.ts': "the bound on flushing spans at shutdown",
+  'libs/platform/src/bootstrap/bootstrap.ts': "the process's forced exit after its termination grace period",
+  // Not on the Clock yet: each polls or retries in real time, and the tests that step a FakeClock rely on it.
+  'libs/platform/src/messaging/outbox-relay.ts': "its poll and its bounded shutdown flush (real time: it must deliver whatever a FakeClock says)",
+  'libs/platform/src/kube/informer.ts': "its resync, watch deadlines and re-list back-off (a connection's real time)",
+  'libs/platform/src/leader/leader-elector.ts': 'its retry of the lock every retryMs (real time: a standby must take over whatever a FakeClock says)',
 };
 
 const TIMERS: readonly RegExp[] = [/(?<![\w.])setTimeout\s*\(/, /(?<![\w.])setInterval\s*\(/, /(?<!\w)sleep\s*\(/, /['"](node:)?timers\/promises['"]/];
@@ -35,12 +53,22 @@ function timerProblems(sources: ReadonlyMap<string, string>): string[] {
 }
 
 const checked = (f: string): boolean =>
-  /^services\/.+\.ts$/.test(f) && !/\.(spec|int|e2e|fault|bench)\.ts$/.test(f) && !/(^|\/)test\//.test(f) && existsSync(f);
+  /^(services|libs\/platform\/src)\/.+\.ts$/.test(f) &&
+  !/\.(spec|int|e2e|fault|bench)\.ts$/.test(f) &&
+  !/(^|\/)test\//.test(f) &&
+  !/^libs\/platform\/src\/testing\//.test(f) &&
+  existsSync(f);
 
+/** The checked sources: services/ and libs/platform/ (its test helpers aside). */
 const servicesSources = (): Map<string, string> =>
-  new Map(execFileSync('git', ['ls-files', '-co', '--exclude-standard', 'services'], { encoding: 'utf8' }).split('\n').filter(checked).map((f) => [f, readFileSync(f, 'utf8')]));
+  new Map(
+    execFileSync('git', ['ls-files', '-co', '--exclude-standard', 'services', 'libs/platform/src'], { encoding: 'utf8' })
+      .split('\n')
+      .filter(checked)
+      .map((f) => [f, readFileSync(f, 'utf8')]),
+  );
 
-describe('timers in services', () => {
+describe('timers in services and libs/platform', () => {
   it('are found in code — a sleep, a timeout, an interval — and not in comments, socket options or request deadlines', () => {
     const planted = [
       '/** sleeps with setTimeout */',
@@ -72,5 +100,13 @@ describe('timers in services', () => {
     expect(planted.has(file)).toBe(true);
     planted.set(file, `${planted.get(file)}\nexport const pause = () => new Promise((r) => setTimeout(r, 2_000));\n`);
     expect(timerProblems(planted)).toEqual([expect.stringMatching(/^services\/uncordon\/src\/drain\/drain\.controller\.ts — \d+: export const pause = \(\) => new Promise\(\(r\) => setTimeout\(r, 2_000\)\);$/)]);
+  });
+
+  it('fail on a timer planted in libs/platform', () => {
+    const planted = new Map(servicesSources());
+    const file = 'libs/platform/src/runtime/work-queue.ts';
+    expect(planted.has(file)).toBe(true);
+    planted.set(file, `${planted.get(file)}\nexport const tick = (fn: () => void) => setInterval(fn, 1_000);\n`);
+    expect(timerProblems(planted)).toEqual([expect.stringMatching(/^libs\/platform\/src\/runtime\/work-queue\.ts — \d+: export const tick = \(fn: \(\) => void\) => setInterval\(fn, 1_000\);$/)]);
   });
 });

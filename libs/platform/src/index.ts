@@ -35,6 +35,7 @@ export * from './runtime/runtime.js';
 export * from './runtime/work-queue.js';
 export * from './runtime/controller.js';
 export * from './runtime/controllers.js';
+export * from './runtime/manager.js';
 export * from './runtime/retry.js';
 export * from './platform.module.js';
 export * from './bootstrap/bootstrap.js';

@@ -1,31 +1,24 @@
-import type { OnApplicationBootstrap, OnApplicationShutdown, Provider } from '@nestjs/common';
+import type { Provider } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { CONTROLLERS, DATA_SOURCE, LEADER_FACTORY, type LeaderFactory } from '../platform.module.js';
 import type { Controller } from './controller.js';
 import type { Controllers } from './controllers.js';
+import { Manager } from './manager.js';
 import { activeRules, retentionController, type RetentionSpec } from './retention.js';
 
 export const RETENTION = Symbol('RETENTION');
 
 /**
  * Retention — a service's retention controller with its own leader lock (`<service>-retention`, so it needs nothing of
- * the service's other loops): started on application bootstrap, stopped on shutdown before the platform releases the
- * lock and closes the pool (docs/retention.md).
+ * the service's other loops), started and stopped by the runtime's {@link Manager} in its one order: on application
+ * bootstrap, and on shutdown before the platform releases the lock and closes the pool (docs/retention.md).
  */
-export class Retention implements OnApplicationBootstrap, OnApplicationShutdown {
+export class Retention extends Manager {
   constructor(
     readonly controller: Controller,
-    private readonly leader: { start(): void; stop(): Promise<void> },
-  ) {}
-
-  onApplicationBootstrap(): void {
-    this.controller.start();
-    this.leader.start();
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.controller.stop();
-    await this.leader.stop();
+    leader: { start(): void; stop(): Promise<void> },
+  ) {
+    super({ controllers: [controller], leader });
   }
 }
 

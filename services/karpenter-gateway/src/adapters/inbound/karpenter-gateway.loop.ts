@@ -1,25 +1,19 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { Manager } from '@nodes-manager/platform';
 import { ConsolidationApprovalsController } from '../../consolidation-approvals.controller.js';
 import { SteeringController } from '../../steering/steering.controller.js';
 
 /**
- * KarpenterGatewayLoop — starts and stops the service's controllers: the consolidation approvals, the steering pass and the steer approvals. At shutdown no new
- * key is taken and the reconciles in flight finish, bounded. Thin: the keys and triggers are in the controllers.
+ * KarpenterGatewayLoop — the service's parts for the runtime's {@link Manager} (docs/runtime.md#the-manager): the
+ * consolidation approvals, the steering pass and the steer approvals. At shutdown no new key is taken and the
+ * reconciles in flight finish, bounded. Thin: the keys and triggers are in the controllers.
  */
 @Injectable()
-export class KarpenterGatewayLoop implements OnApplicationBootstrap, OnApplicationShutdown {
+export class KarpenterGatewayLoop extends Manager {
   constructor(
-    @Inject(ConsolidationApprovalsController) private readonly approvals: ConsolidationApprovalsController,
-    @Inject(SteeringController) private readonly steering: SteeringController,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    this.approvals.approvals.start();
-    this.steering.controller.start();
-    this.steering.approvals.start();
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await Promise.all([this.approvals.approvals.stop(), this.steering.controller.stop(), this.steering.approvals.stop()]);
+    @Inject(ConsolidationApprovalsController) approvals: ConsolidationApprovalsController,
+    @Inject(SteeringController) steering: SteeringController,
+  ) {
+    super({ controllers: [approvals.approvals, steering.controller, steering.approvals] });
   }
 }
