@@ -1,5 +1,5 @@
 import { Inject, Injectable, Optional, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { EventTypes, type CommandMeta } from '@nodes-manager/contracts';
+import { EventTypes, poolKey, type CommandMeta } from '@nodes-manager/contracts';
 import { CLOCK, CodedError, HEALTH_REGISTRY, LOGGER, makeEvent, type Clock, type HealthRegistry, type JsonLogger } from '@nodes-manager/platform';
 import { awsConfigProblem, SPOT_ADVISOR_CONFIG, type SpotAdvisorConfig } from './config.js';
 import { PriceCache, type CachedValue } from './adapters/outbound/price.cache.js';
@@ -21,7 +21,7 @@ import { Ec2Error, type RunInstancesRequest } from './adapters/outbound/ec2.adap
 import { Ec2Regions } from './adapters/outbound/ec2-regions.adapter.js';
 import { SpotPriceRepository } from './adapters/outbound/spot-price.repository.js';
 import { ProvisioningRepository } from './adapters/outbound/provisioning.repository.js';
-import { poolKey, type BusMeasuredRebalances, type MeasuredPools } from './adapters/outbound/measured-rebalances.js';
+import type { BusMeasuredRebalances, MeasuredPools } from './adapters/outbound/measured-rebalances.js';
 import { withMeasuredBasis } from './domain/measured-basis.js';
 import type { MarketEntry } from './domain/spot-market.js';
 
@@ -134,7 +134,7 @@ export class SpotAdvisorService implements OnModuleInit, OnApplicationShutdown {
   /** withMeasured — each pool's estimate with uncordon's measurement beside it (and used, with enough samples). */
   private withMeasured(entries: MarketEntry[], measured: MeasuredPools | undefined): MarketEntry[] {
     if (!measured) return entries;
-    return entries.map((e) => withMeasuredBasis(e, measured.pools.get(poolKey(e.instanceType, e.availabilityZone)), this.config.SPOT_MEASURED_MIN_SAMPLES, measured.horizonHours));
+    return entries.map((e) => withMeasuredBasis(e, measured.pools.get(poolKey({ instanceType: e.instanceType, zone: e.availabilityZone })), this.config.SPOT_MEASURED_MIN_SAMPLES, measured.horizonHours));
   }
 
   private measuredSource(m: MeasuredPools | undefined) {

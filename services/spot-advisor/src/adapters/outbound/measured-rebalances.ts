@@ -1,4 +1,4 @@
-import { Commands, type PoolFigures, type RebalancesSummary } from '@nodes-manager/contracts';
+import { Commands, poolKey, type PoolFigures, type RebalancesSummary } from '@nodes-manager/contracts';
 import { newMeta, type Clock, type CommandBus, type JsonLogger } from '@nodes-manager/platform';
 
 /** MeasuredPools — the rebalance ledger's per-pool figures as spot-advisor last heard them. */
@@ -10,8 +10,6 @@ export interface MeasuredPools {
   /** Why the figures are missing or old (uncordon down, timing out…). */
   readonly detail?: string;
 }
-
-export const poolKey = (instanceType: string | null, zone: string | null): string => `${instanceType ?? '?'}/${zone ?? '?'}`;
 
 /**
  * BusMeasuredRebalances — uncordon's `rebalances.summary` over the command bus (the ledger is uncordon's table; we
@@ -51,7 +49,7 @@ export class BusMeasuredRebalances {
   private async fetch(now: number): Promise<MeasuredPools> {
     try {
       const s = await this.bus.send(Commands.rebalancesSummary, {}, newMeta('system:spot-advisor'), { timeoutMs: this.timeoutMs });
-      const value: MeasuredPools = { pools: new Map(s.byPool.map((p) => [poolKey(p.instanceType, p.zone), p])), horizonHours: s.horizonHours, asOf: s.to };
+      const value: MeasuredPools = { pools: new Map(s.byPool.map((p) => [poolKey({ instanceType: p.instanceType ?? '?', zone: p.zone ?? '?' }), p])), horizonHours: s.horizonHours, asOf: s.to };
       this.last = { at: now, value };
       return value;
     } catch (err) {
