@@ -27,6 +27,7 @@ export interface Features {
   karpenter: boolean;
   approvals: boolean;
   rebalanceSummary: boolean;
+  interruptionRates: boolean;
   /** The gateway serves steering's pools (GET /api/v1/steering/pools). */
   steering: boolean;
 }

@@ -88,7 +88,7 @@ function SignIn({ reason, onSignedIn }: { reason?: string; onSignedIn: (s: Sessi
 function Shell({ session, onSignOut }: { session: Session; onSignOut: (reason?: string) => void }) {
   const [where, setWhere] = useState(route);
   const [status, setStatus] = useState<{ s: StreamStatus; detail?: string }>({ s: 'connecting' });
-  const [features, setFeatures] = useState<Features>({ karpenter: false, approvals: false, rebalanceSummary: false, steering: false });
+  const [features, setFeatures] = useState<Features>({ karpenter: false, approvals: false, rebalanceSummary: false, interruptionRates: false, steering: false });
   const live = useMemo(() => new LiveBus(), []);
   const api = useMemo(() => new Api(session.token, (reason) => onSignOut(reason)), [session.token, onSignOut]);
   const navigate = useCallback((hash: string) => {
@@ -125,7 +125,7 @@ function Shell({ session, onSignOut }: { session: Session; onSignOut: (reason?: 
         fetch('/api/docs-json', { cache: 'no-store' }).then((r) => (r.ok ? (r.json() as Promise<{ paths?: Record<string, Record<string, unknown>> }>) : undefined), () => undefined),
       ]).catch(() => [undefined, undefined] as const);
       const serves = (path: string) => doc?.paths?.[path]?.['get'] !== undefined;
-      if (!gone) setFeatures({ karpenter: pools?.karpenterInstalled === true, approvals: serves('/api/v1/approvals'), rebalanceSummary: serves('/api/v1/rebalances/summary'), steering: serves('/api/v1/steering/pools') });
+      if (!gone) setFeatures({ karpenter: pools?.karpenterInstalled === true, approvals: serves('/api/v1/approvals'), rebalanceSummary: serves('/api/v1/rebalances/summary'), interruptionRates: serves('/api/v1/rebalances/interruption-rates'), steering: serves('/api/v1/steering/pools') });
     })();
     return () => {
       gone = true;

@@ -202,6 +202,10 @@ describe('the operator’s views, live', () => {
     const cards = (await ledger.textContent()) ?? '';
     expect(cards).not.toMatch(/horizon hours|\bfrom\b\s*\d{4}-/i);
     expect(cards).toMatch(/Rebalance recommendations\s*\d/);
+    // Interruptions per 1,000 node-hours, recommendation or not: the rate in words with its unit and interval.
+    const rates = page.getByTestId('interruption-rates');
+    await rates.getByText(/^All Spot nodes: /).waitFor();
+    expect((await rates.textContent()) ?? '').toMatch(/All Spot nodes: (\d[\d,.]* per 1,000 node-hours \(95% interval [\d,.]+–[\d,.]+\), from [\d,]+ interruptions? in [\d,.]+ node-hours|\d+ interruptions?; no node-hours known)/);
     expect(unreadable((await page.locator('main').textContent()) ?? '')).toEqual([]);
     await shot(page, '07-spot');
     // Pools: every Spot pool steering judges, its health in words, prices and expected cost, steering's mode.

@@ -41,6 +41,7 @@ export function SpotView() {
       </div>
       {market.error && <p className="notice error">{market.error}</p>}
       {features.rebalanceSummary && <RebalanceLedger />}
+      {features.interruptionRates && <InterruptionRates />}
       {market.data && rows.length > 0 && <PriceChart market={market.data} rows={rows} history={history.data?.instanceType === chosen ? history.data : undefined} />}
       {market.data && (
         <table>
@@ -211,6 +212,79 @@ function RebalanceLedger() {
           </div>
         ))}
       </div>
+    </div>
+  );
+}
+
+/** InterruptionRatesReply — `GET /api/v1/rebalances/interruption-rates` (docs/rebalance-ledger.md#interruptions-per-1000-node-hours). */
+interface RateFigures {
+  instanceType?: string | null;
+  zone?: string | null;
+  interruptions: number;
+  withoutRecommendation: number;
+  nodeHours: number;
+  nodes: number;
+  per1000NodeHours: number | null;
+  interval95: [number, number] | null;
+}
+interface InterruptionRatesReply {
+  from: string;
+  to: string;
+  nodeHours: { available: boolean; detail?: string };
+  cluster: RateFigures;
+  byPool: RateFigures[];
+}
+
+/** rateWords — a rate in words with its units: "2.4 interruptions per 1,000 node-hours (95% interval 0.5–7.0), from 3 in 1,250 node-hours". */
+export function rateWords(r: RateFigures): string {
+  const hours = `${round(r.nodeHours, r.nodeHours >= 10 ? 0 : 1)} node-hours`;
+  const n = `${count(r.interruptions)} interruption${r.interruptions === 1 ? '' : 's'}`;
+  if (r.per1000NodeHours === null || !r.interval95) return `${n}; no node-hours known`;
+  const digits = (v: number) => (v >= 10 ? 0 : 1);
+  const without = r.interruptions > 0 ? `; ${r.withoutRecommendation === r.interruptions ? 'none' : count(r.interruptions - r.withoutRecommendation)} after a rebalance recommendation` : '';
+  return `${round(r.per1000NodeHours, digits(r.per1000NodeHours))} per 1,000 node-hours (95% interval ${round(r.interval95[0], digits(r.interval95[0]))}–${round(r.interval95[1], digits(r.interval95[1]))}), from ${n} in ${hours}${without}`;
+}
+
+/** InterruptionRates — every Spot interruption, recommendation or not, per 1,000 node-hours of each pool, in words. */
+function InterruptionRates() {
+  const { api } = useApp();
+  const rates = useResource((signal) => api.get<InterruptionRatesReply>('/api/v1/rebalances/interruption-rates', signal), [api]);
+  const r = rates.data;
+  const pools = (r?.byPool ?? []).filter((p) => p.interruptions > 0 || p.nodeHours > 0);
+  return (
+    <div className="ledger" data-testid="interruption-rates">
+      <h2>Spot interruptions per 1,000 node-hours</h2>
+      {r && (
+        <p className="muted small-text">
+          Every interruption counts, with or without a rebalance recommendation before it. From {dateTime(r.from)} to {dateTime(r.to)}.
+          {!r.nodeHours.available && ` Node-hours unknown: ${r.nodeHours.detail ?? 'node-sync did not answer'}.`}
+        </p>
+      )}
+      {rates.error && <p className="notice error">{rates.error}</p>}
+      {r && <p>All Spot nodes: {rateWords(r.cluster)}.</p>}
+      {pools.length > 0 && (
+        <table className="table">
+          <thead>
+            <tr>
+              <th>Pool</th>
+              <th>Interruptions per 1,000 node-hours</th>
+              <th>Nodes</th>
+            </tr>
+          </thead>
+          <tbody>
+            {pools.map((p) => (
+              <tr key={`${p.instanceType}/${p.zone}`}>
+                <td>
+                  {p.instanceType ?? 'unknown type'} in {p.zone ?? 'unknown zone'}
+                </td>
+                <td>{rateWords(p)}</td>
+                <td>{count(p.nodes)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {r && pools.length === 0 && <p className="muted">No Spot node-hours or interruptions in the window.</p>}
     </div>
   );
 }

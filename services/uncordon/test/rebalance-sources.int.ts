@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { FakeClock } from '@nodes-manager/platform';
-import { startKubeSim, type KubeSim } from '@nodes-manager/sim';
+import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { startEc2Sim, startKubeSim, startSimKarpenter, type Ec2Sim, type KubeSim, type SimKarpenter } from '@nodes-manager/sim';
 import { createTestDatabase, TEST_RABBITMQ_URL, waitFor, type TestDatabase } from '@nodes-manager/platform/testing';
 import { aKubeNode } from '@nodes-manager/kube/testing';
 import { api, becomesLeader, startUncordon, type UncordonApp } from './uncordon.harness.js';
@@ -182,5 +183,108 @@ describe('the rebalance ledger reads every source', () => {
     expect([b.seenAt, b.seenSignal]).toEqual([earlier.toISOString(), 'karpenter-event']);
     const [count] = await db.query<{ n: string }>(`SELECT count(*)::text AS n FROM nodes.rebalance_ledger WHERE node_name = 'both-1'`);
     expect(count?.n).toBe('1');
-  }, 60_000);
+  }, 120_000);
+});
+
+/*
+ * The same, through the simulator's own Karpenter (libs/sim SimKarpenter, docs/karpenter-simulator.md): it provisions
+ * a Spot node for a pending pod, and handles the EC2 simulator's Spot notices as Karpenter's interruption controller
+ * does — Events on the NodeClaim and the Node, the disrupted taint, the NodeClaim deleted. No NTH, no Event written
+ * by the test: a cluster with Karpenter's interruption handling alone fills the ledger.
+ */
+describe("the rebalance ledger on the simulator's Karpenter", () => {
+  let sim: KubeSim;
+  let ec2: Ec2Sim;
+  let karpenter: SimKarpenter;
+  let db: TestDatabase;
+  let clock: FakeClock;
+  let app: UncordonApp;
+
+  beforeEach(async () => {
+    clock = new FakeClock('2026-06-10T12:00:00Z');
+    const now = () => clock.now();
+    sim = await startKubeSim({ clock: now, timers: clock, karpenter: true, podTerminationMs: 5_000, kubelet: false } as never);
+    ec2 = await startEc2Sim({ clock: now, seed: 1 });
+    karpenter = startSimKarpenter({ api: sim.api, ec2, clock: now, timers: clock });
+    db = await createTestDatabase('nm_rebalance_simkarp');
+  });
+
+  afterEach(async () => {
+    await app?.close().catch(() => undefined);
+    karpenter.stop();
+    await Promise.all([sim.stop(), ec2.stop()]);
+    await db.drop();
+  });
+
+  it('a rebalance recommendation then a Spot interruption warning: one row, interrupted, timed by Karpenter’s Events, and the interruption recorded', async () => {
+    const kc = sim.kubeConfig();
+    const custom = kc.makeApiClient(CustomObjectsApi);
+    const core = kc.makeApiClient(CoreV1Api);
+    await custom.createClusterCustomObject({
+      group: 'karpenter.sh',
+      version: 'v1',
+      plural: 'nodepools',
+      body: {
+        apiVersion: 'karpenter.sh/v1',
+        kind: 'NodePool',
+        metadata: { name: 'general' },
+        spec: {
+          template: {
+            spec: {
+              nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
+              requirements: [
+                { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['spot'] },
+                { key: 'node.kubernetes.io/instance-type', operator: 'In', values: ['m5.large'] },
+                { key: 'topology.kubernetes.io/zone', operator: 'In', values: ['us-east-1a'] },
+              ],
+            },
+          },
+          disruption: { consolidationPolicy: 'WhenEmptyOrUnderutilized' },
+        },
+      },
+    });
+    await core.createNamespacedPod({
+      namespace: 'default',
+      body: {
+        metadata: { name: 'web-0', namespace: 'default', labels: { app: 'web' }, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-5d9f8', uid: 'rs-uid', controller: true }] },
+        spec: { containers: [{ name: 'c', image: 'x', resources: { requests: { cpu: '1500m', memory: '512Mi' } } }] },
+      },
+    });
+    await clock.step(60_000);
+    const claims = ((await custom.listClusterCustomObject({ group: 'karpenter.sh', version: 'v1', plural: 'nodeclaims' })) as { items: { status: { providerID: string; nodeName?: string } }[] }).items;
+    expect(claims).toHaveLength(1);
+    const instanceId = claims[0]!.status.providerID.split('/').pop()!;
+    const node = claims[0]!.status.nodeName!;
+
+    app = await startUncordon({ databaseUrl: db.url, kubeconfig: sim.kubeconfigPath, clock, gateway: true, rabbitmqUrl: TEST_RABBITMQ_URL, env: { SCAN_INTERVAL_SECONDS: '1' } });
+    await becomesLeader(app);
+    const control = async (path: string) =>
+      expect((await fetch(`${ec2.url}/_sim/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ instanceId }) })).status).toBe(200);
+    const ledger = async () => (await api<{ items: Row[] }>(app.url!, '/api/v1/rebalances?limit=10')).body.items;
+    const steps = async (what: string, pred: (r: Row[]) => boolean) =>
+      waitFor(async () => {
+        await clock.step(2_000);
+        const r = await ledger();
+        return pred(r) ? r : undefined;
+      }, what);
+
+    const recommendedAt = clock.now();
+    await control('spot/rebalance-recommendation');
+    await clock.step(12_000);
+    const [row] = await steps('a row from Karpenter’s SpotRebalanceRecommendation', (r) => r.length === 1);
+    expect([row!.node, row!.outcome, row!.seenSignal]).toEqual([node, 'observed', 'karpenter-event']);
+    expect(new Date(row!.seenAt).getTime() - recommendedAt.getTime()).toBeLessThanOrEqual(12_000);
+
+    await clock.step(MIN);
+    await control('spot/interruption-warning');
+    const [done] = await steps('the row interrupted by Karpenter’s SpotInterrupted', (r) => r[0]?.outcome === 'interrupted');
+    expect(done!.interruptionSource).toBe('karpenter-event');
+    expect(done!.evidence.filter((e) => e.source).map((e) => `${e.kind} ${e.source}`)).toEqual(['karpenter-rebalance-event karpenter', 'karpenter-interruption-event karpenter']);
+    const list = await waitFor(async () => {
+      await clock.step(2_000);
+      const r = await api<{ items: { node: string; source: string; rebalanceId: string | null }[] }>(app.url!, '/api/v1/rebalances/interruptions');
+      return r.body.items?.length === 1 ? r.body.items : undefined;
+    }, 'the interruption recorded');
+    expect(list.map((i) => [i.node, i.source, i.rebalanceId])).toEqual([[node, 'karpenter-event', (done as Row & { id: string }).id]]);
+  }, 120_000);
 });
