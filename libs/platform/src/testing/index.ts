@@ -7,3 +7,4 @@ export * from './api-caller.js';
 export * from './metrics-lint.js';
 export * from './otlp-receiver.js';
 export * from './retention-harness.js';
+export * from './replies.js';
