@@ -78,6 +78,15 @@ describe('a service refuses to start, and says why', () => {
     expect(code).toBe(78);
     expect(output).toContain('DISRUPTION_WINDOWS: window 1 ("0 2 * * 1-5 3h Europe/Atlantis"): "Europe/Atlantis" is not an IANA time zone');
   });
+
+  it('refuses a retention shorter than the windows that read the table, or one it cannot read, naming the variables, with exit code 78', async () => {
+    const short = await runToExit('uncordon', splitSystemEnv({ databaseUrl: db.url, kube }, { SCAN_INTERVAL_SECONDS: '5', RETENTION_REBALANCE_LEDGER_DAYS: '5' }));
+    expect(short.code).toBe(78);
+    expect(short.output).toMatch(/RETENTION_REBALANCE_LEDGER_DAYS: keeps rebalance_ledger 5 days, shorter than what reads it: must be at least STEERING_WINDOW_HOURS \(168 = 7 days\) and REBALANCE_FIGURES_DAYS \(30 = 30 days\)/);
+    const bad = await runToExit('karpenter-gateway', splitSystemEnv({ databaseUrl: db.url, kube }, { SCAN_INTERVAL_SECONDS: '5', RETENTION_APPROVALS_DAYS: 'forever' }));
+    expect(bad.code).toBe(78);
+    expect(bad.output).toContain('RETENTION_APPROVALS_DAYS: must be a number');
+  });
 });
 
 /**

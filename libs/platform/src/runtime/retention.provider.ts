@@ -4,7 +4,7 @@ import { CONTROLLERS, DATA_SOURCE, LEADER_FACTORY, type LeaderFactory } from '..
 import type { Controller } from './controller.js';
 import type { Controllers } from './controllers.js';
 import { Manager } from './manager.js';
-import { activeRules, retentionController, type RetentionSpec } from './retention.js';
+import { activeRules, assertRetention, retentionController, type RetentionSpec } from './retention.js';
 
 export const RETENTION = Symbol('RETENTION');
 
@@ -22,8 +22,13 @@ export class Retention extends Manager {
   }
 }
 
-/** retentionProvider — the `RETENTION` provider of a service: its spec's rules with the validated config's lengths. */
+/**
+ * retentionProvider — the `RETENTION` provider of a service: its spec's rules with the validated config's lengths. A
+ * retention shorter than a window that reads its table refuses the start here (a ConfigError, exit 78), whichever way
+ * the config was loaded (split mode's main loads the bare spec).
+ */
 export function retentionProvider(spec: RetentionSpec, config: Record<string, unknown>): Provider {
+  assertRetention(spec, config);
   return {
     provide: RETENTION,
     inject: [CONTROLLERS, LEADER_FACTORY, DATA_SOURCE],
