@@ -12,7 +12,7 @@ const PENDING: readonly string[] = [
   'nodes.list', 'node.get', 'nodehours.list',
   'node.drain', 'drain.get', 'cordons.list', 'events.list', 'rebalances.list', 'rebalances.summary', 'interruptions.list', 'interruptions.rates', 'fencing.status', 'pressure.list', 'pause.get', 'pause.set', 'pause.clear',
   'decisions.list', 'optimize.trigger', 'optimize.replace',
-  'nodepools.list', 'nodepool.get', 'nodepool.create', 'nodepool.update', 'nodepool.delete', 'nodeclaims.list', 'nodepool.consolidate', 'steering.status', 'steering.report', 'steering.pools',
+  'nodepool.create', 'nodepool.update', 'nodepool.delete', 'nodepool.consolidate', 'steering.status', 'steering.report', 'steering.pools',
   'spot.market', 'spot.prices', 'spot.history', 'instancetypes.list', 'instance.provision', 'instance.fence', 'instances.describe',
 ];
 
