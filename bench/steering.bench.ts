@@ -1,31 +1,24 @@
 /**
- * Steering benchmark (docs/steering.md#figures): one seeded 30-day playout of ~500 Spot nodes across 16 pools whose
- * follow-up shares range from 5% to 80%, with clustered interruptions, run twice on the same weather — without
- * steering (Karpenter alone, with its 3-minute memory of an interrupted offering) and with steering (the real
- * pool-health rule, hourly rail and NodePool edit planner of @nodes-manager/steering, every 5 minutes). Prints JSON
- * and the markdown table of docs/benchmarks.md.
- *   npm run build && node dist/bench/steering.bench.js [--seed 26] [--days 30] [--seeds 1,2,3]
- * `--seeds` adds, after the seeded run, the same comparison on other weathers (other seeds: other reclaim times and
- * price jitter, the same pools and shares) — how much of the seeded result is the rule and how much the draw.
+ * Steering benchmark (docs/steering.md#figures): 30-day playouts of a Spot fleet in six markets × 10 seeds, each run
+ * twice on the same weather — Karpenter alone (its 3-minute memory of an interrupted offering, no NodePool change) and
+ * with steering (the real rule, rails and NodePool planner of @nodes-manager/steering, every 30 minutes), with
+ * Karpenter's drift replacing what steering's writes no longer admit. Prints JSON and the markdown table.
+ *   npm run build && node dist/bench/steering.bench.js [--seeds 10] [--days 30] [--markets cheap-most-reclaimed,…]
+ * The runs are spread over two worker threads.
  */
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { DEFAULT_POOL_HEALTH_CONFIG, type Requirement } from '@nodes-manager/steering';
-import { mulberry32, playout, type PlayoutOptions, type PoolSpec } from './support/steering-playout.js';
+import { mulberry32, playout, type PlayoutOptions, type PlayoutResult, type PoolSpec } from './support/steering-playout.js';
 
-const arg = (name: string, dflt: number) => {
+const arg = (name: string, dflt: string) => {
   const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : dflt;
+  return i >= 0 ? (process.argv[i + 1] ?? dflt) : dflt;
 };
-const SEED = arg('seed', 26);
-const seedsArg = process.argv.indexOf('--seeds');
-const EXTRA_SEEDS = seedsArg >= 0 ? (process.argv[seedsArg + 1] ?? '').split(',').filter(Boolean).map(Number) : [];
-const DAYS = arg('days', 30);
 
 const OD: Record<string, number> = { 'm5.large': 0.096, 'm5a.large': 0.086, 'm6i.large': 0.096, 'm6a.large': 0.0864, 'c5.large': 0.085, 'c6i.large': 0.085 };
-/**
- * The follow-up share of each pool: [type, zone, share from day 0, share from day 15]. The cheapest pools are the
- * ones reclaimed most (that is why they are cheap), two change mid-month: m5a.large in 1a recovers, m6i.large in 1c
- * turns bad.
- */
+/** [type, zone, share from day 0, share from day 15]: m5a.large in 1a recovers mid-month, m6i.large in 1c turns bad. */
 const SHARES: Array<[string, string, number, number]> = [
   ['m5.large', 'us-east-1a', 0.05, 0.05],
   ['m5.large', 'us-east-1b', 0.08, 0.08],
@@ -44,103 +37,189 @@ const SHARES: Array<[string, string, number, number]> = [
   ['c6i.large', 'us-east-1a', 0.55, 0.55],
   ['c6i.large', 'us-east-1b', 0.05, 0.05],
 ];
-/**
- * Spot at 30–40% of on-demand, two price models on the same weather: `cheap-is-bad`, the more often a pool is
- * reclaimed the cheaper it is (the first-half share sets the price: the pools Karpenter's cheapest-first launches
- * fill are the ones reclaimed — the case steering is for, and where avoiding costs most); `neutral`, the price does
- * not depend on the share.
- */
-function poolsFor(model: 'cheap-is-bad' | 'neutral', seed = SEED): PoolSpec[] {
+const TURNING = 'm6i.large/us-east-1b';
+
+/** pools — Spot at 30–40% of on-demand: `cheap-is-bad` (the more reclaimed, the cheaper) or `neutral` (independent). */
+function pools(model: 'cheap-is-bad' | 'neutral', seed: number, shares: (s: [string, string, number, number]) => Array<[number, number]>): PoolSpec[] {
   const jitter = mulberry32(seed);
-  return SHARES.map(([instanceType, zone, a, b]) => ({
-    instanceType,
-    zone,
-    onDemandPerHour: OD[instanceType]!,
-    spotPerHour: Math.round(OD[instanceType]! * (model === 'cheap-is-bad' ? 0.4 - 0.1 * a + 0.02 * (jitter() - 0.5) : 0.33 + 0.07 * jitter()) * 10_000) / 10_000,
-    share: [
-      [0, a],
-      [15, b],
-    ],
-  }));
+  return SHARES.map((s) => {
+    const [instanceType, zone, a] = s;
+    const factor = model === 'cheap-is-bad' ? 0.4 - 0.1 * a + 0.02 * (jitter() - 0.5) : 0.33 + 0.07 * jitter();
+    return { instanceType, zone, onDemandPerHour: OD[instanceType]!, spotPerHour: Math.round(OD[instanceType]! * factor * 10_000) / 10_000, share: shares(s) };
+  });
 }
+const midMonth = ([, , a, b]: [string, string, number, number]): Array<[number, number]> => [[0, a], [15, b]];
+const steady = ([, , a]: [string, string, number, number]): Array<[number, number]> => [[0, a]];
+
 const req = (types: string[], zones: string[]): Requirement[] => [
   { key: 'node.kubernetes.io/instance-type', operator: 'In', values: types },
   { key: 'topology.kubernetes.io/zone', operator: 'In', values: zones },
   { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['spot', 'on-demand'] },
 ];
-const base: Omit<PlayoutOptions, 'steering'> = {
-  seed: SEED,
-  days: DAYS,
-  tickMs: 5 * 60_000,
-  pools: [],
-  nodePools: [
-    { name: 'general', nodes: 400, requirements: req(['m5.large', 'm5a.large', 'm6i.large', 'm6a.large'], ['us-east-1a', 'us-east-1b', 'us-east-1c']) },
-    { name: 'compute', nodes: 100, requirements: req(['c5.large', 'c6i.large'], ['us-east-1a', 'us-east-1b']) },
-  ],
-  falseAlarmPerNodeHour: 1 / 96,
-  hitShare: 0.3,
-  horizonMs: 24 * 3_600_000,
-  config: DEFAULT_POOL_HEALTH_CONFIG,
-  rails: { maxAvoidPerHour: 3, maxExcludedShare: 0.5, keepCheapest: 3 },
-  returnPerTick: 2,
+const fleet = (general: number, compute: number) => [
+  { name: 'general', nodes: general, requirements: req(['m5.large', 'm5a.large', 'm6i.large', 'm6a.large'], ['us-east-1a', 'us-east-1b', 'us-east-1c']) },
+  { name: 'compute', nodes: compute, requirements: req(['c5.large', 'c6i.large'], ['us-east-1a', 'us-east-1b']) },
+];
+
+/** RAILS — the rails the playout runs with (docs/steering.md#the-rails). */
+export const RAILS = {
+  maxAvoidPerHour: 3,
+  maxExcludedShare: 0.5,
+  keepCheapest: 3,
+  maxWritesPerDay: 6,
+  priceHysteresis: 0.05,
+  maxDriftPerNodePool: 200,
+  maxDriftPerHour: 300,
+  driftBudgetNodes: '0',
+  // `--rails '{"driftBudgetNodes":"0"}'` and `--config '{"avoidRateRatio":2}'` try a variant.
+  ...(JSON.parse(arg('rails', '{}')) as object),
+};
+const CONFIG = { ...DEFAULT_POOL_HEALTH_CONFIG, ...(JSON.parse(arg('config', '{}')) as object) };
+
+type Market = 'cheap-most-reclaimed' | 'prices-independent' | 'turning-pool' | 'zone-wide-events' | 'small-fleet' | 'weak-signal';
+const MARKETS: Record<Market, { words: string; options: (seed: number, days: number) => Omit<PlayoutOptions, 'steering'> }> = {
+  'cheap-most-reclaimed': { words: 'the cheapest pools are the most reclaimed', options: (seed, days) => base(seed, days, pools('cheap-is-bad', seed, midMonth)) },
+  'prices-independent': { words: 'prices independent of reclaims', options: (seed, days) => base(seed, days, pools('neutral', seed, midMonth)) },
+  'turning-pool': {
+    words: `a pool (${TURNING}) turns bad for a week and recovers`,
+    options: (seed, days) => ({
+      ...base(seed, days, pools('neutral', seed, (s) => (`${s[0]}/${s[1]}` === TURNING ? [[0, 0.1], [8, 0.8], [15, 0.1]] : steady(s))).map((p) => (`${p.instanceType}/${p.zone}` === TURNING ? { ...p, spotPerHour: Math.round(p.onDemandPerHour * 0.3 * 10_000) / 10_000 } : p))),
+      turning: { pool: TURNING, fromDay: 8, toDay: 15 },
+    }),
+  },
+  'zone-wide-events': {
+    words: 'zone-wide reclaim events (4 h in us-east-1a on day 8, in us-east-1b on day 20)',
+    options: (seed, days) => ({
+      ...base(seed, days, pools('neutral', seed, steady)),
+      zoneEvents: [
+        { zone: 'us-east-1a', day: 8, hours: 4, everyMinutes: 30 },
+        { zone: 'us-east-1b', day: 20, hours: 4, everyMinutes: 30 },
+      ],
+    }),
+  },
+  'small-fleet': { words: 'a 40-node fleet, the cheapest pools the most reclaimed', options: (seed, days) => ({ ...base(seed, days, pools('cheap-is-bad', seed, midMonth)), nodePools: fleet(32, 8) }) },
+  'weak-signal': {
+    words: 'a weak signal: a false alarm per node a day, 60% of interruptions without a recommendation',
+    options: (seed, days) => ({ ...base(seed, days, pools('cheap-is-bad', seed, midMonth)), falseAlarmPerNodeHour: 1 / 24, recommendShare: 0.4 }),
+  },
 };
 
-/** DISRUPTION_USD — what one interruption costs beside the bill (SCORING_DISRUPTION_COST_USD's default): the second cost column. */
-const DISRUPTION_USD = 1;
-const hours = DAYS * 24;
-const pctText = (x: number) => `${x >= 0 ? '' : '−'}${Math.abs(x * 100).toFixed(1)}%`;
-const compare = (model: 'cheap-is-bad' | 'neutral', seed: number) => {
-  const opts = { ...base, seed, pools: poolsFor(model, seed) };
-  const without = playout({ ...opts, steering: false });
-  const withSteering = playout({ ...opts, steering: true });
-  const fewer = 1 - withSteering.interruptionsPer1000SpotNodeHours / without.interruptionsPer1000SpotNodeHours;
-  const dearer = withSteering.fleetUsdPerHour / without.fleetUsdPerHour - 1;
-  const all = (r: typeof without) => r.fleetUsdPerHour + (r.interruptions * DISRUPTION_USD) / hours;
+function base(seed: number, days: number, p: PoolSpec[]): Omit<PlayoutOptions, 'steering'> {
   return {
-    priceModel: model,
-    without,
-    with: withSteering,
-    interruptionsFewer: Math.round(fewer * 1000) / 1000,
-    costMore: Math.round(dearer * 1000) / 1000,
-    costWithDisruptionsMore: Math.round((all(withSteering) / all(without) - 1) * 1000) / 1000,
-    goalMet: fewer >= 0.4 && dearer <= 0.05,
+    seed,
+    days,
+    tickMs: 10 * 60_000,
+    passEveryTicks: 3,
+    pools: p,
+    nodePools: fleet(400, 100),
+    falseAlarmPerNodeHour: 1 / 96,
+    recommendShare: 1,
+    hitShare: 0.3,
+    zoneEvents: [],
+    priceStepsPerDay: 0.5,
+    horizonMs: 24 * 3_600_000,
+    config: CONFIG,
+    rails: RAILS,
+    returnPerTick: 2,
+    replaceAvoidedPerPass: Number(arg('replace-avoided', '10')),
   };
-};
-const scenarios = (['cheap-is-bad', 'neutral'] as const).map((model) => compare(model, SEED));
-const result = { bench: 'steering', seed: SEED, days: DAYS, nodes: base.nodePools.reduce((s, n) => s + n.nodes, 0), pools: SHARES.length, goal: { interruptionsFewerAtLeast: 0.4, costMoreAtMost: 0.05 }, scenarios };
-console.log(JSON.stringify(result, null, 2));
-const WORDS = { 'cheap-is-bad': 'the cheapest pools are the most reclaimed', neutral: 'prices independent of reclaims' };
-console.log(
-  [
-    '',
-    '| prices | run | interruptions per 1,000 Spot node-hours | interruptions | fleet cost per hour | with $1 per interruption | pools entering avoid | NodePool writes |',
-    '|---|---|---|---|---|---|---|---|',
-    ...scenarios.flatMap((sc) =>
-      [sc.without, sc.with].map(
-        (r) =>
-          `| ${WORDS[sc.priceModel]} | ${r.steering ? 'with steering' : 'without'} | ${r.interruptionsPer1000SpotNodeHours.toFixed(2)} | ${r.interruptions.toLocaleString('en-US')} | $${r.fleetUsdPerHour.toFixed(2)} | $${(r.fleetUsdPerHour + (r.interruptions * DISRUPTION_USD) / hours).toFixed(2)} | ${r.avoidEntries} | ${r.nodePoolWrites} |`,
-      ),
-    ),
-    '',
-    ...scenarios.map(
-      (sc) =>
-        `${WORDS[sc.priceModel]}: **${pctText(Math.abs(sc.interruptionsFewer))} ${sc.interruptionsFewer >= 0 ? 'fewer' : 'more'} interruptions** at **${sc.costMore >= 0 ? '+' : ''}${pctText(sc.costMore)} fleet cost** (${sc.costWithDisruptionsMore >= 0 ? '+' : ''}${pctText(sc.costWithDisruptionsMore)} counting $${DISRUPTION_USD} per interruption) — goal ≥ 40% fewer at ≤ 5% more: ${sc.goalMet ? 'met' : 'not met'}.`,
-    ),
-  ].join('\n'),
-);
-if (EXTRA_SEEDS.length > 0) {
-  const rows = EXTRA_SEEDS.flatMap((seed) => (['cheap-is-bad', 'neutral'] as const).map((model) => ({ seed, ...compare(model, seed) })));
-  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+}
+
+interface Job {
+  market: Market;
+  seed: number;
+  steering: boolean;
+  days: number;
+}
+
+if (!isMainThread) {
+  for (const job of workerData as Job[]) {
+    const r = playout({ ...MARKETS[job.market].options(job.seed, job.days), steering: job.steering });
+    parentPort!.postMessage({ job, result: r });
+  }
+} else {
+  const SEEDS = Number(arg('seeds', '10'));
+  const DAYS = Number(arg('days', '30'));
+  const markets = (arg('markets', Object.keys(MARKETS).join(',')).split(',') as Market[]).filter((m) => m in MARKETS);
+  const jobs: Job[] = markets.flatMap((market) => Array.from({ length: SEEDS }, (_, i) => [true, false].map((steering) => ({ market, seed: i + 1, steering, days: DAYS }))).flat());
+  const threads = Math.max(1, Math.min(Number(arg('threads', String(Math.min(2, availableParallelism())))), jobs.length));
+  const started = performance.now();
+  const results: Array<{ job: Job; result: PlayoutResult }> = [];
+  await Promise.all(
+    Array.from({ length: threads }, (_, t) => {
+      const mine = jobs.filter((_, i) => i % threads === t);
+      return new Promise<void>((resolve, reject) => {
+        const w = new Worker(fileURLToPath(import.meta.url), { workerData: mine, argv: process.argv.slice(2) });
+        w.on('message', (m: { job: Job; result: PlayoutResult }) => results.push(m));
+        w.on('error', reject);
+        w.on('exit', () => resolve());
+      });
+    }),
+  );
+  report(markets, SEEDS, DAYS, results, Math.round((performance.now() - started) / 1000));
+}
+
+function report(markets: Market[], seeds: number, days: number, results: Array<{ job: Job; result: PlayoutResult }>, seconds: number) {
+  const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
+  const of = (m: Market, steering: boolean) => results.filter((r) => r.job.market === m && r.job.steering === steering).sort((a, b) => a.job.seed - b.job.seed).map((r) => r.result);
+  const pct = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(x * 100).toFixed(1)}%`;
+  const rows = markets.map((m) => {
+    const w = of(m, false);
+    const s = of(m, true);
+    const ratio = (f: (r: PlayoutResult) => number) => mean(s.map(f)) / mean(w.map(f)) - 1;
+    const interruptions = ratio((r) => r.perThousand.interruptions);
+    const all = ratio((r) => r.perThousand.all);
+    const cost = ratio((r) => r.fleetUsdPerHour);
+    const goal = m === 'cheap-most-reclaimed' ? interruptions <= -0.4 && all <= -0.25 && cost <= 0.05 : all <= 0.05 && cost <= 0.05;
+    const turn = s.map((r) => r.turning).filter((t): t is NonNullable<PlayoutResult['turning']> => t !== null);
+    return {
+      market: m,
+      words: MARKETS[m].words,
+      without: { interruptions: mean(w.map((r) => r.perThousand.interruptions)), all: mean(w.map((r) => r.perThousand.all)), usd: mean(w.map((r) => r.fleetUsdPerHour)) },
+      with: {
+        interruptions: mean(s.map((r) => r.perThousand.interruptions)),
+        replacements: mean(s.map((r) => r.perThousand.steeringReplacements)),
+        replacementsOnPurpose: mean(s.map((r) => r.driftOnPurpose)) / Math.max(1, mean(s.map((r) => r.steeringReplacements))),
+        all: mean(s.map((r) => r.perThousand.all)),
+        usd: mean(s.map((r) => r.fleetUsdPerHour)),
+        writesPerDay: mean(s.map((r) => r.writesPerDay)),
+        heldWrites: mean(s.map((r) => r.heldWrites)),
+        avoidEntries: mean(s.map((r) => r.avoidEntries)),
+        avoidEntriesHealthy: mean(s.map((r) => r.avoidEntriesHealthy)),
+        launchesIntoAvoided: mean(s.map((r) => r.launchesIntoAvoided)),
+        fallbacks: mean(s.map((r) => r.fallbacks)),
+        hoursUntilKeptOut: turn.length ? turn.map((t) => t.hoursUntilKeptOut) : null,
+        hoursUntilBack: turn.length ? turn.map((t) => t.hoursUntilBack) : null,
+      },
+      change: { interruptions, all, cost },
+      // Where the interruptions are, alone and with steering (mean per run), the pools with the most first.
+      byPool: Object.keys(w[0]?.byPool ?? {})
+        .map((k) => ({ pool: k, alone: mean(w.map((r) => r.byPool[k]!.interruptions)), with: mean(s.map((r) => r.byPool[k]!.interruptions)), nodeHoursAlone: mean(w.map((r) => r.byPool[k]!.spotNodeHours)), nodeHoursWith: mean(s.map((r) => r.byPool[k]!.spotNodeHours)) }))
+        .sort((a, b) => b.with - a.with)
+        .slice(0, 6),
+      perSeed: s.map((r, i) => ({ interruptions: r.perThousand.interruptions / w[i]!.perThousand.interruptions - 1, all: r.perThousand.all / w[i]!.perThousand.all - 1, cost: r.fleetUsdPerHour / w[i]!.fleetUsdPerHour - 1 })),
+      goal,
+    };
+  });
+  console.log(JSON.stringify({ bench: 'steering', seeds, days, rails: RAILS, seconds, markets: rows }, null, 2));
+  const f = (x: number, d = 2) => x.toFixed(d);
   console.log(
     [
       '',
-      '| seed | prices | fewer interruptions | fleet cost | goal |',
-      '|---|---|---|---|---|',
-      ...rows.map((r) => `| ${r.seed} | ${WORDS[r.priceModel]} | ${pctText(r.interruptionsFewer)} | ${r.costMore >= 0 ? '+' : ''}${pctText(r.costMore)} | ${r.goalMet ? 'met' : 'not met'} |`),
-      ...(['cheap-is-bad', 'neutral'] as const).map((m) => {
-        const of = rows.filter((r) => r.priceModel === m);
-        return `| mean of ${of.length} | ${WORDS[m]} | ${pctText(mean(of.map((r) => r.interruptionsFewer)))} | ${mean(of.map((r) => r.costMore)) >= 0 ? '+' : ''}${pctText(mean(of.map((r) => r.costMore)))} | met in ${of.filter((r) => r.goalMet).length} |`;
-      }),
+      `| market | interruptions /1,000 Spot node-hours: alone → with steering | steering's replacements /1,000 | all disruptions /1,000: alone → with | cost $/h: alone → with | change: interruptions / all disruptions / cost | goal |`,
+      '|---|---|---|---|---|---|---|',
+      ...rows.map(
+        (r) =>
+          `| ${r.words} | ${f(r.without.interruptions)} → ${f(r.with.interruptions)} | ${f(r.with.replacements)} | ${f(r.without.all)} → ${f(r.with.all)} | ${f(r.without.usd)} → ${f(r.with.usd)} | ${pct(r.change.interruptions)} / ${pct(r.change.all)} / ${pct(r.change.cost)} | ${r.goal ? 'met' : 'missed'} |`,
+      ),
+      '',
+      '| market | NodePool writes a day | writes held by the daily rail | pools entering avoid | of them healthy then | launches into avoided pools | steering\'s replacements in avoided pools | fallbacks to on-demand |',
+      '|---|---|---|---|---|---|---|---|',
+      ...rows.map((r) => `| ${r.market} | ${f(r.with.writesPerDay, 1)} | ${f(r.with.heldWrites, 1)} | ${f(r.with.avoidEntries, 1)} | ${f(r.with.avoidEntriesHealthy, 1)} | ${f(r.with.launchesIntoAvoided, 0)} | ${Math.round(r.with.replacementsOnPurpose * 100)}% | ${f(r.with.fallbacks, 1)} |`),
+      ...rows
+        .filter((r) => r.with.hoursUntilKeptOut)
+        .map((r) => `\nTurning pool (${TURNING}, bad from day 8 to day 15): hours until kept out ${JSON.stringify(r.with.hoursUntilKeptOut)}, hours until back after it recovers ${JSON.stringify(r.with.hoursUntilBack)} (null: never).`),
+      `\n${seeds} seeds × ${markets.length} markets × 2 runs of ${days} days in ${seconds} s.`,
     ].join('\n'),
   );
 }

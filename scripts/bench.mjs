@@ -1,10 +1,14 @@
 // `npm run bench`: builds, then runs every benchmark and prints their JSON results. Each reports ratios against a
-// baseline measured in the same run. Sizes can be lowered for a quick look: `npm run bench -- --quick`.
+// baseline measured in the same run. Sizes can be lowered for a quick look: `npm run bench -- --quick`. Names pick
+// benchmarks: `node scripts/bench.mjs steering` (outbox, tracing, scoring, consolidation, retention, steering, sync, kube-scale, sim-scale).
 import { spawnSync } from 'node:child_process';
 
 const quick = process.argv.includes('--quick');
+const picked = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const env = { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
 const run = (label, args) => {
+  const name = args.find((a) => a.startsWith('dist/bench/')).replace('dist/bench/', '').replace(/\.(bench\.)?js$/, '');
+  if (picked.length > 0 && !picked.some((p) => name.startsWith(p))) return;
   process.stdout.write(`\n=== ${label}\n`);
   const r = spawnSync(process.execPath, args, { stdio: 'inherit', env });
   if (r.status !== 0) {
@@ -21,7 +25,7 @@ run('consolidation plan on the generated fleet at 1k to 50k nodes (scheduler-sco
   '--max-old-space-size=8192', 'dist/bench/consolidation-scale.bench.js', '--sizes', quick ? '1000,5000' : '1000,5000,20000,50000',
 ]);
 run('retention: table growth at 5,000 nodes, before and after, with the retention controllers', ['--max-old-space-size=4096', 'dist/bench/retention.bench.js', ...(quick ? ['--days', '3', '--sample', '500'] : [])]);
-run('steering: a 30-day playout of 500 Spot nodes, with and without steering', ['dist/bench/steering.bench.js', ...(quick ? ['--days', '10'] : [])]);
+run('steering: 30-day playouts of six Spot markets × 10 seeds, Karpenter alone and with steering (drift modelled)', ['dist/bench/steering.bench.js', ...(quick ? ['--seeds', '2'] : [])]);
 run('node-sync: first sync, no-change cycle, COPY + merge baseline', [
   'dist/bench/sync.bench.js',
   ...(quick ? ['--nodes', '500', '--pods', '15000'] : ['--nodes', '5000', '--pods', '150000']),

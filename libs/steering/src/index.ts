@@ -6,3 +6,4 @@ export * from './rails.js';
 export * from './fleet.js';
 export { wilsonInterval, quantile } from './stats.js';
 export * from './pool-rate.js';
+export * from './replace-avoided.js';

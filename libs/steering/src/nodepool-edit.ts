@@ -234,7 +234,9 @@ export function planNodePoolEdit(input: NodePoolEditInput): NodePoolEditPlan {
       sentence:
         total === 0
           ? 'The write drifts no running node.'
-          : `The write drifts ${total} running node${total === 1 ? '' : 's'} (${perPool}): Karpenter replaces each, launching first, then draining — ${total} disruption${total === 1 ? '' : 's'}${priced && after$ !== null ? `, ${money(before$)} now, about ${money(after$)} after` : ''}.`,
+          : rails.driftBudgetNodes === '0' && added.length > 0
+            ? `The write drifts ${total} running node${total === 1 ? '' : 's'} (${perPool}); steering's Drifted budget of 0 holds Karpenter's replacement of them while its entries stand — nodes of avoided pools are moved by steering where it pays${priced && after$ !== null ? ` (${money(before$)} now, about ${money(after$)} after)` : ''}.`
+            : `The write drifts ${total} running node${total === 1 ? '' : 's'} (${perPool}): Karpenter replaces each, launching first, then draining — ${total} disruption${total === 1 ? '' : 's'}${priced && after$ !== null ? `, ${money(before$)} now, about ${money(after$)} after` : ''}.`,
     };
   }
 
