@@ -14,8 +14,8 @@ import {
   type Clock,
   type HealthRegistry,
   type JsonLogger,
+  retentionProvider,
 } from '@nodes-manager/platform';
-import { retentionProvider } from '@nodes-manager/platform';
 import { karpenterGatewayRetention } from './retention.js';
 import { migrations } from '../../../migrations/karpenter-gateway/index.js';
 import { CONSOLIDATION_APPROVALS_TABLE, entities, STEER_APPROVALS_TABLE } from './adapters/outbound/karpenter-gateway.entities.js';

@@ -1,7 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
-import { createKubeConfig, kubeWatchOptions, DATA_SOURCE, LEADER_FACTORY, LOGGER, PlatformModule, type JsonLogger, type LeaderFactory } from '@nodes-manager/platform';
-import { retentionProvider } from '@nodes-manager/platform';
+import { createKubeConfig, kubeWatchOptions, DATA_SOURCE, LEADER_FACTORY, LOGGER, PlatformModule, type JsonLogger, type LeaderFactory, retentionProvider } from '@nodes-manager/platform';
 import { nodeSyncRetention } from './retention.js';
 import { METRICS, type Metrics } from '@nodes-manager/platform';
 import { migrations } from '../../../migrations/node-sync/index.js';

@@ -15,8 +15,8 @@ import {
   type CommandBus,
   type JsonLogger,
   type LeaderFactory,
+  retentionProvider,
 } from '@nodes-manager/platform';
-import { retentionProvider } from '@nodes-manager/platform';
 import { schedulerScoringRetention } from './retention.js';
 import { HEALTH_REGISTRY, kubeRequestCounter, kubeWatchOptions, METRICS, type HealthRegistry, type Metrics } from '@nodes-manager/platform';
 import { migrations } from '../../../migrations/scheduler-scoring/index.js';

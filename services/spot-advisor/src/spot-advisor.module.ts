@@ -1,7 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
-import { CLOCK, COMMAND_BUS, commandBusProviders, DATA_SOURCE, LOGGER, METRICS, OUTBOX, PlatformModule, type Clock, type CommandBus, type JsonLogger, type Metrics, type Outbox } from '@nodes-manager/platform';
-import { retentionProvider } from '@nodes-manager/platform';
+import { CLOCK, COMMAND_BUS, commandBusProviders, DATA_SOURCE, LOGGER, METRICS, OUTBOX, PlatformModule, type Clock, type CommandBus, type JsonLogger, type Metrics, type Outbox, retentionProvider } from '@nodes-manager/platform';
 import { spotAdvisorRetention } from './retention.js';
 import { BusMeasuredRebalances } from './adapters/outbound/measured-rebalances.js';
 import { migrations } from '../../../migrations/spot-advisor/index.js';

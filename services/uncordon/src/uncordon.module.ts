@@ -1,7 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
-import { approvalCommands, approvalStoreProvider, serviceApprovalsProvider, OUTBOX, type Outbox, COMMAND_BUS, commandBusProviders, createKubeConfig, DATA_SOURCE, LEADER_FACTORY, LOGGER, PlatformModule, type CommandBus, type JsonLogger, type LeaderFactory } from '@nodes-manager/platform';
-import { retentionProvider } from '@nodes-manager/platform';
+import { approvalCommands, approvalStoreProvider, serviceApprovalsProvider, OUTBOX, type Outbox, COMMAND_BUS, commandBusProviders, createKubeConfig, DATA_SOURCE, LEADER_FACTORY, LOGGER, PlatformModule, type CommandBus, type JsonLogger, type LeaderFactory, retentionProvider } from '@nodes-manager/platform';
 import { uncordonRetention } from './retention.js';
 import { CLOCK, PAUSE_GATE, PauseGate, type Clock, HEALTH_REGISTRY, kubeRequestCounter, kubeWatchOptions, METRICS, type HealthRegistry, type Metrics } from '@nodes-manager/platform';
 import { migrations } from '../../../migrations/uncordon/index.js';
