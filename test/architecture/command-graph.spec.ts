@@ -11,6 +11,7 @@ import { Commands, commandOwner } from '@nodes-manager/contracts';
 
 /** Every edge `caller → owner`, with the commands it carries. */
 const ALLOWED: Record<string, readonly string[]> = {
+  'karpenter-gateway → node-sync': ['nodehours.list'],
   'karpenter-gateway → scheduler-scoring': ['optimize.plan', 'optimize.replace'],
   'karpenter-gateway → spot-advisor': ['spot.prices'],
   'karpenter-gateway → uncordon': ['pause.get', 'rebalances.list'],

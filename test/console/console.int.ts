@@ -208,18 +208,37 @@ describe('the operator’s views, live', () => {
     expect((await rates.textContent()) ?? '').toMatch(/All Spot nodes: (\d[\d,.]* per 1,000 node-hours \(95% interval [\d,.]+–[\d,.]+\), from [\d,]+ interruptions? in [\d,.]+ node-hours|\d+ interruptions?; no node-hours known)/);
     expect(unreadable((await page.locator('main').textContent()) ?? '')).toEqual([]);
     await shot(page, '07-spot');
-    // Pools: every Spot pool steering judges, its health in words, prices and expected cost, steering's mode.
+    // Pools: opens on the pools the fleet runs in and those not healthy, with a summary line; the rest of the
+    // catalogue behind the filter. Health in words, Spot nodes, prices and expected cost, steering's mode.
     await page.getByRole('link', { name: 'Pools', exact: true }).click();
     await page.getByRole('heading', { name: 'Spot pools' }).waitFor();
     await page.locator('[data-testid=pool-row]').first().waitFor({ timeout: 30_000 });
     await expect(page.getByTestId('steering-mode').textContent()).resolves.toContain('Steering plans only: nothing is written');
-    const poolsApi = (await (await fetch(`${system.url}/api/v1/steering/pools`, auth)).json()) as { pools: { instanceType: string; zone: string; state: string }[] };
-    expect(await page.locator('[data-testid=pool-row]').count()).toBe(poolsApi.pools.length);
+    type PoolsReply = { pools: { instanceType: string; zone: string; state: string; nodes: number | null }[] };
+    const poolsApi = (await (await fetch(`${system.url}/api/v1/steering/pools`, auth)).json()) as PoolsReply;
+    const spotNodes = (await (await fetch(`${system.url}/api/v1/nodes?limit=100&capacityType=spot`, auth)).json()) as { items: { instanceType: string; zone: string }[] };
+    const usedKeys = new Set(spotNodes.items.map((n) => `${n.instanceType}/${n.zone}`));
+    expect(usedKeys.size).toBeGreaterThan(0);
+    expect(new Set(poolsApi.pools.filter((p) => (p.nodes ?? 0) > 0).map((p) => `${p.instanceType}/${p.zone}`))).toEqual(usedKeys);
+    const opening = poolsApi.pools.filter((p) => (p.nodes ?? 0) > 0 || p.state !== 'healthy');
+    expect(opening.length).toBeLessThan(poolsApi.pools.length);
+    await expect(page.getByLabel('Show').inputValue()).resolves.toBe('fleet');
+    expect(await page.locator('[data-testid=pool-row]').count()).toBe(opening.length);
+    const avoided = poolsApi.pools.filter((p) => p.state === 'avoid').length;
+    const watched = poolsApi.pools.filter((p) => p.state === 'watch').length;
+    const more = poolsApi.pools.length - opening.length;
+    await expect(page.getByTestId('pools-summary').textContent()).resolves.toMatch(
+      new RegExp(`^${usedKeys.size} pools? in use, ${avoided} avoided, ${watched} watched — ${more} more( pool)? in the catalogue · last judged `),
+    );
     const firstRow = (await page.locator('[data-testid=pool-row]').first().textContent()) ?? '';
-    expect(firstRow).toContain(poolsApi.pools[0]!.instanceType);
+    expect(firstRow).toContain(opening[0]!.instanceType);
     expect(firstRow).toMatch(/Healthy|Watch|Avoid/);
     expect(unreadable((await page.locator('main').textContent()) ?? '')).toEqual([]);
     await shot(page, '07b-pools');
+    // The rest of the catalogue is one choice away.
+    await page.getByLabel('Show').selectOption('all');
+    await waitFor(async () => (await page.locator('[data-testid=pool-row]').count()) === poolsApi.pools.length, 'every pool behind the filter', 10_000, 100);
+    await page.getByLabel('Show').selectOption('fleet');
     await page.getByRole('link', { name: 'NodePools' }).click();
     await page.getByRole('heading', { name: 'NodePools' }).waitFor();
     await page.getByRole('cell', { name: 'general', exact: true }).waitFor();

@@ -1,6 +1,6 @@
 import { useMemo, useState } from 'react';
 import { useApp, useDebounced, useLive, useNow, useResource } from '../context';
-import { BASIS_WORDS, dateTime, duration, pct, usd, words } from '../format';
+import { BASIS_WORDS, count, dateTime, duration, pct, usd, words } from '../format';
 
 /** SteeringPools — `GET /api/v1/steering/pools` (docs/steering.md). */
 interface SteeringPools {
@@ -10,7 +10,7 @@ interface SteeringPools {
   asOf: string;
   disruptionCostUsd: number;
   pools: PoolRow[];
-  nodePools: { nodePool: string; status: string; sentence: string; changes: string[]; fallback: boolean; plannedAt: string | null; excluded: { kind: string; value: string; sentence: string }[] }[];
+  nodePools: { nodePool: string; status: string; sentence: string; changes: string[]; fallback: boolean; plannedAt: string | null; excluded: { kind: string; value: string; sentence: string }[]; drift?: { total: number; onPurpose: number; collateral: number; sentence: string } | null }[];
 }
 interface PoolRow {
   instanceType: string;
@@ -29,6 +29,24 @@ interface PoolRow {
   expectedBasis: string;
   restoreAt: string | null;
   restoreInSeconds: number | null;
+  /** Spot nodes running in the pool now; null when node-sync did not answer. */
+  nodes: number | null;
+}
+
+type Shown = 'fleet' | 'attention' | 'all';
+const SHOWN_WORDS: Record<Shown, string> = { fleet: 'pools in use and not healthy', attention: 'avoided and watched', all: 'the whole catalogue' };
+const inUse = (p: PoolRow) => (p.nodes ?? 0) > 0;
+const shown = (only: Shown, p: PoolRow) => only === 'all' || p.state !== 'healthy' || (only === 'fleet' && inUse(p));
+const plural = (n: number, one: string, many: string) => `${count(n)} ${n === 1 ? one : many}`;
+
+/** poolsSummary — the line over the table: the pools in use, avoided and watched, and how many more the catalogue holds behind the filter. */
+export function poolsSummary(pools: readonly PoolRow[]): string {
+  const known = pools.every((p) => p.nodes !== null);
+  const avoid = pools.filter((p) => p.state === 'avoid').length;
+  const watch = pools.filter((p) => p.state === 'watch').length;
+  const rest = pools.filter((p) => !shown('fleet', p)).length;
+  const used = known ? `${plural(pools.filter(inUse).length, 'pool', 'pools')} in use` : 'pools in use unknown (node-sync did not answer)';
+  return `${used}, ${count(avoid)} avoided, ${count(watch)} watched — ${plural(rest, 'more pool', 'more')} in the catalogue`;
 }
 
 const STATE_WORDS: Record<PoolRow['state'], string> = { avoid: 'Avoid', watch: 'Watch', healthy: 'Healthy' };
@@ -62,10 +80,11 @@ export function PoolsView() {
   const reload = useDebounced(res.reload, 500);
   useLive((t) => t === 'pool.health.changed' || t === 'nodepool.steered', reload, res.reload);
   const now = useNow(1000);
-  const [only, setOnly] = useState<'all' | 'attention'>('all');
+  // Opens on the pools the fleet runs in and the ones not healthy; the rest of the catalogue is behind the filter.
+  const [only, setOnly] = useState<Shown>('fleet');
   const d = res.data;
-  const counts = useMemo(() => ({ avoid: d?.pools.filter((p) => p.state === 'avoid').length ?? 0, watch: d?.pools.filter((p) => p.state === 'watch').length ?? 0 }), [d]);
-  const rows = (d?.pools ?? []).filter((p) => only === 'all' || p.state !== 'healthy');
+  const summary = useMemo(() => (d ? poolsSummary(d.pools) : ''), [d]);
+  const rows = (d?.pools ?? []).filter((p) => shown(only, p));
   // The countdown runs from the answer's time on the viewer's clock.
   const elapsed = d ? Math.max(0, now - Date.parse(d.asOf)) : 0;
 
@@ -74,15 +93,18 @@ export function PoolsView() {
       <div className="view-head">
         <h1 id="steer-title">Spot pools</h1>
         {d && (
-          <span className="muted">
-            {d.pools.length} pools · {counts.avoid} avoided · {counts.watch} watched · last judged {d.decidedAt ? dateTime(d.decidedAt) : 'not yet'}
+          <span className="muted" data-testid="pools-summary">
+            {summary} · last judged {d.decidedAt ? dateTime(d.decidedAt) : 'not yet'}
           </span>
         )}
         <label className="select">
           <span>Show</span>
-          <select value={only} onChange={(e) => setOnly(e.target.value as 'all' | 'attention')}>
-            <option value="all">every pool</option>
-            <option value="attention">avoided and watched</option>
+          <select value={only} onChange={(e) => setOnly(e.target.value as Shown)}>
+            {(Object.keys(SHOWN_WORDS) as Shown[]).map((k) => (
+              <option key={k} value={k}>
+                {SHOWN_WORDS[k]}
+              </option>
+            ))}
           </select>
         </label>
       </div>
@@ -105,6 +127,11 @@ export function PoolsView() {
               </div>
               {np.excluded.length > 0 && <div className="small-text">Keeps out {np.excluded.map((e) => `${e.kind === 'zone' ? 'zone' : 'type'} ${e.value}`).join(', ')}</div>}
               {np.sentence && <div className="muted small-text">{np.sentence}</div>}
+              {np.drift && (
+                <div className="small-text" data-testid="drift-forecast">
+                  Drifts {plural(np.drift.total, 'running node', 'running nodes')} ({count(np.drift.onPurpose)} off avoided pools, {count(np.drift.collateral)} elsewhere). {np.drift.sentence}
+                </div>
+              )}
             </div>
           ))}
         </div>
@@ -114,6 +141,9 @@ export function PoolsView() {
           <tr>
             <th scope="col">Pool</th>
             <th scope="col">Health</th>
+            <th scope="col" className="num">
+              Spot nodes
+            </th>
             <th scope="col" className="num">
               Followed by an interruption
             </th>
@@ -131,13 +161,16 @@ export function PoolsView() {
         </thead>
         <tbody>
           {rows.map((p) => (
-            <tr key={`${p.instanceType}/${p.zone}`} data-testid="pool-row" data-state={p.state}>
+            <tr key={`${p.instanceType}/${p.zone}`} data-testid="pool-row" data-state={p.state} data-in-use={inUse(p) ? 'yes' : 'no'}>
               <td className="nowrap">
                 <span className="mono">{p.instanceType}</span> · {p.zone}
               </td>
               <td>
                 <span className={`badge pool-${p.state}`}>{STATE_WORDS[p.state]}</span> <span className="muted small-text">since {dateTime(p.since)}</span>
                 <div className="small-text">{p.sentence}</div>
+              </td>
+              <td className="num" data-testid="pool-nodes">
+                {p.nodes === null ? '—' : p.nodes === 0 ? <span className="muted">none</span> : count(p.nodes)}
               </td>
               <td className="num">
                 {p.share === null ? <span className="muted">no follow-up known</span> : pct(p.share)}
@@ -168,7 +201,7 @@ export function PoolsView() {
           ))}
         </tbody>
       </table>
-      {d && rows.length === 0 && <p className="muted">{only === 'all' ? 'No pool judged yet: steering needs rebalance recommendations or prices.' : 'No pool avoided or watched.'}</p>}
+      {d && rows.length === 0 && <p className="muted">{d.pools.length === 0 ? 'No pool judged yet: steering needs rebalance recommendations or prices.' : only === 'attention' ? 'No pool avoided or watched.' : 'No pool in use and none avoided or watched: choose “the whole catalogue” to see every pool.'}</p>}
     </section>
   );
 }

@@ -43,4 +43,12 @@ describe('poolsView', () => {
     const view = poolsView([aPool({ zone: 'a', evidence: { price: { spotPerHour: 0.09, onDemandPerHour: 0.1 } } }), aPool({ zone: 'b' }), aPool({ zone: 'c', state: 'watch' }), aPool({ zone: 'd', state: 'avoid' })], new Map(), NOW, cfg);
     expect(view.map((p) => p.zone)).toEqual(['d', 'c', 'b', 'a']);
   });
+
+  it.each([
+    ['a pool with running Spot nodes: their count', new Map([['m5.large/us-east-1a', 3]]), 3],
+    ['a pool node-sync knows no node in: zero', new Map([['m5.large/us-east-1b', 3]]), 0],
+    ['node-sync did not answer: unknown, not zero', null, null],
+  ] as const)('nodes — %s', (_, running, want) => {
+    expect(poolsView([aPool()], new Map(), NOW, cfg, running)[0]!.nodes).toBe(want);
+  });
 });

@@ -32,10 +32,11 @@ const STATE_ORDER = { avoid: 0, watch: 1, healthy: 2 } as const;
 
 /**
  * poolsView — every pool steering knows, with its price and expected cost (price + interruption rate × the cost of
- * one: measured where the pool has `minSamples`, else the Spot Advisor estimate) and the countdown to its restore.
+ * one: measured where the pool has `minSamples`, else the Spot Advisor estimate), the countdown to its restore, and
+ * its running Spot nodes (`running`, by pool key; null when node-sync did not answer: unknown, not zero).
  * Avoided pools first, then watched, then by expected cost. Pure: `now` is the caller's.
  */
-export function poolsView(pools: readonly StoredPoolHealth[], market: ReadonlyMap<string, MarketPool>, now: Date, cfg: { disruptionCostUsd: number; minSamples: number }) {
+export function poolsView(pools: readonly StoredPoolHealth[], market: ReadonlyMap<string, MarketPool>, now: Date, cfg: { disruptionCostUsd: number; minSamples: number }, running: ReadonlyMap<string, number> | null = null) {
   return pools
     .map((p) => {
       const e = p.evidence ?? {};
@@ -64,6 +65,7 @@ export function poolsView(pools: readonly StoredPoolHealth[], market: ReadonlyMa
         expectedBasis: cost?.basis ?? 'unknown',
         restoreAt: restoreAt?.toISOString() ?? null,
         restoreInSeconds: restoreAt ? Math.max(0, Math.round((restoreAt.getTime() - now.getTime()) / 1000)) : null,
+        nodes: running ? (running.get(poolKey(p)) ?? 0) : null,
       };
     })
     .sort((a, b) => STATE_ORDER[a.state] - STATE_ORDER[b.state] || (a.expectedUsdPerHour ?? Infinity) - (b.expectedUsdPerHour ?? Infinity) || poolKey(a).localeCompare(poolKey(b)));

@@ -6,6 +6,9 @@ import { poolsView, type MarketPool, type StoredPoolHealth } from '../domain/poo
 import { SteeringService } from '../steering/steering.service.js';
 import { KARPENTER_GATEWAY_CONFIG } from '../tokens.js';
 
+/** RUNNING_WINDOW_MS — how far back a node counts as running in its pool for the view. */
+const RUNNING_WINDOW_MS = 60_000;
+
 interface PlanRow {
   nodePool: string;
   status?: string;
@@ -15,6 +18,7 @@ interface PlanRow {
   changes?: string[];
   fallback?: boolean;
   exclusions?: { kind: string; value: string; sentence: string }[];
+  drift?: unknown;
 }
 
 /**
@@ -41,13 +45,14 @@ export class SteeringPoolsService {
       // Prices as the last pass recorded them (in each pool's evidence) stand in.
     }
     const now = this.clock.now();
+    const running = await this.running(now, meta);
     return {
       mode: status.mode,
       karpenterInstalled: status.karpenterInstalled,
       decidedAt: status.decidedAt ? new Date(status.decidedAt).toISOString() : null,
       asOf: now.toISOString(),
       disruptionCostUsd: this.config.SCORING_DISRUPTION_COST_USD,
-      pools: poolsView(status.pools, market, now, { disruptionCostUsd: this.config.SCORING_DISRUPTION_COST_USD, minSamples: this.config.STEERING_MIN_SAMPLES }),
+      pools: poolsView(status.pools, market, now, { disruptionCostUsd: this.config.SCORING_DISRUPTION_COST_USD, minSamples: this.config.STEERING_MIN_SAMPLES }, running),
       nodePools: status.nodePools.map((p) => ({
         nodePool: p.nodePool,
         status: p.status ?? 'planned',
@@ -58,7 +63,29 @@ export class SteeringPoolsService {
         fallback: p.fallback === true,
         plannedAt: p.plannedAt ? new Date(p.plannedAt).toISOString() : null,
         excluded: (p.exclusions ?? []).map((e) => ({ kind: e.kind, value: e.value, sentence: e.sentence })),
+        // The running nodes the write would drift (libs/steering DriftForecast); null when the plan has none.
+        drift: p.drift ?? null,
       })),
     };
+  }
+
+  /**
+   * running — the Spot nodes per pool now: node-sync's `nodehours.list` over the last minute (the Node objects that
+   * lived in each pool then). Null when node-sync does not answer: the view then cannot tell the pools in use.
+   */
+  private async running(now: Date, meta: CommandMeta): Promise<Map<string, number> | null> {
+    try {
+      const from = new Date(now.getTime() - RUNNING_WINDOW_MS).toISOString();
+      const reply = await this.bus.send(Commands.nodeHoursList, { from, to: now.toISOString(), capacityType: 'spot' }, meta, { timeoutMs: 3000 });
+      const out = new Map<string, number>();
+      for (const p of reply.pools) {
+        if (!p.instanceType || !p.zone || p.nodes === 0) continue;
+        const key = poolKey({ instanceType: p.instanceType, zone: p.zone });
+        out.set(key, (out.get(key) ?? 0) + p.nodes);
+      }
+      return out;
+    } catch {
+      return null;
+    }
   }
 }
