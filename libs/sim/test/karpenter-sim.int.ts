@@ -207,6 +207,29 @@ describe('drift', () => {
   });
 });
 
+describe('termination', () => {
+  it('a NodeClaim another client deletes is held by its finalizer while its Node is tainted and drained, then goes with Node and instance', async () => {
+    await createPool(aNodePool('general', { types: ['m5.large'] }));
+    await core.createNamespacedPod({ namespace: 'default', body: aPod('db-0', { labels: { app: 'db' } }) });
+    await kube.kubeConfig().makeApiClient(PolicyV1Api).createNamespacedPodDisruptionBudget({ namespace: 'default', body: { metadata: { name: 'db' }, spec: { minAvailable: 1, selector: { matchLabels: { app: 'db' } } } } });
+    await settle();
+    const [claim] = await claims();
+    const [node] = await nodes();
+    await custom.deleteClusterCustomObject({ ...NODECLAIMS, name: claim!.metadata.name });
+    await settle(120_000);
+    // The PDB allows no eviction: the NodeClaim stays deleting, the Node tainted, the pod where it was.
+    const held = await claims();
+    expect(held.map((c) => [c.metadata.name, c.metadata.deletionTimestamp !== undefined])).toEqual([[claim!.metadata.name, true]]);
+    expect((await nodes())[0]!.spec!.taints).toEqual([expect.objectContaining({ key: 'karpenter.sh/disrupted', effect: 'NoSchedule' })]);
+    await kube.kubeConfig().makeApiClient(PolicyV1Api).deleteNamespacedPodDisruptionBudget({ namespace: 'default', name: 'db' });
+    await settle();
+    expect((await claims()).map((c) => c.metadata.name)).not.toContain(claim!.metadata.name);
+    expect((await nodes()).map((n) => n.metadata!.name)).not.toContain(node!.metadata!.name);
+    expect(ec2.instance(String(claim!.status.providerID).split('/').pop()!)?.state).toMatch(/shutting-down|terminated/);
+    expect((await pods()).map((p) => [p.metadata!.name!.startsWith('db-'), p.spec?.nodeName !== undefined])).toEqual([[true, true]]);
+  });
+});
+
 describe('interruption handling', () => {
   async function spotNode() {
     await createPool(aNodePool('general'));

@@ -5,6 +5,7 @@ import { hash32 } from '../ec2/spot-prices.js';
 import { k8sTime, type KubeApi, type SimTimers, type WriteContext } from '../kube/api/index.js';
 import { ApiError } from '../kube/errors.js';
 import { byId, type KubeObject } from '../kube/resources.js';
+import { SimKarpenterReads, type PassView } from './sim-karpenter-reads.js';
 import { allowedDisruptions } from './budgets.js';
 import { DISRUPTED_TAINT, planInterruption, type InterruptionKind, type KarpenterEvent } from './interruption.js';
 import { chooseOffering, orderNodePools, type Offering } from './offerings.js';
@@ -17,9 +18,7 @@ import { UNFULFILLABLE_CAPACITY_CODES, UnavailableOfferings } from './unavailabl
 
 const NODES = byId('/nodes');
 const PODS = byId('/pods');
-const PDBS = byId('policy/poddisruptionbudgets');
 const EVENTS = byId('/events');
-const NODEPOOLS = byId('karpenter.sh/nodepools');
 const NODECLAIMS = byId('karpenter.sh/nodeclaims');
 
 export interface SimKarpenterOptions {
@@ -45,6 +44,7 @@ export interface SimKarpenterStats {
   podsEvicted: number;
 }
 
+
 interface Command {
   readonly candidate: string;
   readonly replacement?: string;
@@ -57,7 +57,7 @@ interface Command {
  * then drain, paced by budgets, respecting PDBs and `karpenter.sh/do-not-disrupt`); native interruption handling; and
  * the termination controller's taint and drain. One `reconcile()` is one pass of them all. docs/karpenter-simulator.md.
  */
-export class SimKarpenter {
+export class SimKarpenter extends SimKarpenterReads {
   readonly unavailableOfferings: UnavailableOfferings;
   readonly stats: SimKarpenterStats = { launched: 0, insufficientCapacityErrors: 0, driftedMarked: 0, driftReplacements: 0, interruptionMessages: 0, nodeClaimsDeleted: 0, podsEvicted: 0 };
   private readonly commands = new Map<string, Command>();
@@ -65,13 +65,15 @@ export class SimKarpenter {
   private timer?: { cancel(): void };
   private counter = 0;
 
-  constructor(private readonly o: SimKarpenterOptions) {
+  constructor(protected readonly o: SimKarpenterOptions) {
+    super(o.api);
     this.unavailableOfferings = new UnavailableOfferings(o.clock);
   }
 
-  /** start — a pass now and every `intervalMs` after. */
+  /** start — a pass now and every `intervalMs` after; from now a NodeClaim's DELETE waits for its termination finalizer. */
   start(): void {
     if (this.timer) return;
+    this.o.api.finalizedKinds.add('NodeClaim');
     const every = this.o.intervalMs ?? 10_000;
     const loop = (): void => {
       this.reconcile();
@@ -81,6 +83,7 @@ export class SimKarpenter {
   }
 
   stop(): void {
+    this.o.api.finalizedKinds.delete('NodeClaim');
     this.timer?.cancel();
     this.timer = undefined;
   }
@@ -200,16 +203,18 @@ export class SimKarpenter {
    */
   private provision(now: Date): void {
     const nominated = new Set(this.claims().filter((c) => !isTrue(c, 'Registered')).flatMap((c) => String(c.metadata.annotations?.['sim.nodes-manager/nominated'] ?? '').split(',')));
-    const pending = this.o.api.list(PODS, undefined, { fieldSelector: 'spec.nodeName=' }).items
-      .map((e) => JSON.parse(e.json) as KubeObject)
+    const pending = [...this.o.api.store.entries(PODS)]
+      .filter((e) => !e.fields['spec.nodeName'])
+      .map((e) => this.parsed('pod', e))
       .filter((p) => !p.metadata.deletionTimestamp && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed' && !nominated.has(`${p.metadata.namespace}/${p.metadata.name}`));
     if (pending.length === 0) return;
-    const nodes = this.o.api.list(NODES, undefined, {}).items.map((e) => JSON.parse(e.json) as KubeObject).filter((n) => n.status?.conditions?.some((c: KubeObject) => c.type === 'Ready' && c.status === 'True'));
-    const room = new Map(nodes.map((n) => [n.metadata.name as string, nodeRoom(n, this.podsOn(n.metadata.name))]));
+    const view = this.snapshot();
+    const nodes = view.nodes.filter((n) => n.status?.conditions?.some((c: KubeObject) => c.type === 'Ready' && c.status === 'True'));
+    const room = new Map(nodes.map((n) => [n.metadata.name as string, nodeRoom(n, view.byNode.get(n.metadata.name) ?? [])]));
     const unplaced: KubeObject[] = [];
     for (const pod of pending) {
       const need = podNeed([pod]);
-      const node = nodes.find((n) => nodeAdmits(n, pod) && fitsIn(need, room.get(n.metadata.name)!));
+      const node = nodes.find((n) => fitsIn(need, room.get(n.metadata.name)!) && nodeAdmits(n, pod));
       if (!node) {
         unplaced.push(pod);
         continue;
@@ -291,14 +296,19 @@ export class SimKarpenter {
     const candidates = claims
       .filter((c) => isTrue(c, 'Drifted') && isTrue(c, 'Initialized') && !c.metadata.deletionTimestamp && !this.commands.has(c.metadata.name))
       .sort((a, b) => Date.parse(conditionOf(a, 'Drifted')!.lastTransitionTime) - Date.parse(conditionOf(b, 'Drifted')!.lastTransitionTime));
-    const movable = new Map(candidates.map((c) => [c.metadata.name as string, this.nodeOf(c) ? this.podsOn(this.nodeOf(c)!.metadata.name).filter(reschedulable) : []]));
+    const view = this.snapshot();
+    const movable = new Map(candidates.map((c) => [c.metadata.name as string, (view.byNode.get(c.status?.nodeName) ?? []).filter(reschedulable)]));
+    const budgets = new Map<string, number>();
+    const pdbs = new Map<string, KubeObject[]>();
     const ordered = [...candidates.filter((c) => movable.get(c.metadata.name)!.length === 0), ...candidates.filter((c) => movable.get(c.metadata.name)!.length > 0)];
     for (const candidate of ordered) {
       const pool = pools.get(candidate.metadata.labels?.[NODEPOOL_LABEL]);
-      if (!pool || this.budgetFor(pool, claims, now) <= 0) continue;
+      if (!pool) continue;
+      if (!budgets.has(pool.metadata.name)) budgets.set(pool.metadata.name, this.budgetFor(pool, claims, view, now));
+      if (budgets.get(pool.metadata.name)! <= 0) continue;
       const node = this.nodeOf(candidate);
       if (!node) continue;
-      const blockedBy = this.blockedReason(node, movable.get(candidate.metadata.name)!);
+      const blockedBy = this.blockedReason(node, movable.get(candidate.metadata.name)!, pdbs);
       if (blockedBy) {
         this.recordOnce(candidate, node, blockedBy, now);
         continue;
@@ -322,10 +332,10 @@ export class SimKarpenter {
   }
 
   /** budgetFor — `BuildDisruptionBudgetMapping` for Drifted: the pool's initialized nodes, less those disrupting. */
-  private budgetFor(pool: KubeObject, claims: readonly KubeObject[], now: Date): number {
+  private budgetFor(pool: KubeObject, claims: readonly KubeObject[], view: PassView, now: Date): number {
     const mine = claims.filter((c) => c.metadata.labels?.[NODEPOOL_LABEL] === pool.metadata.name && isTrue(c, 'Initialized') && !isTrue(c, 'InstanceTerminating'));
     const disrupting = mine.filter((c) => {
-      const node = this.nodeOf(c);
+      const node = view.nodeByName.get(c.status?.nodeName);
       const ready = node?.status?.conditions?.some((x: KubeObject) => x.type === 'Ready' && x.status === 'True');
       return !ready || c.metadata.deletionTimestamp !== undefined || this.commands.has(c.metadata.name);
     }).length;
@@ -333,12 +343,12 @@ export class SimKarpenter {
   }
 
   /** blockedReason — `ValidateNodeDisruptable` and `ValidatePodsDisruptable`: the annotation, then PDBs. */
-  private blockedReason(node: KubeObject, pods: readonly KubeObject[]): string | undefined {
+  private blockedReason(node: KubeObject, pods: readonly KubeObject[], pdbs: Map<string, KubeObject[]>): string | undefined {
     if (node.metadata.annotations?.[DO_NOT_DISRUPT] === 'true') return `disruption is blocked through the "${DO_NOT_DISRUPT}" annotation`;
     const held = pods.find((p) => p.metadata.annotations?.[DO_NOT_DISRUPT] === 'true');
     if (held) return `pod ${held.metadata.namespace}/${held.metadata.name} has "${DO_NOT_DISRUPT}" annotation`;
     for (const p of pods) {
-      const pdb = this.pdbsOf(p).find((b) => (b.status?.disruptionsAllowed ?? 0) <= 0);
+      const pdb = this.pdbsOf(p, pdbs).find((b) => (b.status?.disruptionsAllowed ?? 0) <= 0);
       if (pdb) return `pdb ${pdb.metadata.namespace}/${pdb.metadata.name} prevents pod evictions`;
     }
     return undefined;
@@ -348,6 +358,7 @@ export class SimKarpenter {
 
   /** terminate — deleting NodeClaims: taint, evict what may go (PDBs, do-not-disrupt), then Node, instance, NodeClaim. */
   private terminate(now: Date): void {
+    const evicted: KubeObject[] = [];
     for (const claim of this.claims()) {
       if (!claim.metadata.deletionTimestamp) continue;
       const node = this.nodeOf(claim);
@@ -359,7 +370,7 @@ export class SimKarpenter {
           try {
             this.o.api.evict(pod.metadata.namespace, pod.metadata.name, {} as KubeObject, this.ctx(now));
             this.stats.podsEvicted++;
-            this.recreate(pod, now);
+            evicted.push(pod);
           } catch (e) {
             if (!(e instanceof ApiError) || e.code !== 429) throw e;
           }
@@ -371,6 +382,8 @@ export class SimKarpenter {
       if (id && this.o.ec2.instance(id)) this.o.ec2.terminate(id);
       this.removeClaim(claim);
     }
+    // Recreated after the evictions, not between them: each new pod re-sorts the store's pod keys for the next eviction's PDB scan.
+    for (const pod of evicted) this.recreate(pod, now);
   }
 
   // ---- helpers ------------------------------------------------------------------------------------------------
@@ -384,38 +397,6 @@ export class SimKarpenter {
     const t = setTimeout(fn, ms);
     t.unref();
     return { cancel: () => clearTimeout(t) };
-  }
-
-  private pools(): KubeObject[] {
-    return this.o.api.served(NODEPOOLS) ? this.o.api.list(NODEPOOLS, undefined, {}).items.map((e) => JSON.parse(e.json) as KubeObject) : [];
-  }
-
-  private claims(): KubeObject[] {
-    return this.o.api.served(NODECLAIMS) ? this.o.api.list(NODECLAIMS, undefined, {}).items.map((e) => JSON.parse(e.json) as KubeObject) : [];
-  }
-
-  private claim(name: string): KubeObject | undefined {
-    return this.o.api.store.getObject(NODECLAIMS, '', name);
-  }
-
-  private nodeOf(claim: KubeObject): KubeObject | undefined {
-    const name = claim.status?.nodeName as string | undefined;
-    if (name) return this.o.api.store.getObject(NODES, '', name);
-    const id = parseProviderId(claim.status?.providerID)?.instanceId;
-    if (!id) return undefined;
-    return this.o.api.list(NODES, undefined, {}).items.map((e) => JSON.parse(e.json) as KubeObject).find((n) => parseProviderId(n.spec?.providerID)?.instanceId === id);
-  }
-
-  private podsOn(node: string): KubeObject[] {
-    return this.o.api.list(PODS, undefined, { fieldSelector: `spec.nodeName=${node}` }).items.map((e) => JSON.parse(e.json) as KubeObject);
-  }
-
-  private pdbsOf(pod: KubeObject): KubeObject[] {
-    const labels = (pod.metadata.labels ?? {}) as Record<string, string>;
-    return this.o.api.list(PDBS, pod.metadata.namespace, {}).items.map((e) => JSON.parse(e.json) as KubeObject).filter((b) => {
-      const match = (b.spec?.selector?.matchLabels ?? {}) as Record<string, string>;
-      return Object.keys(match).length > 0 && Object.entries(match).every(([k, v]) => labels[k] === v);
-    });
   }
 
   private bind(pod: KubeObject, node: string, now: Date): void {
@@ -453,13 +434,14 @@ export class SimKarpenter {
   }
 
   /**
-   * markDeleting — the NodeClaim gets its deletionTimestamp and stays, held by Karpenter's termination finalizer,
-   * until its Node is drained (the simulator's API server has no finalizers; the controller keeps the object).
+   * markDeleting — the NodeClaim is deleted and stays, held by Karpenter's termination finalizer (deletionTimestamp
+   * set), until its Node is drained; `removeClaim` then lets it go.
    */
   private markDeleting(claim: KubeObject, now: Date): void {
     const current = this.claim(claim.metadata.name);
     if (!current || current.metadata.deletionTimestamp) return;
-    this.o.api.store.put(NODECLAIMS, { ...current, metadata: { ...current.metadata, deletionTimestamp: k8sTime(now), deletionGracePeriodSeconds: 0 } });
+    if (this.o.api.finalizedKinds.has('NodeClaim') && (current.metadata.finalizers ?? []).length > 0) this.o.api.delete(NODECLAIMS, '', current.metadata.name, this.ctx(now));
+    else this.o.api.store.put(NODECLAIMS, { ...current, metadata: { ...current.metadata, deletionTimestamp: k8sTime(now), deletionGracePeriodSeconds: 0 } });
     this.stats.nodeClaimsDeleted++;
   }
 

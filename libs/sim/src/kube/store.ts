@@ -96,6 +96,11 @@ export class Store {
     return this.col(resourceId(def)).items.size;
   }
 
+  /** entries — every entry of a resource, in no particular order (no sort: for in-process controllers' full passes). */
+  entries(def: ResourceDef): IterableIterator<Entry> {
+    return this.col(resourceId(def)).items.values();
+  }
+
   /** scan — entries in key order of a resource (optionally one namespace) strictly after `after`. */
   *scan(def: ResourceDef, ns: string | undefined, after?: string): Generator<[string, Entry]> {
     const c = this.col(resourceId(def));

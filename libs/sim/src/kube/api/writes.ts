@@ -17,6 +17,13 @@ const stable = (o: KubeObject): string => {
  * concurrency and managed fields; the node lifecycle controller's taint; graceful pod deletion.
  */
 export abstract class ApiWrites extends ApiReads {
+  /**
+   * finalizedKinds — kinds whose objects with finalizers are only marked deleting (`deletionTimestamp`) by a DELETE,
+   * as the API server does. Empty by default: nothing in the simulator removes finalizers unless a simulated
+   * controller that owns them runs (the simulator's Karpenter adds `NodeClaim`; docs/karpenter-simulator.md).
+   */
+  readonly finalizedKinds = new Set<string>();
+
   /** markPdbs — schedules a refresh of a namespace's disruption budgets (see ApiEvictions). */
   protected abstract markPdbs(ns: string | undefined): void;
 
@@ -227,6 +234,15 @@ export abstract class ApiWrites extends ApiReads {
     }
     if (ctx.dryRun) return obj;
     if (def === PODS) return this.deletePod(obj, ctx, o.gracePeriodSeconds);
+    if (this.finalizedKinds.has(def.kind) && (obj.metadata.finalizers ?? []).length > 0) {
+      // Held by its finalizers, as the API server does: marked deleting, removed by the controller that owns them.
+      if (obj.metadata.deletionTimestamp) return obj;
+      const next = structuredClone(obj);
+      next.metadata.deletionTimestamp = k8sTime(ctx.now);
+      next.metadata.deletionGracePeriodSeconds = 0;
+      this.store.put(def, next);
+      return JSON.parse(this.store.get(def, ns, name)!.json) as KubeObject;
+    }
     this.store.remove(def, ns, name);
     if (def === PDBS) this.markPdbs(ns);
     return obj;
