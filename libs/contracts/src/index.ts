@@ -20,3 +20,4 @@ export * from './pool-key.js';
 export * from './command-schemas/index.js';
 export * from './command-types.js';
 export * from './command-catalogue.js';
+export * from './controllers.js';
