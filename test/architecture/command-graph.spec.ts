@@ -3,7 +3,7 @@
 // owner is the pattern's: libs/contracts `commandOwner`), and it asks uncordon for the pause when its module wires
 // `pauseGateProviders`. The gateway forwards every command of the catalogue and is left out. A new edge, a new
 // command on an edge, or an edge that is gone fails here until ALLOWED says so; the one cycle (uncordon ↔ spot-advisor)
-// is the one the docs argue for.
+// is the one the docs argue for. The README's diagram draws the same edges (`a -- "x, y" --> b` between services).
 import { describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -55,6 +55,20 @@ export function cycles(graph: Record<string, readonly string[]>): string[] {
     .map(([a, b]) => `${a} ↔ ${b}`);
 }
 
+/** The README diagram's node ids. */
+const DIAGRAM_IDS: Record<string, string> = { ns: 'node-sync', un: 'uncordon', sc: 'scheduler-scoring', kg: 'karpenter-gateway', sa: 'spot-advisor' };
+
+/** diagramEdges — the labelled edges between services (the gateway's aside) of the README's mermaid block. */
+export function diagramEdges(readme: string): Record<string, string[]> {
+  const block = /```mermaid\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+  const edges: [string, string[]][] = [];
+  for (const m of block.matchAll(/^\s*(\w+) -- "?([^"\n]*?)"? --> (\w+)/gm)) {
+    const [from, to] = [DIAGRAM_IDS[m[1]!], DIAGRAM_IDS[m[3]!]];
+    if (from && to) edges.push([`${from} → ${to}`, m[2]!.split(/,\s*/).sort()]);
+  }
+  return Object.fromEntries(edges.sort(([a], [b]) => a.localeCompare(b)));
+}
+
 const sources = (): Map<string, string> =>
   new Map(
     execFileSync('git', ['ls-files', '-co', '--exclude-standard', 'services'], { encoding: 'utf8' })
@@ -71,6 +85,19 @@ describe('the command graph', () => {
   it('has one cycle, uncordon ↔ spot-advisor, argued for in docs/architecture.md', () => {
     expect(cycles(ALLOWED)).toEqual(['spot-advisor ↔ uncordon']);
     expect(readFileSync('docs/architecture.md', 'utf8')).toMatch(/## The command graph[\s\S]*uncordon ↔ spot-advisor/);
+  });
+
+  it("is the README diagram's, edge by edge and command by command", () => {
+    expect(diagramEdges(readFileSync('README.md', 'utf8'))).toEqual(ALLOWED);
+  });
+
+  it("the README check fails on a planted drift: an edge dropped, or a command missing from a label", () => {
+    const readme = readFileSync('README.md', 'utf8');
+    const dropped = readme.replace(/^\s*sa -- [^\n]*\n/m, '');
+    const relabelled = readme.replace('"drain.get, node.drain, ', '"drain.get, ');
+    expect([dropped, relabelled]).not.toContain(readme);
+    expect(diagramEdges(dropped)).not.toEqual(ALLOWED);
+    expect(diagramEdges(relabelled)).not.toEqual(ALLOWED);
   });
 
   it('fails on a planted edge, a planted command on a pinned edge, and a pinned edge gone', () => {
