@@ -25,6 +25,7 @@ run('consolidation plan on the generated fleet at 1k to 50k nodes (scheduler-sco
   '--max-old-space-size=8192', 'dist/bench/consolidation-scale.bench.js', '--sizes', quick ? '1000,5000' : '1000,5000,20000,50000',
 ]);
 run('retention: table growth at 5,000 nodes, before and after, with the retention controllers', ['--max-old-space-size=4096', 'dist/bench/retention.bench.js', ...(quick ? ['--days', '3', '--sample', '500'] : [])]);
+run('read path: GET /api/v1/nodes through the gateway vs the direct SQL read of the same page', ['dist/bench/read-path.bench.js', ...(quick ? ['--seconds', '3', '--rounds', '1'] : [])]);
 run('steering: 30-day playouts of six Spot markets × 10 seeds, Karpenter alone and with steering (drift modelled)', ['dist/bench/steering.bench.js', ...(quick ? ['--seeds', '2'] : [])]);
 run('node-sync: first sync, no-change cycle, COPY + merge baseline', [
   'dist/bench/sync.bench.js',

@@ -60,8 +60,9 @@ export function commandCatalogueMarkdown(): string {
     'Every command a service answers on its queue `nodes-manager.<service>` (request/reply; [architecture.md](architecture.md#commands)), with',
     'what it takes and answers. The JSON Schemas in libs/contracts (`COMMAND_SCHEMAS`) are checked at run time: a request',
     'where it is sent and where it is handled (`VALIDATION_FAILED` naming the field, `in: command`; a 400 at the gateway),',
-    'a reply where it is produced and where it is received (a reply that breaks its schema is logged as an error and the',
-    'call fails). A request is closed: an unknown field is refused. A reply is open: a reader ignores fields it does not',
+    'a reply where it is produced and, by a caller whose schemas are not the producer\'s (another version), where it is',
+    'received (a reply that breaks its schema is logged as an error and the call fails). A request is closed: an unknown',
+    'field is refused. A reply is open: a reader ignores fields it does not',
     'know. Only the top-level fields are listed here; the schemas hold the rest.',
     '',
   ];

@@ -83,8 +83,12 @@ export interface ErrorBody {
   requestId?: string;
 }
 
-/** CommandReply — what a command handler answers on the bus: data, or a coded error. */
-export type CommandReply<T = unknown> = { ok: true; data: T } | { ok: false; error: ErrorBody };
+/**
+ * CommandReply — what a command handler answers on the bus: data, or a coded error. `checked` is the digest of the
+ * command schemas the handler's process checked `data` against (libs/platform command-contracts.ts): a caller whose
+ * schemas have the same digest need not check it again.
+ */
+export type CommandReply<T = unknown> = { ok: true; data: T; checked?: string } | { ok: false; error: ErrorBody };
 
 /** CommandMeta — who asked, and the id that ties the request, the action and its events together. */
 export interface CommandMeta {

@@ -10,6 +10,7 @@ import {
 import { Reflector } from '@nestjs/core';
 import { PassportStrategy, AuthGuard } from '@nestjs/passport';
 import { ExtractJwt, Strategy } from 'passport-jwt';
+import { createSecretKey } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 
 /** The only accepted signing algorithm. `none`, HS384/HS512 and every asymmetric algorithm are refused. */
@@ -47,7 +48,9 @@ export function createJwtStrategy(opts: AuthOptions) {
     constructor() {
       super({
         jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
-        secretOrKey: opts.secret,
+        // A KeyObject, not the string: given a string, jsonwebtoken tries it as a public key first on every request
+        // (createPublicKey, which throws) before making the secret key.
+        secretOrKey: createSecretKey(Buffer.from(opts.secret)) as unknown as Buffer,
         algorithms: [JWT_ALGORITHM],
         ignoreExpiration: false,
         ...(opts.issuer ? { issuer: opts.issuer } : {}),

@@ -29,7 +29,7 @@ import { CodedError, INTERNAL_MESSAGE } from '../errors/coded-error.js';
 import type { JsonLogger } from '../logging/logger.js';
 import { currentRequestId, runWithRequestId } from '../logging/request-context.js';
 import { LOGGER, RUNTIME } from '../runtime/tokens.js';
-import { asWire, catalogueName, checkReply, checkRequest, ReplyContractError, replyProblems } from './command-contracts.js';
+import { asWire, catalogueName, checkReply, checkRequest, ReplyContractError, replyProblems, SCHEMAS_DIGEST } from './command-contracts.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { contextFrom, contextWithSpan, hasRemoteParent, MESSAGING, SpanKind, SpanStatusCode, startSpan, tracedContext, tracingOn, withContext, type Span } from '../tracing/tracing.js';
 
@@ -235,7 +235,7 @@ export class CommandReplyInterceptor implements NestInterceptor {
         }
         ack();
         observe('ok');
-        return { ok: true, data: wire };
+        return { ok: true, data: wire, checked: SCHEMAS_DIGEST };
       }),
       catchError((err) => {
         ack();
@@ -303,13 +303,16 @@ export const newMeta = (actor: string, correlationId: string = randomUUID()): Co
 
 /**
  * receivedReply — the data of a reply as the caller gets it: a coded error is thrown as such; data that breaks the
- * command's reply schema is a {@link ReplyContractError} (UPSTREAM_ERROR), logged as an error here too.
+ * command's reply schema is a {@link ReplyContractError} (UPSTREAM_ERROR), logged as an error here too. A reply its
+ * handler checked against the same schemas (`checked` = SCHEMAS_DIGEST) is not checked twice.
  */
 export function receivedReply<P extends SentPattern>(reply: CommandReply | undefined, service: ServiceName, pattern: P, logger?: JsonLogger): ReplyOf<P> {
   if (!reply || typeof reply !== 'object' || !('ok' in reply)) {
     throw new CodedError('UPSTREAM_ERROR', `${service} gave a malformed reply to ${pattern}`);
   }
   if (!reply.ok) throw new CodedError(reply.error.code, reply.error.message, reply.error.details);
+  // Checked by its handler against these very schemas: checking again would find the same.
+  if (reply.checked === SCHEMAS_DIGEST) return reply.data as ReplyOf<P>;
   try {
     checkReply(service, pattern, reply.data);
   } catch (err) {

@@ -44,17 +44,22 @@ export function consoleDir(env: NodeJS.ProcessEnv = process.env): string | undef
  */
 export function setupConsole(app: INestApplication, dir = consoleDir()): string | undefined {
   if (!dir) return undefined;
-  (app as NestExpressApplication).useStaticAssets(dir, {
-    index: ['index.html'],
+  const express = app as NestExpressApplication;
+  const headers = { 'Content-Security-Policy': CONSOLE_CSP, 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer' };
+  // Only `/assets/` and the index are the console's: a static handler at `/` would look for every API path on disk
+  // first (a file-system stat per request, in the read path's profile).
+  express.useStaticAssets(join(dir, 'assets'), {
+    prefix: '/assets/',
     redirect: false,
     dotfiles: 'ignore',
     fallthrough: true,
-    setHeaders: (res: Response, path: string) => {
-      res.setHeader('Content-Security-Policy', CONSOLE_CSP);
-      res.setHeader('X-Content-Type-Options', 'nosniff');
-      res.setHeader('Referrer-Policy', 'no-referrer');
-      res.setHeader('Cache-Control', path.endsWith('.html') ? 'no-cache' : 'public, max-age=31536000, immutable');
+    setHeaders: (res: Response) => {
+      for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+      res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
     },
   });
+  const index = join(dir, 'index.html');
+  const server = express.getHttpAdapter().getInstance() as { get(paths: string[], handler: (req: unknown, res: Response) => void): void };
+  server.get(['/', '/index.html'], (_req, res) => res.sendFile(index, { headers: { ...headers, 'Cache-Control': 'no-cache' } }));
   return dir;
 }
