@@ -459,7 +459,6 @@ describe('through failures and repeats', () => {
     expect(errors).toEqual([]);
   }, 60_000);
 });
-
 describe('the pause banner', () => {
   it('shows who paused, why, since and until when in the viewer\'s time zone across every view; Resume (write scope) ends it', async () => {
     const write = { authorization: `Bearer ${testToken('nodes:read nodes:write', 'paula')}`, 'content-type': 'application/json' };
