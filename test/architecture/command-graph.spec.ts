@@ -11,10 +11,10 @@ import { Commands, commandOwner } from '@nodes-manager/contracts';
 
 /** Every edge `caller → owner`, with the commands it carries. */
 const ALLOWED: Record<string, readonly string[]> = {
-  'karpenter-gateway → node-sync': ['nodehours.list'],
+  'karpenter-gateway → node-sync': ['nodehours.list', 'nodes.list'],
   'karpenter-gateway → scheduler-scoring': ['optimize.plan', 'optimize.replace'],
   'karpenter-gateway → spot-advisor': ['spot.prices'],
-  'karpenter-gateway → uncordon': ['pause.get', 'rebalances.list'],
+  'karpenter-gateway → uncordon': ['cordons.list', 'pause.get', 'rebalances.list'],
   'scheduler-scoring → spot-advisor': ['instancetypes.list', 'spot.prices'],
   'scheduler-scoring → uncordon': ['drain.get', 'node.drain', 'pause.get'],
   'spot-advisor → uncordon': ['rebalances.summary'],

@@ -72,6 +72,7 @@ const SAMPLES: Record<string, unknown> = {
   [EventTypes.fencingSuspended]: { suspended: true, overall: { dead: 7, total: 10, percent: 70, suspended: true }, zones: [{ zone: 'us-east-1a', dead: 3, total: 4, percent: 75, suspended: true }], pools: [{ nodePool: 'general', dead: 3, total: 5, percent: 60, suspended: true }], maxUnhealthyPercent: 20, maxUnhealthyCount: 5 },
   [EventTypes.nodePressureRelieved]: { node: 'n5', mode: 'relieve', pod: 'batch/worker-1', outcome: 'evicted', memoryFullAvg10: 42.5, workingSetBytes: 2_000_000_000, requestBytes: 0, qosClass: 'BestEffort', message: 'evicted the BestEffort pod using most memory above its request' },
   [EventTypes.disruptionsPaused]: pauseSample,
+  [EventTypes.clusterHeartbeat]: { version: '0.1.0', intervalSeconds: 60, nodes: 40, spotNodes: 31, cordonsWaiting: 2, steering: { mode: 'plan', pools: { healthy: 12, watch: 2, avoid: 1 }, decidedAt: '2026-11-30T10:00:00.000Z' } },
   [EventTypes.disruptionsResumed]: { resumedBy: 'alice@example.com', resumedAt: '2026-11-30T11:00:00.000Z', why: 'operator', pause: pauseSample },
   ...Object.fromEntries(
     [EventTypes.approvalRequested, EventTypes.approvalApproved, EventTypes.approvalRejected, EventTypes.approvalExpired, EventTypes.approvalExecuted].map((t) => [

@@ -175,6 +175,29 @@ const rebalanceIdentity = {
   evidence: arrayOf(rebalanceEvidence, 'every fact behind the row, oldest first'),
 };
 
+const poolStateCount = (state: string) => int(`pools whose last decision was \`${state}\``);
+/** `cluster.heartbeat` — the cluster's counts, once per CLUSTER_HEARTBEAT_INTERVAL_SECONDS (docs/fleet.md#the-cluster-heartbeat). */
+const clusterHeartbeat = closed(
+  {
+    version: str('the nodes-manager version this cluster runs'),
+    intervalSeconds: { ...int('the beat interval: a receiver counts missed beats by it'), minimum: 1 },
+    nodes: { type: ['integer', 'null'], minimum: 0, description: 'nodes in the cluster (node-sync); null when node-sync did not answer' },
+    spotNodes: { type: ['integer', 'null'], minimum: 0, description: 'of them, Spot nodes (capacity type `spot`); null when node-sync did not answer' },
+    cordonsWaiting: { type: ['integer', 'null'], minimum: 0, description: 'cordoned nodes uncordon waits on (verdict `wait`); null when uncordon did not answer' },
+    steering: closed(
+      {
+        mode: oneOf(['off', 'plan', 'execute'], 'STEERING_MODE'),
+        pools: closed({ healthy: poolStateCount('healthy'), watch: poolStateCount('watch'), avoid: poolStateCount('avoid') }),
+        decidedAt: nullableTime('when a steering pass last decided the pools; null before the first'),
+      },
+      [],
+      'steering mode and state: the pools by their last decision',
+    ),
+  },
+  [],
+  'The cluster is alive, with its counts: one beat per interval from the leader of karpenter-gateway. A count whose owner did not answer is null, never a guess.',
+);
+
 const heartbeat = closed({ service: { type: 'string', enum: [...ServiceNames] }, mode: { type: 'string', enum: ['split', 'all-in-one'] } });
 
 /** EVENT_DATA_SCHEMAS — the JSON Schema of `data`, for every routing key in {@link ALL_EVENT_TYPES}. */
@@ -442,5 +465,6 @@ export const EVENT_DATA_SCHEMAS: Readonly<Record<EventType, JsonSchema>> = {
     [],
     'The fleet-wide pause of disruptive actions ended: an operator resumed (DELETE /api/v1/pause), its `until` passed, or the configuration changed (docs/pause.md).',
   ),
+  [EventTypes.clusterHeartbeat]: clusterHeartbeat,
   ...(Object.fromEntries(ServiceNames.map((s) => [heartbeatType(s), heartbeat])) as Record<`heartbeat.${ServiceName}`, JsonSchema>),
 };

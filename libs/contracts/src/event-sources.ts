@@ -47,5 +47,6 @@ export const EVENT_SOURCES: Readonly<Record<EventType, ServiceName | readonly Se
   'approval.executed': APPROVAL_SOURCES,
   'disruptions.paused': 'uncordon',
   'disruptions.resumed': 'uncordon',
+  'cluster.heartbeat': 'karpenter-gateway',
   ...(Object.fromEntries(ServiceNames.map((s) => [heartbeatType(s), s])) as Record<`heartbeat.${ServiceName}`, ServiceName>),
 };

@@ -46,6 +46,7 @@ export const EventTypes = {
   approvalExecuted: 'approval.executed',
   disruptionsPaused: 'disruptions.paused',
   disruptionsResumed: 'disruptions.resumed',
+  clusterHeartbeat: 'cluster.heartbeat',
 } as const;
 export type ActionEventType = (typeof EventTypes)[keyof typeof EventTypes];
 export type HeartbeatEventType = `heartbeat.${ServiceName}`;

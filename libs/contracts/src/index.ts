@@ -17,6 +17,7 @@ export * from './approvals.js';
 export * from './pause.js';
 export * from './placement.js';
 export * from './pool-key.js';
+export * from './cluster-heartbeat.js';
 export * from './command-schemas/index.js';
 export * from './command-types.js';
 export * from './command-catalogue.js';

@@ -33,6 +33,8 @@ export const karpenterGatewayConfigSpec = defineConfigSpec({
     STEERING_MAX_EXCLUDED_SHARE: env.number({ dflt: 0.5, min: 0, max: 1 }),
     /** Rail: a NodePool's cheapest Spot offerings that are not avoided, never excluded (0: none kept). */
     STEERING_KEEP_CHEAPEST: env.number({ dflt: 3, min: 0, int: true }),
+    /** How often the leader publishes `cluster.heartbeat` with the cluster's counts (docs/fleet.md#the-cluster-heartbeat). */
+    CLUSTER_HEARTBEAT_INTERVAL_SECONDS: env.number({ dflt: 60, min: 1, int: true }),
     /** How long NodePool changes, pool-health transitions and approvals are kept (docs/retention.md). */
     ...retentionShape(karpenterGatewayRetention),
   },

@@ -1,3 +1,7 @@
+import { CLUSTER_COUNT_SOURCES, CommandClusterCounts } from './cluster-heartbeat/cluster-counts.adapter.js';
+import { ClusterHeartbeatController } from './cluster-heartbeat/cluster-heartbeat.controller.js';
+import { ClusterHeartbeatRepository } from './cluster-heartbeat/cluster-heartbeat.repository.js';
+import { ClusterHeartbeatService } from './cluster-heartbeat/cluster-heartbeat.service.js';
 import { Module, type DynamicModule, type Provider } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import {
@@ -100,6 +104,10 @@ export class KarpenterGatewayModule {
         ConsolidationPlanningService,
         ConsolidationService,
         ConsolidationApprovalsController,
+        { provide: CLUSTER_COUNT_SOURCES, useClass: CommandClusterCounts },
+        ClusterHeartbeatRepository,
+        ClusterHeartbeatService,
+        ClusterHeartbeatController,
         KarpenterGatewayLoop,
         ...(opts.providers ?? []),
       ],

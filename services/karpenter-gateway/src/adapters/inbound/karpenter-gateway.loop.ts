@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Manager } from '@nodes-manager/platform';
+import { ClusterHeartbeatController } from '../../cluster-heartbeat/cluster-heartbeat.controller.js';
 import { ConsolidationApprovalsController } from '../../consolidation-approvals.controller.js';
 import { SteeringController } from '../../steering/steering.controller.js';
 
@@ -13,7 +14,8 @@ export class KarpenterGatewayLoop extends Manager {
   constructor(
     @Inject(ConsolidationApprovalsController) approvals: ConsolidationApprovalsController,
     @Inject(SteeringController) steering: SteeringController,
+    @Inject(ClusterHeartbeatController) heartbeat: ClusterHeartbeatController,
   ) {
-    super({ controllers: [approvals.approvals, steering.controller, steering.approvals] });
+    super({ controllers: [approvals.approvals, steering.controller, steering.approvals, heartbeat.controller] });
   }
 }
