@@ -16,6 +16,7 @@ export const CONTROLLER_OWNER = {
   steering: 'karpenter-gateway',
   'steer-approvals': 'karpenter-gateway',
   'consolidate-approvals': 'karpenter-gateway',
+  'cluster-heartbeat': 'karpenter-gateway',
   'auto-uncordon': 'uncordon',
   'rebalance-ledger': 'uncordon',
   drain: 'uncordon',
