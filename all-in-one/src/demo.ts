@@ -1,17 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { signToken } from '@nodes-manager/platform';
-import { generateFleet, startEc2Sim, startKubeSim, type Ec2Sim, type KubeSim } from '@nodes-manager/sim';
+import { generateFleet, startEc2Sim, startKubeSim, startSimKarpenter, type Ec2Sim, type Fleet, type KubeSim, type SimKarpenter } from '@nodes-manager/sim';
 import { startAllInOne, type AllInOne } from './all-in-one.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './embedded-postgres.js';
 import { runRebalanceStory } from './story.js';
 import { prepareNodeSafety, runNodeSafetyStory } from './node-safety-story.js';
 import { runRebalanceLedgerStory } from './rebalance-ledger-story.js';
+import { replayPools, replayRows, seedLedgerHistory } from './ledger-history.js';
+import { runSteeringStory } from './steering-story.js';
 
 /**
  * `npm run demo` — nodes-manager on an embedded default: all six service modules in one process, an embedded
  * PostgreSQL when DATABASE_URL is unset, and (by default, `--simulate`) the Kubernetes and EC2 simulators seeded with a
- * realistic fleet; then the Spot rebalance story told through the public API. See README and docs/demo.md.
+ * realistic fleet, Karpenter's CRDs and NodePools and the simulator's Karpenter, and a seeded replay of five days of
+ * rebalances in the ledger; then the stories told through the public API. See README and docs/demo.md.
  */
 const { values: args } = parseArgs({
   options: {
@@ -54,14 +57,19 @@ async function main(): Promise<void> {
   let kube: KubeSim | undefined;
   let ec2: Ec2Sim | undefined;
   let safety: { fenced: string[]; relieve: string } | undefined;
+  let fleet: Fleet | undefined;
+  let karpenter: SimKarpenter | undefined;
   if (simulate) {
-    kube = await startKubeSim({ kubelet: { renewMs: 2_000 } });
+    // Karpenter's CRDs with the fleet's NodePools and NodeClaims, and the simulator's Karpenter running over them.
+    kube = await startKubeSim({ karpenter: true, kubelet: { renewMs: 2_000 } });
     cleanups.push(() => kube!.stop());
-    const fleet = generateFleet({ seed: Number(args.seed), nodes: Number(args.nodes) });
+    fleet = generateFleet({ seed: Number(args.seed), nodes: Number(args.nodes), karpenter: true });
     ec2 = await startEc2Sim({ region: 'us-east-1' });
     cleanups.push(() => ec2!.stop());
     safety = prepareNodeSafety(fleet, ec2);
     kube.load(fleet);
+    karpenter = startSimKarpenter({ api: kube.api, ec2, clock: () => new Date() });
+    cleanups.push(async () => karpenter!.stop());
     env['KUBECONFIG'] = kube.kubeconfigPath;
     env['AWS_REGION'] ??= 'us-east-1';
     env['AWS_ACCESS_KEY_ID'] ??= 'simulated';
@@ -70,6 +78,7 @@ async function main(): Promise<void> {
     process.env['AWS_ENDPOINT_URL_EC2'] = ec2.url;
     say(`Kubernetes simulator: ${fleet.nodes.length} nodes, ${fleet.pods.length} pods at ${kube.url} (KUBECONFIG=${kube.kubeconfigPath} kubectl get nodes)`);
     say(`EC2 simulator at ${ec2.url}`);
+    say(`Karpenter: its CRDs and ${fleet.nodePools?.length ?? 0} NodePools installed in the simulator, the simulator's Karpenter running (provisioning, drift, budgets, interruptions)`);
   }
   env['AUTH_JWT_ACCESS_SECRET'] ??= randomBytes(24).toString('base64url');
   env['SCAN_INTERVAL_SECONDS'] ??= '5';
@@ -83,11 +92,22 @@ async function main(): Promise<void> {
   // Compressed time for the rebalance ledger story: a 60 s observation horizon instead of 24 h.
   env['REBALANCE_HORIZON_HOURS'] ??= String(60 / 3600);
   env['SPOT_MEASURED_MIN_SAMPLES'] ??= '1';
+  // Steering judges pools every 5 s in the demo (production default: 60 s), and only plans: nothing is written.
+  env['STEERING_INTERVAL_SECONDS'] ??= '5';
+  env['STEERING_MODE'] ??= 'plan';
   env['LOG_LEVEL'] ??= 'warn';
   env['APP_PORT'] = args.port;
 
   const system: AllInOne = await startAllInOne({ env });
   cleanups.push(() => system.close());
+  if (fleet) {
+    // A ledger history, so steering has something to judge from the start: a seeded replay, not measured here.
+    const pools = replayPools(fleet);
+    const rows = replayRows(pools, Number(args.seed), new Date());
+    await seedLedgerHistory(env['DATABASE_URL']!, rows);
+    say(`ledger history: a seeded replay (seed ${args.seed}) of ${rows.length} past rebalances over five days in ${pools.length} Spot pools the fleet runs in — not measured here:`);
+    for (const p of pools) say(`  replay ${p.instanceType} in ${p.zone}: ${p.interrupted} of ${p.samples} rebalances followed by an interruption`);
+  }
   // What other teams would receive on the nodes.events exchange (in-process here; RabbitMQ when RABBITMQ_URL is set).
   system.runtime.eventBus?.tap((e) => {
     if (e.type === 'node.uncordoned' || e.type.startsWith('node.drain.') || e.type === 'node.fenced' || e.type === 'node.pressure.relieved' || e.type.startsWith('rebalance.')) say(`event ${e.type} published on nodes.events (id ${e.id}, subject ${e.subject}, actor ${e.actor})`);
@@ -100,6 +120,9 @@ async function main(): Promise<void> {
   say(`try: curl -H "Authorization: Bearer $TOKEN" ${system.url}/api/v1/cordons`);
   say(`grace period shortened to ${env['AUTO_UNCORDON_GRACE_PERIOD_MINUTES']} min for the demo (production default: 15 min)`);
 
+  if (kube && fleet) {
+    await runSteeringStory({ apiUrl: system.url, token, say, timeoutMs: 60_000, expectAvoid: replayPools(fleet).find((p) => p.story === 'avoid') ?? null }).catch((err: Error) => say(`steering story failed: ${err.message}`));
+  }
   if (kube) {
     const result = await runRebalanceStory({ apiUrl: system.url, token, kube, say, timeoutMs: Number(args['story-timeout']) * 1000 });
     if (safety) {

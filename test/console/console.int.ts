@@ -214,8 +214,7 @@ describe('the operator’s views, live', () => {
     await page.getByRole('heading', { name: 'Spot pools' }).waitFor();
     await page.locator('[data-testid=pool-row]').first().waitFor({ timeout: 30_000 });
     await expect(page.getByTestId('steering-mode').textContent()).resolves.toContain('Steering plans only: nothing is written');
-    type PoolsReply = { pools: { instanceType: string; zone: string; state: string; nodes: number | null }[] };
-    const poolsApi = (await (await fetch(`${system.url}/api/v1/steering/pools`, auth)).json()) as PoolsReply;
+    const poolsApi = (await (await fetch(`${system.url}/api/v1/steering/pools`, auth)).json()) as { pools: { instanceType: string; zone: string; state: string; nodes: number | null }[] };
     const spotNodes = (await (await fetch(`${system.url}/api/v1/nodes?limit=100&capacityType=spot`, auth)).json()) as { items: { instanceType: string; zone: string }[] };
     const usedKeys = new Set(spotNodes.items.map((n) => `${n.instanceType}/${n.zone}`));
     expect(usedKeys.size).toBeGreaterThan(0);

@@ -68,6 +68,19 @@ describe('npm run demo', () => {
     expect(cordons.items.find((c: { node: string }) => c.node === rebalanced)).toBeUndefined();
     expect((await api(`/api/v1/events?node=${manual}`)).items.filter((e: { action: string }) => e.action === 'uncordon')).toEqual([]);
 
+    // Steering over the seeded replay (said so in the log): the replay's bad pool in avoid, and in plan mode the
+    // NodePool plan that keeps it out, with its drift forecast — nothing written.
+    expect(out).toMatch(/ledger history: a seeded replay \(seed 42\) of \d+ past rebalances/);
+    expect(out).toContain('steering story complete');
+    const bad = out.match(/replay (\S+) in (\S+): 12 of 14 rebalances/)!;
+    const steering = await api('/api/v1/steering/pools');
+    expect(steering).toMatchObject({ mode: 'plan', karpenterInstalled: true });
+    expect(steering.pools.find((p: { instanceType: string; zone: string }) => p.instanceType === bad[1] && p.zone === bad[2])).toMatchObject({ state: 'avoid' });
+    const planned = steering.nodePools.find((np: { changes: string[] }) => np.changes.includes('narrow'));
+    expect(planned).toMatchObject({ status: 'planned' });
+    expect(planned.drift.total).toBeGreaterThan(0);
+    expect(planned.drift.onPurpose).toBeGreaterThan(0);
+
     // Metrics count the uncordon.
     const metrics = await (await fetch(`${url}/metrics`)).text();
     const counted = metrics.split('\n').filter((l) => l.startsWith('nodes_manager_uncordons_total{') && /result="(uncordoned|success|ok)"/.test(l));

@@ -7,6 +7,7 @@ export type { ManagedFieldsEntry } from './kube/managed-fields.js';
 export { ANCIENT_CHANGES, MAX_UPDATE_MANAGERS } from './kube/managed-fields.js';
 export { NODE_UNSCHEDULABLE_TAINT, CONTROLLER_MANAGER } from './kube/api/index.js';
 export type { Faults, Stats } from './kube/server.js';
+export { Rng } from './fleet/rng.js';
 export { generateFleet, allocatableOf, type FleetOptions, type WorkloadClass, type Allocatable } from './fleet/generate-fleet.js';
 export { planRebalances, RebalancePlayout, sampleLeadMinutes, type InterruptionEvidence, type LeadTimeDistribution, type PlannedRebalance, type RebalancePlayoutOptions, type RebalanceTarget } from './rebalance/rebalance-playout.js';
 export type { RbacRecord } from './kube/rbac-gate.js';

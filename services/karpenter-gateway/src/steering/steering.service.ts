@@ -21,6 +21,7 @@ import {
 import { KARPENTER_KUBE, KubeFailure, type KarpenterKube } from '../adapters/outbound/karpenter-kube.adapter.js';
 import { poolHealthConfigOf, type KarpenterGatewayConfig } from '../config.js';
 import type { NodePool } from '../domain/nodepool.types.js';
+import { runningNodesOf } from '../domain/running-nodes.js';
 import { DISRUPTION_GATE, type DisruptionGateConfig } from '../tokens.js';
 import { KARPENTER_GATEWAY_CONFIG } from '../tokens.js';
 import { ON_DEMAND_REPLACER, STEERING_SOURCES, type OnDemandReplacer, type SteeringSources } from './steering-sources.adapter.js';
@@ -112,8 +113,10 @@ export class SteeringService {
       this.kube.installed(),
     ]);
     const nodePools = installed ? await this.kube.listNodePools() : [];
+    // Each NodePool's running nodes by offering: what its plan's write would drift (the drift forecast).
+    const running = new Map(await Promise.all(nodePools.map(async (p) => [p.metadata.name, runningNodesOf(await this.kube.listNodeClaims(p.metadata.name))] as const)));
     const samples = samplesFromLedger(rows);
-    return { samples, market: { prices: market.prices, offerings: withKnownPools(market.offerings, [...samples.keys(), ...previous.keys()]) }, previous, recentAvoid, records, installed, nodePools };
+    return { samples, market: { prices: market.prices, offerings: withKnownPools(market.offerings, [...samples.keys(), ...previous.keys()]) }, previous, recentAvoid, records, installed, nodePools, running };
   }
 
   private async passLocked(): Promise<SteeringPass> {
@@ -126,7 +129,7 @@ export class SteeringService {
       prices: s.market.prices,
       previous: s.previous,
       recentAvoidEntries: s.recentAvoid,
-      nodePools: s.nodePools.map((p) => ({ name: p.metadata.name, requirements: requirementsOf(p), record: s.records.get(p.metadata.name) ?? null })),
+      nodePools: s.nodePools.map((p) => ({ name: p.metadata.name, requirements: requirementsOf(p), record: s.records.get(p.metadata.name) ?? null, nodes: s.running.get(p.metadata.name) ?? [] })),
       offerings: s.market.offerings,
       config: poolHealthConfigOf(this.config),
       rails: { maxAvoidPerHour: this.config.STEERING_MAX_AVOID_PER_HOUR, ...this.editRails() },
