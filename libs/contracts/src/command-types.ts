@@ -13,6 +13,7 @@ import type { InterruptionRates, InterruptionRatesQuery, InterruptionsListQuery,
 import type { DrainOperation } from './uncordon.js';
 import type { PauseRequest, PauseView } from './pause.js';
 import type { PlacementEntry } from './placement.js';
+import type { SteeringStatus } from './steering.js';
 
 /** JsonObject — a JSON object whose fields the caller does not read (it hands the reply on as it is). */
 export type JsonObject = { readonly [key: string]: unknown };
@@ -131,7 +132,7 @@ export interface CommandTypes {
   'nodepool.delete': { request: Names; reply: { nodePool: string; deleted: true } };
   'nodeclaims.list': { request: Names; reply: JsonObject };
   'nodepool.consolidate': { request: Names & { dryRun: boolean }; reply: JsonObject };
-  'steering.status': { request: Record<string, never>; reply: JsonObject };
+  'steering.status': { request: Record<string, never>; reply: SteeringStatus };
   'steering.report': { request: { from: string; to?: string }; reply: JsonObject };
   'steering.pools': { request: Record<string, never>; reply: JsonObject };
   'spot.market': { request: SpotMarketQuery; reply: JsonObject };

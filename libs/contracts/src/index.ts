@@ -18,6 +18,7 @@ export * from './pause.js';
 export * from './placement.js';
 export * from './pool-key.js';
 export * from './cluster-heartbeat.js';
+export * from './steering.js';
 export * from './command-schemas/index.js';
 export * from './command-types.js';
 export * from './command-catalogue.js';

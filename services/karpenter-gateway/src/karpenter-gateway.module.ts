@@ -12,7 +12,9 @@ import {
   pauseGateProviders,
   createKubeConfig,
   HEALTH_REGISTRY,
+  LEADER_FACTORY,
   LOGGER,
+  type LeaderFactory,
   PlatformModule,
   serviceApprovalsProvider,
   type Clock,
@@ -42,7 +44,7 @@ import { NodePoolAccess } from './nodepool-access.js';
 import { NodePoolQueriesService } from './nodepool-queries.service.js';
 import { NodePoolWritesService } from './nodepool-writes.service.js';
 import { assertSteeringConfig, type KarpenterGatewayConfig } from './config.js';
-import { CONSOLIDATION_APPROVALS, DISRUPTION_GATE, KARPENTER_GATEWAY_CONFIG, KARPENTER_SERVICE_OPTIONS } from './tokens.js';
+import { CONSOLIDATION_APPROVALS, DISRUPTION_GATE, KARPENTER_GATEWAY_CONFIG, KARPENTER_LEADER, KARPENTER_SERVICE_OPTIONS } from './tokens.js';
 
 export { KARPENTER_GATEWAY_CONFIG } from './tokens.js';
 
@@ -84,6 +86,8 @@ export class KarpenterGatewayModule {
         },
         { provide: KARPENTER_SERVICE_OPTIONS, useValue: { planTimeoutMs: Math.max(100, Math.floor(config.COMMAND_TIMEOUT_MS * 0.6)) } },
         ...commandBusProviders('karpenter-gateway'),
+        // Steering runs in the leader only (docs/steering.md#the-loop).
+        { provide: KARPENTER_LEADER, inject: [LEADER_FACTORY], useFactory: (leaders: LeaderFactory) => leaders('karpenter-gateway') },
         // The fleet-wide pause (docs/pause.md): asked of uncordon every scan interval, checked before each NodeClaim deletion.
         ...pauseGateProviders('karpenter-gateway'),
         { provide: DISRUPTION_GATE, useValue: { policy: config.DISRUPTION_APPROVAL, windows: config.DISRUPTION_WINDOWS } },

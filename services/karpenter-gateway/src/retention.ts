@@ -13,5 +13,6 @@ export const karpenterGatewayRetention: RetentionSpec = {
     { table: 'pool_health', why: 'one row per Spot pool (instance type × zone)' },
     { table: 'nodepool_steering', why: 'one row per NodePool steering wrote to' },
     { table: 'steering_plans', why: "one row per NodePool: each pass replaces the pool's plan" },
+    { table: 'steering_status', why: "one row: the steering leader's last pass" },
   ],
 };

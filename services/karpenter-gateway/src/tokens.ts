@@ -10,6 +10,8 @@ export interface KarpenterServiceOptions {
 }
 
 export const CONSOLIDATION_APPROVALS = Symbol('CONSOLIDATION_APPROVALS');
+/** KARPENTER_LEADER — the service's leader (lock `karpenter-gateway`): the one replica that runs steering passes. */
+export const KARPENTER_LEADER = Symbol('KARPENTER_LEADER');
 export const DISRUPTION_GATE = Symbol('DISRUPTION_GATE');
 /** DisruptionGateConfig — DISRUPTION_APPROVAL and DISRUPTION_WINDOWS as karpenter-gateway applies them (docs/approvals.md). */
 export interface DisruptionGateConfig {

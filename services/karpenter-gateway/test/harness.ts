@@ -78,10 +78,20 @@ export const WRITE_VERBS = ['create', 'update', 'patch', 'delete', 'deletecollec
  * test runs never share RabbitMQ queues), real Postgres, the Kubernetes simulator over HTTP, and a fake
  * scheduler-scoring. Discovery is cached for 1 s.
  */
-export async function startHarness(opts: { karpenter: boolean; clock?: Clock; commandTimeoutMs?: number; env?: Record<string, string>; steeringSources?: SteeringSources; providers?: Provider[]; proxyDatabase?: boolean }): Promise<Harness> {
-  const db = await createTestDatabase('nm_karpenter');
+export async function startHarness(opts: {
+  karpenter: boolean;
+  clock?: Clock;
+  commandTimeoutMs?: number;
+  env?: Record<string, string>;
+  steeringSources?: SteeringSources;
+  providers?: Provider[];
+  proxyDatabase?: boolean;
+  /** Another harness's database and simulator: a second replica of karpenter-gateway (its stop leaves them to their owner). */
+  shared?: Pick<Harness, 'db' | 'sim'>;
+}): Promise<Harness> {
+  const db = opts.shared?.db ?? (await createTestDatabase('nm_karpenter'));
   const dbLink = opts.proxyDatabase ? await TcpProxy.forUrl(db.url) : undefined;
-  const sim = await startKubeSim({ karpenter: opts.karpenter });
+  const sim = opts.shared?.sim ?? (await startKubeSim({ karpenter: opts.karpenter }));
   const runtime = createRuntime({ mode: 'all-in-one', logLevel: 'warn', ...(opts.clock ? { clock: opts.clock } : {}) });
   const cfg = loadKarpenterGatewayConfig(
     // Steering reads uncordon and spot-advisor, which this harness does not run: off unless a test turns it on.
@@ -114,6 +124,7 @@ export async function startHarness(opts: { karpenter: boolean; clock?: Clock; co
       dbLink?.restore();
       await app.close();
       await dbLink?.stop();
+      if (opts.shared) return;
       await sim.stop();
       await db.drop();
     },

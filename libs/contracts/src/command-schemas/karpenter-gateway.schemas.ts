@@ -1,6 +1,7 @@
 import { EVENT_DATA_SCHEMAS } from '../event-schemas.js';
 import { anyObject, arrayOf, bool, closed, int, mapOf, nullableNum, nullableStr, nullableTime, num, oneOf, open, str, time, type JsonSchema } from '../json-schema.js';
 import { type CommandSchema } from './command-schema.js';
+import { SteeringModes, SteeringPassStates } from '../steering.js';
 
 const poolName: JsonSchema = { ...str('a NodePool name (DNS-1123 label)'), minLength: 1, maxLength: 63 };
 const limits = mapOf({ type: ['string', 'number'] });
@@ -100,16 +101,24 @@ export const KARPENTER_GATEWAY_COMMAND_SCHEMAS = {
     reply: CONSOLIDATION_RESULT_SCHEMA,
   },
   'steering.status': {
-    summary: "Steering's last pass: each Spot pool's health with its evidence, and each NodePool's plan — or, without Karpenter, the instance types and zones to drop (docs/steering.md).",
+    summary: "Steering's last pass, as the leader stored it (the same from every replica): each Spot pool's health with its evidence, and each NodePool's plan — or, without Karpenter, the instance types and zones to drop (docs/steering.md#status).",
     request: closed({}),
     reply: open(
       {
-        mode: { type: 'string', enum: ['off', 'plan', 'execute'] },
+        mode: { type: 'string', enum: [...SteeringModes] },
         karpenterInstalled: installed,
-        decidedAt: nullableStr('when the last pass ran (null: none yet)'),
-        waiting: str('why the last pass did not run: a service it reads did not answer (absent when it ran)'),
+        state: { type: 'string', enum: [...SteeringPassStates], description: 'how the last pass ended: none yet, decided, or waiting for a service it reads' },
+        passedAt: nullableStr('when the last pass ran, decided or waiting (null: none yet)'),
+        decidedAt: nullableStr('when the last pass that decided ran (null: none yet)'),
+        waiting: str('why the last pass did not decide: a service it reads did not answer (absent when it decided)'),
         pools: arrayOf(anyObject("a pool's health: pool, instanceType, zone, state, since, reason, sentence, evidence, restoreAt")),
-        nodePools: arrayOf(anyObject("a NodePool's plan: nodePool, status, detail, changes, before, after, original, exclusions, fallback, heldBack, sentence")),
+        nodePools: arrayOf(
+          open(
+            { nodePool: str(), status: str('nothing-to-do, planned, paused, outside-window, awaiting-approval, written, conflict, failed'), detail: str('why, in words'), plannedAt: str() },
+            [],
+            "a NodePool's plan: nodePool, status, detail, plannedAt, changes, before, after, original, exclusions, fallback, heldBack, sentence",
+          ),
+        ),
         recommendations: closed(
           { instanceTypes: arrayOf(str()), zones: arrayOf(str()), pools: arrayOf(str('instanceType/zone')) },
           [],

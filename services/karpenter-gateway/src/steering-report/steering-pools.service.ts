@@ -36,7 +36,9 @@ export class SteeringPoolsService {
   ) {}
 
   async pools(meta: CommandMeta) {
-    const status = (await this.steering.status()) as { mode: 'off' | 'plan' | 'execute'; karpenterInstalled: boolean; decidedAt: string | null; pools: StoredPoolHealth[]; nodePools: PlanRow[] };
+    const reply = await this.steering.status();
+    // The pools' and plans' rows as steering stores them (the reply carries them as open objects).
+    const status = { ...reply, pools: reply.pools as unknown as StoredPoolHealth[], nodePools: reply.nodePools as PlanRow[] };
     const market = new Map<string, MarketPool>();
     try {
       const reply = await this.bus.send(Commands.spotPrices, {}, meta, { timeoutMs: 3000 });

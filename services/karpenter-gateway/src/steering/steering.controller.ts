@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CONTROLLERS, type ApprovalsController, type ApprovalStore, type Controller, type Controllers } from '@nodes-manager/platform';
+import { CONTROLLERS, type ApprovalsController, type ApprovalStore, type Controller, type Controllers, type LeaderElector } from '@nodes-manager/platform';
 import type { KarpenterGatewayConfig } from '../config.js';
-import { KARPENTER_GATEWAY_CONFIG } from '../tokens.js';
+import { KARPENTER_GATEWAY_CONFIG, KARPENTER_LEADER } from '../tokens.js';
 import { STEER_APPROVALS, SteeringService } from './steering.service.js';
 
 /** The one key of the steering pass: it decides over the whole fleet at once. */
@@ -10,9 +10,11 @@ export const STEERING_KEY = 'fleet';
 const CONFLICT_REQUEUE_MS = 1_000;
 
 /**
- * SteeringController — steering on the runtime (docs/steering.md#the-loop): one key, `fleet`, reconciled on start and
- * every STEERING_INTERVAL_SECONDS (a pass takes the cluster-wide steering lock, so replicas never run two); and the
- * `steer` approvals, expired at their deadline and carried out once approved (SteeringService.runApproved). Thin.
+ * SteeringController — steering on the runtime (docs/steering.md#the-loop): one key, `fleet`, reconciled by the
+ * karpenter-gateway leader only, on becoming leader and every STEERING_INTERVAL_SECONDS (the pass also takes the
+ * cluster-wide steering lock, which approved writes share); it stores its last pass, so every replica answers
+ * `steering.status` the same. And the `steer` approvals, expired at their deadline and carried out once approved
+ * (SteeringService.runApproved), in every replica. Thin.
  */
 @Injectable()
 export class SteeringController {
@@ -24,9 +26,11 @@ export class SteeringController {
     @Inject(CONTROLLERS) controllers: Controllers,
     @Inject(STEER_APPROVALS) store: ApprovalStore,
     @Inject(SteeringService) svc: SteeringService,
+    @Inject(KARPENTER_LEADER) leader: LeaderElector,
   ) {
     this.controller = controllers.controller({
       name: 'steering',
+      leader,
       reconcile: async () => {
         const pass = await svc.pass();
         return pass?.again ? { requeueAfterMs: CONFLICT_REQUEUE_MS } : undefined;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
-import { EventTypes, type CommandMeta } from '@nodes-manager/contracts';
+import { EventTypes, type CommandMeta, type SteeringPassState, type SteeringRecommendations } from '@nodes-manager/contracts';
 import { DATA_SOURCE, fenced, makeEvent, NOT_LOCKED, OUTBOX, withAdvisoryLock, type Outbox } from '@nodes-manager/platform';
 import { type NodePoolEditPlan, type PoolHealth, type PoolHealthPrevious, type PoolHealthState, type Requirement, type SteeringRecord } from '@nodes-manager/steering';
 import { poolKey } from '@nodes-manager/contracts';
@@ -196,6 +196,34 @@ export class SteeringRepository {
       ]);
     });
     this.outbox.added();
+  }
+
+  /**
+   * saveStatus — the steering leader's last pass, in its one row (docs/steering.md#status). A pass that waits keeps the
+   * last decision's time and recommendations (null here).
+   */
+  async saveStatus(s: { mode: SteeringMode; state: Exclude<SteeringPassState, 'none'>; waiting: string | null; passedAt: Date; decidedAt: Date | null; recommendations: SteeringRecommendations | null }): Promise<void> {
+    await fenced(this.ds, 'steering_status', (tx) =>
+      tx.query(
+        `INSERT INTO nodes.steering_status (id, mode, state, waiting, passed_at, decided_at, recommendations) VALUES ('fleet', $1, $2, $3, $4, $5, COALESCE($6::jsonb, '{"instanceTypes":[],"zones":[],"pools":[]}'::jsonb))
+         ON CONFLICT (id) DO UPDATE SET mode = $1, state = $2, waiting = $3, passed_at = $4,
+           decided_at = COALESCE($5, nodes.steering_status.decided_at), recommendations = COALESCE($6::jsonb, nodes.steering_status.recommendations)`,
+        [s.mode, s.state, s.waiting, s.passedAt, s.decidedAt, s.recommendations ? JSON.stringify(s.recommendations) : null],
+      ),
+    );
+  }
+
+  /** lastPass — the stored last pass, or undefined before the first. */
+  async lastPass(): Promise<{ mode: SteeringMode; state: Exclude<SteeringPassState, 'none'>; waiting: string | null; passedAt: Date; decidedAt: Date | null; recommendations: SteeringRecommendations } | undefined> {
+    const rows = (await this.ds.query(`SELECT mode, state, waiting, passed_at AS "passedAt", decided_at AS "decidedAt", recommendations FROM nodes.steering_status WHERE id = 'fleet'`)) as {
+      mode: SteeringMode;
+      state: Exclude<SteeringPassState, 'none'>;
+      waiting: string | null;
+      passedAt: Date;
+      decidedAt: Date | null;
+      recommendations: SteeringRecommendations;
+    }[];
+    return rows[0];
   }
 
   async status(): Promise<{ pools: Record<string, unknown>[]; plans: StoredPlan[] }> {

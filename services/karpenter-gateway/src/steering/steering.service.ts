@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { CommandMeta } from '@nodes-manager/contracts';
+import type { CommandMeta, SteeringRecommendations, SteeringStatus } from '@nodes-manager/contracts';
 import type { ApprovalInPlay, GateFacts } from '@nodes-manager/disruption';
 import { CLOCK, CodedError, LOGGER, newMeta, PAUSE_GATE, type ApprovalStore, type Clock, type JsonLogger, type PauseGate } from '@nodes-manager/platform';
 import {
@@ -42,11 +42,7 @@ export interface SteeringPass {
 }
 
 /** Recommendations — the same plan without Karpenter: what a NodePool admitting everything should drop. */
-export interface Recommendations {
-  instanceTypes: string[];
-  zones: string[];
-  pools: string[];
-}
+export type Recommendations = SteeringRecommendations;
 
 const requirementsOf = (p: NodePool): Requirement[] => ((p.spec.template.spec as { requirements?: Requirement[] }).requirements ?? []).map((r) => ({ ...r }));
 
@@ -59,11 +55,6 @@ const requirementsOf = (p: NodePool): Requirement[] => ((p.spec.template.spec as
  */
 @Injectable()
 export class SteeringService {
-  private recommendations: Recommendations = { instanceTypes: [], zones: [], pools: [] };
-  private decidedAt: Date | null = null;
-  /** Why the last pass did not run (a source that did not answer), or null. */
-  private waiting: string | null = null;
-
   constructor(
     @Inject(KARPENTER_GATEWAY_CONFIG) private readonly config: KarpenterGatewayConfig,
     @Inject(KARPENTER_KUBE) private readonly kube: KarpenterKube,
@@ -90,13 +81,12 @@ export class SteeringService {
   async pass(): Promise<SteeringPass | undefined> {
     if (this.mode === 'off') return undefined;
     try {
-      const out = await this.repo.withSteeringLock(() => this.passLocked());
-      this.waiting = null;
-      return out;
+      return await this.repo.withSteeringLock(() => this.passLocked());
     } catch (err) {
       const coded = CodedError.from(err);
       if (!SOURCE_UNAVAILABLE.has(coded.code)) throw err;
-      this.waiting = `waiting for the other services: ${coded.message}`;
+      const waiting = `waiting for the other services: ${coded.message}`;
+      await this.repo.saveStatus({ mode: this.mode, state: 'waiting', waiting, passedAt: this.clock.now(), decidedAt: null, recommendations: null });
       this.logger.warn('steering pass skipped: a source did not answer', { reason: coded.code, err: coded.message });
       return undefined;
     }
@@ -139,7 +129,7 @@ export class SteeringService {
       this.logger.info('pool health changed', { pool: poolKey(h.pool), from: h.from, to: h.state, reason: h.reason, decision: h.state });
     }
     const view = healthViewOf(fleet.health, s.market.prices);
-    this.recommendations = recommend(fleet.health, view, s.market.offerings, this.editRails(), now);
+    const recommendations = recommend(fleet.health, view, s.market.offerings, this.editRails(), now);
     const stored: StoredPlan[] = [];
     let again = false;
     for (const plan of fleet.plans) {
@@ -149,7 +139,7 @@ export class SteeringService {
     }
     await this.repo.savePlans(stored);
     if (this.mode === 'execute' && s.installed) await this.replaceOnDemand(fleet.plans, fleet.health, meta);
-    this.decidedAt = now;
+    await this.repo.saveStatus({ mode: this.mode, state: 'decided', waiting: null, passedAt: now, decidedAt: now, recommendations });
     return { decidedAt: now, transitions, plans: stored.map((p) => ({ nodePool: p.nodePool, status: p.status, detail: p.detail })), again };
   }
 
@@ -306,17 +296,24 @@ export class SteeringService {
     return this.repo.withSteeringLock(fn);
   }
 
-  /** status — the `steering.status` answer: the last pass's pools, plans and recommendations. */
-  async status(): Promise<Record<string, unknown>> {
-    const { pools, plans } = await this.repo.status();
+  /**
+   * status — the `steering.status` answer, from what the steering leader stored (docs/steering.md#status): the last
+   * pass — how it ended, when, its recommendations — and each pool's health and NodePool's plan. The same from every
+   * replica. The mode is this replica's configuration (every replica has the same).
+   */
+  async status(): Promise<SteeringStatus> {
+    const [{ pools, plans }, last, karpenterInstalled] = await Promise.all([this.repo.status(), this.repo.lastPass(), this.kube.installed().catch(() => false)]);
+    const iso = (d: Date | string | null | undefined): string | null => (d ? new Date(d).toISOString() : null);
     return {
       mode: this.mode,
-      karpenterInstalled: await this.kube.installed().catch(() => false),
-      decidedAt: this.decidedAt?.toISOString() ?? null,
-      ...(this.waiting ? { waiting: this.waiting } : {}),
+      karpenterInstalled,
+      state: last?.state ?? 'none',
+      passedAt: iso(last?.passedAt),
+      decidedAt: iso(last?.decidedAt),
+      ...(last?.state === 'waiting' && last.waiting ? { waiting: last.waiting } : {}),
       pools,
-      nodePools: plans.map((p) => ({ ...p.plan, status: p.status, detail: p.detail, plannedAt: p.plannedAt })),
-      recommendations: this.recommendations,
+      nodePools: plans.map((p) => ({ ...(p.plan as unknown as Record<string, unknown>), nodePool: p.nodePool, status: p.status, detail: p.detail, plannedAt: iso(p.plannedAt)! })),
+      recommendations: last?.recommendations ?? { instanceTypes: [], zones: [], pools: [] },
     };
   }
 }

@@ -54,4 +54,16 @@ export class SteeringPlanEntity {
   @Column({ type: 'timestamptz', name: 'planned_at' }) plannedAt!: Date;
 }
 
-export const steeringEntities = [PoolHealthEntity, PoolHealthTransitionEntity, NodePoolSteeringEntity, SteeringPlanEntity];
+/** SteeringStatusEntity — `nodes.steering_status`: one row, the steering leader's last pass (docs/steering.md#status). */
+@Entity({ schema: 'nodes', name: 'steering_status' })
+export class SteeringStatusEntity {
+  @PrimaryColumn({ type: 'text' }) id!: string;
+  @Column({ type: 'text' }) mode!: string;
+  @Column({ type: 'text' }) state!: string;
+  @Column({ type: 'text', nullable: true }) waiting!: string | null;
+  @Column({ type: 'timestamptz', name: 'passed_at' }) passedAt!: Date;
+  @Column({ type: 'timestamptz', name: 'decided_at', nullable: true }) decidedAt!: Date | null;
+  @Column({ type: 'jsonb' }) recommendations!: Record<string, unknown>;
+}
+
+export const steeringEntities = [PoolHealthEntity, PoolHealthTransitionEntity, NodePoolSteeringEntity, SteeringPlanEntity, SteeringStatusEntity];
