@@ -48,7 +48,7 @@ describe('steering with two karpenter-gateway replicas on one database', () => {
   });
 
   const leaderOf = (h: Harness) => h.app.get<LeaderElector>(KARPENTER_LEADER, { strict: false });
-  const status = (h: Harness) => h.app.get<CommandBus>(COMMAND_BUS, { strict: false }).send('karpenter-gateway', Commands.steeringStatus, {}, newMeta('alice'));
+  const status = (h: Harness) => h.app.get<CommandBus>(COMMAND_BUS, { strict: false }).send(Commands.steeringStatus, {}, newMeta('alice'));
   const settled = async () => {
     for (const h of replicas) await h.app.get(SteeringController, { strict: false }).controller.settled();
   };

@@ -114,7 +114,7 @@ export const KARPENTER_GATEWAY_COMMAND_SCHEMAS = {
         pools: arrayOf(anyObject("a pool's health: pool, instanceType, zone, state, since, reason, sentence, evidence, restoreAt")),
         nodePools: arrayOf(
           open(
-            { nodePool: str(), status: str('nothing-to-do, planned, paused, outside-window, awaiting-approval, written, conflict, failed'), detail: str('why, in words'), plannedAt: str() },
+            { nodePool: str(), status: str('nothing_to_do, planned, paused, outside_window, awaiting_approval, written, conflict, failed'), detail: str('why, in words'), plannedAt: str() },
             [],
             "a NodePool's plan: nodePool, status, detail, plannedAt, changes, before, after, original, exclusions, fallback, heldBack, sentence",
           ),
