@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CONTROLLERS, type Controller, type Controllers } from '@nodes-manager/platform';
+import { CONTROLLERS, type Controller, type Controllers, type LeaderElector } from '@nodes-manager/platform';
 import type { KarpenterGatewayConfig } from '../config.js';
-import { KARPENTER_GATEWAY_CONFIG } from '../tokens.js';
+import { KARPENTER_GATEWAY_CONFIG, KARPENTER_LEADER } from '../tokens.js';
 import { ClusterHeartbeatService } from './cluster-heartbeat.service.js';
 
 /**
@@ -17,9 +17,12 @@ export class ClusterHeartbeatController {
     @Inject(KARPENTER_GATEWAY_CONFIG) config: KarpenterGatewayConfig,
     @Inject(CONTROLLERS) controllers: Controllers,
     @Inject(ClusterHeartbeatService) svc: ClusterHeartbeatService,
+    @Inject(KARPENTER_LEADER) leader: LeaderElector,
   ) {
+    // The leader's alone: one beat per cluster, however many replicas run.
     this.controller = controllers.controller({
       name: 'cluster-heartbeat',
+      leader,
       reconcile: async () => {
         await svc.beat();
         return undefined;
