@@ -70,8 +70,8 @@ export async function runSteeringStory(o: SteeringStoryOptions): Promise<{ avoid
   for (const np of last.nodePools) {
     const out = np.excluded.map((e) => `${KIND_WORDS[e.kind] ?? e.kind} ${e.value}`).join(', ');
     const d = np.drift;
-    const drift = d ? ` Drift forecast: ${d.total ?? (d.onPurpose ?? 0) + (d.collateral ?? 0)} running nodes replaced (${d.onPurpose ?? 0} in avoided pools, ${d.collateral ?? 0} elsewhere)${d.usdPerHourBefore != null && d.usdPerHourAfter != null ? `, $${d.usdPerHourBefore.toFixed(2)}/h before, $${d.usdPerHourAfter.toFixed(2)}/h after` : ''}.` : '';
-    o.say(`NodePool ${np.nodePool}: ${STATUS_WORDS[np.status] ?? np.status}${out ? `, would keep out ${out}` : ''}. ${np.sentence}${drift || (d === null ? ' Drift forecast: none given (the plan was made without the running nodes).' : '')}`);
+    const drift = d && d.total ? ` Drift forecast: ${d.total ?? (d.onPurpose ?? 0) + (d.collateral ?? 0)} running nodes replaced, ${d.onPurpose ?? 0} off the avoided pools and ${d.collateral ?? 0} elsewhere.` : '';
+    o.say(`NodePool ${np.nodePool}: ${STATUS_WORDS[np.status] ?? np.status}${out ? `, would keep out ${out}` : ''}. ${np.sentence}${drift}`);
   }
   const ok = avoided.length > 0 && last.nodePools.some((np) => np.changes.length > 0 && np.drift);
   o.say(ok ? 'steering story complete: a pool in avoid and its NodePool plan, nothing written.' : 'steering story did not complete.');

@@ -127,9 +127,9 @@ export function PoolsView() {
               </div>
               {np.excluded.length > 0 && <div className="small-text">Keeps out {np.excluded.map((e) => `${e.kind === 'zone' ? 'zone' : 'type'} ${e.value}`).join(', ')}</div>}
               {np.sentence && <div className="muted small-text">{np.sentence}</div>}
-              {np.drift && (
+              {np.drift && np.drift.total > 0 && (
                 <div className="small-text" data-testid="drift-forecast">
-                  Drifts {plural(np.drift.total, 'running node', 'running nodes')} ({count(np.drift.onPurpose)} off avoided pools, {count(np.drift.collateral)} elsewhere). {np.drift.sentence}
+                  Drifts {plural(np.drift.total, 'running node', 'running nodes')}: {count(np.drift.onPurpose)} off avoided pools, {count(np.drift.collateral)} elsewhere
                 </div>
               )}
             </div>
