@@ -6,6 +6,7 @@ import {
   toleratesUnschedulable,
   type FilterReason,
 } from './filters.js';
+import { FILTER_REASONS } from '@nodes-manager/contracts';
 import { costBasisPrice } from './expected-cost.js';
 import { pricing } from './prices.js';
 import {
@@ -61,19 +62,7 @@ export interface ScoringIndex {
 }
 
 /** Failure codes of the indexed filters, in filterNode's order; 0 = feasible. */
-export const INDEX_REASONS: readonly (FilterReason | 'feasible')[] = [
-  'feasible',
-  'node_unschedulable',
-  'node_not_ready',
-  'insufficient_cpu',
-  'insufficient_memory',
-  'insufficient_gpu',
-  'too_many_pods',
-  'untolerated_taint',
-  'node_selector_mismatch',
-  'node_affinity_mismatch',
-  'volume_zone_conflict',
-];
+export const INDEX_REASONS: readonly (FilterReason | 'feasible')[] = ['feasible', ...FILTER_REASONS];
 
 const MASK_CACHE_LIMIT = 4096;
 
