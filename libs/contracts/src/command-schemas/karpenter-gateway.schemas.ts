@@ -173,7 +173,24 @@ export const KARPENTER_GATEWAY_COMMAND_SCHEMAS = {
             fallback: bool(),
             plannedAt: nullableTime(),
             excluded: arrayOf(open({ kind: str(), value: str(), sentence: str() }), 'instance types and zones steering keeps out'),
-            drift: { oneOf: [anyObject('the running nodes the write would drift: total, onPurpose (in avoided pools), collateral, byPool, usdPerHourBefore, usdPerHourAfter, sentence (docs/steering.md)'), { type: 'null' }] },
+            drift: {
+              oneOf: [
+                open(
+                  {
+                    total: int('running nodes the write would drift (Karpenter replaces each: launch first, then drain)'),
+                    onPurpose: int('of them, in avoided pools'),
+                    collateral: int('of them, in pools not avoided'),
+                    byPool: arrayOf(open({ pool: open({ instanceType: str(), zone: str() }), capacityType: str(), nodes: int(), avoided: bool() })),
+                    usdPerHourBefore: nullableNum('what the drifted nodes cost now (USD per hour)'),
+                    usdPerHourAfter: nullableNum('what their replacements would cost (USD per hour)'),
+                    sentence: str(),
+                  },
+                  [],
+                  'the running nodes the write would drift (docs/steering.md#drift-what-a-write-moves)',
+                ),
+                { type: 'null' },
+              ],
+            },
           },
           ['status', 'sentence', 'detail', 'changes', 'fallback', 'plannedAt', 'excluded', 'drift'],
         ),

@@ -18,6 +18,9 @@ const failed = (err: unknown) => ({ error: (err as Error).message });
  */
 @Injectable()
 export class ClusterHeartbeatService {
+  /** The counts that went missing on the last beat: a count that stays missing is warned of once, then at debug. */
+  private readonly missing = new Set<string>();
+
   constructor(
     @Inject(KARPENTER_GATEWAY_CONFIG) private readonly config: KarpenterGatewayConfig,
     @Inject(CLUSTER_COUNT_SOURCES) private readonly sources: ClusterCountSources,
@@ -31,7 +34,11 @@ export class ClusterHeartbeatService {
     const meta = newMeta(ACTOR);
     const [nodes, cordonsWaiting, steering] = await Promise.all([this.sources.nodes(meta).catch(failed), this.sources.cordonsWaiting(meta).catch(failed), this.repo.steering()]);
     for (const [count, v] of [['nodes', nodes], ['cordons waiting', cordonsWaiting]] as const) {
-      if (typeof v === 'object' && 'error' in v) this.logger.warn('cluster heartbeat without a count', { count, err: v.error });
+      if (typeof v === 'object' && 'error' in v) {
+        const again = this.missing.has(count);
+        this.missing.add(count);
+        this.logger[again ? 'debug' : 'warn']('cluster heartbeat without a count', { count, err: v.error });
+      } else if (this.missing.delete(count)) this.logger.info('cluster heartbeat has its count again', { count });
     }
     const data = clusterHeartbeatOf({ nodes, cordonsWaiting, ...steering }, { version: NODES_MANAGER_VERSION, intervalSeconds: this.config.CLUSTER_HEARTBEAT_INTERVAL_SECONDS, mode: this.config.STEERING_MODE });
     return (await this.repo.publish(data, this.clock.now(), ACTOR)) ? data : undefined;
