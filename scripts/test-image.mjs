@@ -11,8 +11,8 @@ const out = mkdtempSync(join(tmpdir(), 'nodes-manager-image-test-'));
 const reportFile = join(out, 'image-report.json');
 const resultFile = join(out, 'image.json');
 const finish = (passed, failed, broken) => {
-  process.stdout.write(`\ntests: ${passed} passed, ${failed} failed\n`);
-  process.exit(broken || failed > 0 ? 1 : 0);
+  // Exit once the line is written: on a pipe stdout is asynchronous, and an immediate exit can lose it.
+  process.stdout.write(`\ntests: ${passed} passed, ${failed} failed\n`, () => process.exit(broken || failed > 0 ? 1 : 0));
 };
 
 process.stdout.write('\n=== image build\n');

@@ -112,5 +112,6 @@ const rows = [
 ];
 process.stdout.write(`\ntimes (total ${seconds(performance.now() - t0)}):\n${rows.join('\n')}\n`);
 if (!keep) rmSync(out, { recursive: true, force: true });
-process.stdout.write(`\ntests: ${passed} passed, ${failed} failed\n`);
-process.exit(broken || failed > 0 ? 1 : 0);
+// Exit once the closing line is written: on a pipe (`npm test | tee`, as .ci/run reads it) stdout is written
+// asynchronously, and exiting at once cut the jobs' logs short and lost this line.
+process.stdout.write(`\ntests: ${passed} passed, ${failed} failed\n`, () => process.exit(broken || failed > 0 ? 1 : 0));
