@@ -3,7 +3,7 @@
  * uncordon service) — and of node-hours per pool (owned by node-sync, from its record of when each node came and
  * went). Together they make a pool's interruptions per 1,000 node-hours. Data only. See docs/rebalance-ledger.md.
  */
-import type { InterruptionSource, RebalanceEvidence } from './rebalance.js';
+import type { InterruptionSource, LedgerNodeIdentity, RebalanceEvidence } from './rebalance.js';
 
 /** PoolHoursBucket — node-hours of one pool in one clock hour (`from`: the hour's start, ISO 8601). */
 export interface PoolHoursBucket {
@@ -41,15 +41,7 @@ export interface NodeHoursReply {
 }
 
 /** InterruptionView — one Spot interruption of one Node object, whatever came before it. Times ISO 8601. */
-export interface InterruptionView {
-  readonly id: string;
-  readonly node: string;
-  readonly nodeUid: string;
-  readonly instanceId: string | null;
-  readonly instanceType: string | null;
-  readonly zone: string | null;
-  readonly capacityType: string | null;
-  readonly nodePool: string | null;
+export interface InterruptionView extends LedgerNodeIdentity {
   readonly interruptedAt: string;
   /** The first signal (its time is the interruption's). */
   readonly source: InterruptionSource;

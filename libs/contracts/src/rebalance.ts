@@ -87,8 +87,8 @@ export interface RebalanceEvidence {
   readonly source?: LedgerSource;
 }
 
-/** RebalanceView — one ledger row as `GET /api/v1/rebalances` and the events show it. Times ISO 8601. */
-export interface RebalanceView {
+/** LedgerNodeIdentity — the Node object a ledger row or an interruption is about, as recorded when it was seen. */
+export interface LedgerNodeIdentity {
   readonly id: string;
   readonly node: string;
   readonly nodeUid: string;
@@ -97,6 +97,10 @@ export interface RebalanceView {
   readonly zone: string | null;
   readonly capacityType: string | null;
   readonly nodePool: string | null;
+}
+
+/** RebalanceView — one ledger row as `GET /api/v1/rebalances` and the events show it. Times ISO 8601. */
+export interface RebalanceView extends LedgerNodeIdentity {
   readonly seenAt: string;
   readonly seenSignal: RebalanceSignal;
   readonly seenTimeSource: RebalanceTimeSource;

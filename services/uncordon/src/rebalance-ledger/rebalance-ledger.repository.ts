@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn, type DataSource } from 'typeorm';
-import { LIST_CURSORS, type RebalanceEvidence, type RebalanceOutcome, type RebalanceView, type RebalancesListQuery } from '@nodes-manager/contracts';
+import { LIST_CURSORS, type LedgerNodeIdentity, type RebalanceEvidence, type RebalanceOutcome, type RebalanceView, type RebalancesListQuery } from '@nodes-manager/contracts';
 import type { CloudEvent } from '@nodes-manager/contracts';
 import { fenced, STALE_WRITE, type Outbox, type SqlRunner } from '@nodes-manager/platform';
 import type { LedgerEntry } from './domain/advance-ledger.js';
@@ -38,7 +38,9 @@ const COLUMNS = `id, node_name, node_uid, instance_id, instance_type, zone, capa
 
 type Row = Record<string, unknown>;
 const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
-const rowToEntry = (r: Row): LedgerEntry => ({
+
+/** nodeIdentityOf — the node columns that `rebalance_ledger` and `spot_interruptions` share, read from a row of either. */
+export const nodeIdentityOf = (r: Row): LedgerNodeIdentity => ({
   id: r['id'] as string,
   node: r['node_name'] as string,
   nodeUid: r['node_uid'] as string,
@@ -47,6 +49,10 @@ const rowToEntry = (r: Row): LedgerEntry => ({
   zone: (r['zone'] as string | null) ?? null,
   capacityType: (r['capacity_type'] as string | null) ?? null,
   nodePool: (r['node_pool'] as string | null) ?? null,
+});
+
+const rowToEntry = (r: Row): LedgerEntry => ({
+  ...nodeIdentityOf(r),
   seenAt: r['seen_at'] as Date,
   seenSignal: r['seen_signal'] as LedgerEntry['seenSignal'],
   seenTimeSource: r['seen_time_source'] as LedgerEntry['seenTimeSource'],

@@ -1,6 +1,7 @@
 import { Column, Entity, PrimaryColumn, type DataSource } from 'typeorm';
 import type { InterruptionSource, InterruptionView, RebalanceEvidence } from '@nodes-manager/contracts';
 import type { InterruptionRecord } from './domain/detect-interruptions.js';
+import { nodeIdentityOf } from './rebalance-ledger.repository.js';
 
 /** SpotInterruptionEntity — `nodes.spot_interruptions`: one Spot interruption of one Node object, whatever came first. */
 @Entity({ schema: 'nodes', name: 'spot_interruptions' })
@@ -25,14 +26,7 @@ type Row = Record<string, unknown>;
 export const INTERRUPTIONS_MAX = 10_000;
 
 const viewOf = (r: Row): InterruptionView => ({
-  id: r['id'] as string,
-  node: r['node_name'] as string,
-  nodeUid: r['node_uid'] as string,
-  instanceId: (r['instance_id'] as string | null) ?? null,
-  instanceType: (r['instance_type'] as string | null) ?? null,
-  zone: (r['zone'] as string | null) ?? null,
-  capacityType: (r['capacity_type'] as string | null) ?? null,
-  nodePool: (r['node_pool'] as string | null) ?? null,
+  ...nodeIdentityOf(r),
   interruptedAt: (r['interrupted_at'] as Date).toISOString(),
   source: r['source'] as InterruptionSource,
   rebalanceId: (r['rebalance_id'] as string | null) ?? null,
