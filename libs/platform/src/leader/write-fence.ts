@@ -87,18 +87,6 @@ export function currentFence(): WriteFence {
  * reconcile it is UNFENCED and `fenced` is a plain transaction. Every write a reconcile makes goes through here, so a
  * deposed leader's reconcile still in flight cannot overwrite its successor's rows (docs/leader-election.md#terms).
  */
-export function fenced<T>(ds: DataSource, table: string, fn: (tx: EntityManager) => Promise<T>, fence?: WriteFence): Promise<T | StaleWrite>;
-/** fenced — the same, with the fence given first (a reconcile's `ctx.fence`). */
-export function fenced<T>(ds: DataSource, fence: WriteFence, table: string, fn: (tx: EntityManager) => Promise<T>): Promise<T | StaleWrite>;
-export async function fenced<T>(
-  ds: DataSource,
-  a: string | WriteFence,
-  b: string | ((tx: EntityManager) => Promise<T>),
-  c?: WriteFence | ((tx: EntityManager) => Promise<T>),
-): Promise<T | StaleWrite> {
-  const [fence, table, fn] =
-    typeof a === 'string'
-      ? [(c as WriteFence | undefined) ?? currentFence(), a, b as (tx: EntityManager) => Promise<T>]
-      : [a, b as string, c as (tx: EntityManager) => Promise<T>];
+export async function fenced<T>(ds: DataSource, table: string, fn: (tx: EntityManager) => Promise<T>, fence: WriteFence = currentFence()): Promise<T | StaleWrite> {
   return ds.transaction(async (tx) => ((await fence.admit(tx, table)) ? fn(tx) : STALE_WRITE));
 }

@@ -161,10 +161,10 @@ export function retentionController(controllers: Controllers, o: RetentionOption
       const entry = byTable.get(table);
       if (!entry || ctx.signal.aborted) return;
       const cutoff = new Date(controllers.clock.now().getTime() - entry.rule.keepMs);
-      const n = await fenced(o.db, ctx.fence, table, async (tx) => {
+      const n = await fenced(o.db, table, async (tx) => {
         const [row] = (await tx.query(entry.sql, [cutoff, o.batchSize])) as { n: number }[];
         return row?.n ?? 0;
-      });
+      }, ctx.fence);
       if (n === STALE_WRITE) return;
       if (n > 0) {
         deleted.inc({ service: controllers.service, table }, n);
