@@ -68,6 +68,8 @@ export class KubeNodeEvents {
   private readonly nodeEvents: Informer<NodeEvent | null>;
   private readonly claimEvents: Informer<ClaimEvent | null>;
   private readonly claims: Informer<ClaimRef>;
+  /** NodeClaims deleted since the last view: Karpenter deletes one right after its interruption Event, often before the ledger's next view. */
+  private deletedClaims: ClaimRef[] = [];
   private readonly custom: k8s.CustomObjectsApi;
   private started = false;
   private karpenterStarted = false;
@@ -97,6 +99,7 @@ export class KubeNodeEvents {
       name: 'uncordon-nodeclaim-events',
     });
     this.claims = new Informer<ClaimRef>({ ...common, path: NODECLAIMS_PATH, project: claimRefOf, key: (o) => o?.metadata?.name ?? '', name: 'uncordon-nodeclaims' });
+    this.claims.on('delete', (claim) => this.deletedClaims.push(claim));
     this.custom = makeCountedApiClient(kc, k8s.CustomObjectsApi, undefined);
   }
 
@@ -110,10 +113,13 @@ export class KubeNodeEvents {
       this.nodeEvents.start();
     }
     await this.checkKarpenter();
+    const deleted = this.deletedClaims;
+    this.deletedClaims = [];
     return {
       nodeEvents: this.nodeEvents.list().filter((e): e is NodeEvent => e !== null),
       claimEvents: this.karpenterStarted ? this.claimEvents.list().filter((e): e is ClaimEvent => e !== null) : [],
-      claims: this.karpenterStarted ? this.claims.list() : [],
+      // The live ones, and those deleted since the last view: the ledger remembers both (a claim's Events outlive it).
+      claims: this.karpenterStarted ? [...this.claims.list(), ...deleted] : [],
     };
   }
 
